@@ -1,0 +1,413 @@
+//! The fio-like device microbenchmark behind `zonedb device bench`.
+//!
+//! Workloads: `seq-write` (zones written front to back), `seq-read` (the same order, after a
+//! preconditioning fill), `rand-read` (block-aligned uniform random reads of filled zones), and
+//! `mixed` (random reads of filled zones interleaved with sequential writes to other zones).
+//! `qd` client tasks keep that many requests in flight. Everything reported is a pure function
+//! of the profile, the options and the seed; wall-clock figures are added by the caller under
+//! `host`.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use hdrhistogram::Histogram;
+use zonedb_env::Env;
+
+use crate::{DeviceError, DeviceStats, IoClass, ZonedDevice};
+
+/// Access pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Workload {
+    /// Sequential writes from the start of zone 0.
+    SeqWrite,
+    /// Sequential reads of preconditioned zones.
+    SeqRead,
+    /// Uniform random reads of preconditioned zones.
+    RandRead,
+    /// Random reads of preconditioned zones mixed with sequential writes to other zones.
+    Mixed,
+}
+
+impl Workload {
+    /// Parses the CLI name.
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidConfig`] listing the names.
+    pub fn parse(s: &str) -> Result<Self, DeviceError> {
+        match s {
+            "seq-write" => Ok(Self::SeqWrite),
+            "seq-read" => Ok(Self::SeqRead),
+            "rand-read" => Ok(Self::RandRead),
+            "mixed" => Ok(Self::Mixed),
+            _ => Err(DeviceError::InvalidConfig(format!(
+                "unknown workload '{s}'; known: seq-write, seq-read, rand-read, mixed"
+            ))),
+        }
+    }
+}
+
+/// Benchmark options.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BenchOptions {
+    /// Access pattern.
+    pub workload: Workload,
+    /// Request size, bytes.
+    pub block_size_bytes: u64,
+    /// Requests in flight.
+    pub qd: u32,
+    /// Zones the workload touches (written, or preconditioned and read).
+    pub zones: u32,
+    /// Requests to issue for random and mixed workloads (sequential ones cover their zones once).
+    pub ops: u64,
+    /// Percentage of reads in `mixed`.
+    pub read_pct: u32,
+    /// Seed of the random offsets.
+    pub seed: u64,
+}
+
+/// Latency summary of one operation type.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct LatencySummary {
+    /// Requests completed.
+    pub ops: u64,
+    /// Bytes moved.
+    pub bytes: u64,
+    /// Mean latency (exact).
+    pub latency_ns_mean: u64,
+    /// Smallest latency (exact).
+    pub latency_ns_min: u64,
+    /// Median latency.
+    pub latency_ns_p50: u64,
+    /// 99th percentile.
+    pub latency_ns_p99: u64,
+    /// 99.9th percentile.
+    pub latency_ns_p999: u64,
+    /// Largest latency (exact).
+    pub latency_ns_max: u64,
+}
+
+/// Benchmark result (without wall-clock figures).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BenchReport {
+    /// The options run.
+    pub options: BenchOptions,
+    /// Requests completed in the measured phase.
+    pub ops: u64,
+    /// Bytes moved in the measured phase.
+    pub bytes: u64,
+    /// Bytes per second of virtual time.
+    pub bandwidth_bytes_per_s: f64,
+    /// Requests per second of virtual time.
+    pub iops: f64,
+    /// Median latency over all requests.
+    pub latency_ns_p50: u64,
+    /// 99th percentile over all requests.
+    pub latency_ns_p99: u64,
+    /// 99.9th percentile over all requests.
+    pub latency_ns_p999: u64,
+    /// Mean latency over all requests.
+    pub latency_ns_mean: u64,
+    /// Reads only.
+    pub read: LatencySummary,
+    /// Writes only.
+    pub write: LatencySummary,
+    /// Virtual duration of the measured phase.
+    pub virtual_time_ns: u64,
+    /// Device counters at the end (preconditioning included).
+    pub device: DeviceStats,
+}
+
+fn histogram() -> Histogram<u64> {
+    // 1 ns .. 1000 s at 3 significant digits; the bounds are constants, so this cannot fail.
+    Histogram::new_with_bounds(1, 1_000_000_000_000, 3).unwrap_or_else(|_| unreachable!())
+}
+
+/// Latencies of one operation type: a histogram for percentiles, exact sum, min and max.
+#[derive(Debug)]
+struct Latencies {
+    hist: Histogram<u64>,
+    sum_ns: u128,
+    min_ns: u64,
+    max_ns: u64,
+    bytes: u64,
+}
+
+impl Latencies {
+    fn new() -> Self {
+        Self {
+            hist: histogram(),
+            sum_ns: 0,
+            min_ns: u64::MAX,
+            max_ns: 0,
+            bytes: 0,
+        }
+    }
+
+    fn record(&mut self, latency_ns: u64, bytes: u64) {
+        self.hist.saturating_record(latency_ns.max(1));
+        self.sum_ns += u128::from(latency_ns);
+        self.min_ns = self.min_ns.min(latency_ns);
+        self.max_ns = self.max_ns.max(latency_ns);
+        self.bytes += bytes;
+    }
+
+    fn summary(&self) -> LatencySummary {
+        let h = &self.hist;
+        if h.is_empty() {
+            return LatencySummary::default();
+        }
+        LatencySummary {
+            ops: h.len(),
+            bytes: self.bytes,
+            latency_ns_mean: u64::try_from(self.sum_ns / u128::from(h.len())).unwrap_or(u64::MAX),
+            latency_ns_min: self.min_ns,
+            // Histogram buckets can round a percentile above the exact maximum: clamp.
+            latency_ns_p50: h.value_at_quantile(0.5).min(self.max_ns),
+            latency_ns_p99: h.value_at_quantile(0.99).min(self.max_ns),
+            latency_ns_p999: h.value_at_quantile(0.999).min(self.max_ns),
+            latency_ns_max: self.max_ns,
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Recorder {
+    read: Latencies,
+    write: Latencies,
+    all: Latencies,
+}
+
+impl Recorder {
+    fn record(&mut self, is_read: bool, latency_ns: u64, bytes: u64) {
+        if is_read {
+            &mut self.read
+        } else {
+            &mut self.write
+        }
+        .record(latency_ns, bytes);
+        self.all.record(latency_ns, bytes);
+    }
+}
+
+/// Sequential cursor over `(zone, offset)` of the zones `first..first + count`, `bs` at a time.
+#[derive(Debug)]
+struct SeqCursor {
+    next: AtomicU64,
+    first_zone: u32,
+    zone_count: u32,
+    zone_size: u64,
+    capacity: u64,
+    bs: u64,
+}
+
+impl SeqCursor {
+    /// Claims the next request: device offset and length (shorter at the zone capacity end).
+    fn claim(&self) -> Option<(u64, u64)> {
+        let per_zone = self.capacity.div_ceil(self.bs);
+        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        let zone = i / per_zone;
+        if zone >= u64::from(self.zone_count) {
+            return None;
+        }
+        let off = (i % per_zone) * self.bs;
+        let len = self.bs.min(self.capacity - off);
+        Some((
+            (u64::from(self.first_zone) + zone) * self.zone_size + off,
+            len,
+        ))
+    }
+}
+
+/// What every client task of one run shares.
+#[derive(Debug)]
+struct Clients<D> {
+    dev: Arc<D>,
+    opts: BenchOptions,
+    geometry: crate::ZoneGeometry,
+    read_zones: u32,
+    seq: SeqCursor,
+    issued: AtomicU64,
+    pattern: Vec<u8>,
+    rec: Mutex<Recorder>,
+}
+
+impl<D: ZonedDevice> Clients<D> {
+    /// Issues the next request of the workload; `None` when the workload is done.
+    async fn next<E: Env>(
+        &self,
+        env: &E,
+        rng: &mut zonedb_env::SimRng,
+    ) -> Option<Result<(), DeviceError>> {
+        let bs = self.opts.block_size_bytes;
+        let t0 = env.now();
+        let (target, read) = match self.opts.workload {
+            Workload::SeqWrite => (self.seq.claim()?, false),
+            Workload::SeqRead => (self.seq.claim()?, true),
+            Workload::RandRead | Workload::Mixed => {
+                if self.issued.fetch_add(1, Ordering::Relaxed) >= self.opts.ops {
+                    return None;
+                }
+                let wants_read = self.opts.workload == Workload::RandRead
+                    || rng.gen_range(0..100) < u64::from(self.opts.read_pct);
+                // Once the writes have filled the device, the mix continues with reads.
+                if let (false, Some(w)) =
+                    (wants_read, if wants_read { None } else { self.seq.claim() })
+                {
+                    (w, false)
+                } else {
+                    {
+                        let blocks_per_zone = self.geometry.zone_capacity_bytes / bs;
+                        if blocks_per_zone == 0 || self.read_zones == 0 {
+                            return None;
+                        }
+                        let zone = rng.gen_range(0..u64::from(self.read_zones));
+                        let off = zone * self.geometry.zone_size_bytes
+                            + rng.gen_range(0..blocks_per_zone) * bs;
+                        ((off, bs), true)
+                    }
+                }
+            }
+        };
+        let (off, len) = target;
+        let done = if read {
+            self.dev.read(off, len, IoClass::QueryRead).await.map(drop)
+        } else {
+            self.dev.write(off, &self.pattern[..len as usize]).await
+        };
+        if done.is_ok() {
+            let lat = env.now() - t0;
+            self.rec
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .record(read, lat, len);
+        }
+        Some(done)
+    }
+}
+
+/// Fills `zones` zones front to back and drains the write buffer, so measurement starts idle.
+async fn precondition<D: ZonedDevice>(
+    dev: &D,
+    zones: u32,
+    bs: u64,
+    pattern: &[u8],
+) -> Result<(), DeviceError> {
+    let g = dev.geometry();
+    let fill = SeqCursor {
+        next: AtomicU64::new(0),
+        first_zone: 0,
+        zone_count: zones,
+        zone_size: g.zone_size_bytes,
+        capacity: g.zone_capacity_bytes,
+        bs,
+    };
+    while let Some((off, len)) = fill.claim() {
+        dev.write(off, &pattern[..len as usize]).await?;
+    }
+    dev.sync().await
+}
+
+/// Runs the benchmark on `dev` (which must be empty) in `env`.
+///
+/// # Errors
+/// [`DeviceError::InvalidConfig`] for options the device cannot run; any device error.
+pub async fn run<E: Env, D: ZonedDevice>(
+    env: E,
+    dev: Arc<D>,
+    opts: BenchOptions,
+) -> Result<BenchReport, DeviceError> {
+    let g = dev.geometry().clone();
+    let bs = opts.block_size_bytes;
+    if bs == 0 || !bs.is_multiple_of(g.block_size_bytes) {
+        return Err(DeviceError::InvalidConfig(format!(
+            "block size {bs} is not a multiple of the device block {}",
+            g.block_size_bytes
+        )));
+    }
+    if opts.qd == 0 || opts.qd > 4096 {
+        return Err(DeviceError::InvalidConfig("qd must be in 1..=4096".into()));
+    }
+    let needed = if opts.workload == Workload::Mixed {
+        opts.zones.max(2)
+    } else {
+        opts.zones.max(1)
+    };
+    if needed > g.zone_count {
+        return Err(DeviceError::InvalidConfig(format!(
+            "{needed} zones asked, the device has {}",
+            g.zone_count
+        )));
+    }
+    let (read_zones, write_first, write_zones) = match opts.workload {
+        Workload::SeqWrite => (0, 0, needed),
+        Workload::SeqRead => (needed, 0, needed),
+        Workload::RandRead => (needed, needed, 0),
+        // Mixed: reads over half the zones asked, writes through every zone after them.
+        Workload::Mixed => (needed / 2, needed / 2, g.zone_count - needed / 2),
+    };
+    let mut pattern = vec![0u8; bs as usize];
+    let mut rng = env.rng();
+    for chunk in pattern.chunks_mut(8) {
+        let v = rng.next_u64().to_le_bytes();
+        chunk.copy_from_slice(&v[..chunk.len()]);
+    }
+    if read_zones > 0 {
+        precondition(dev.as_ref(), read_zones, bs, &pattern).await?;
+    }
+    let clients = Arc::new(Clients {
+        seq: SeqCursor {
+            next: AtomicU64::new(0),
+            first_zone: write_first,
+            zone_count: write_zones,
+            zone_size: g.zone_size_bytes,
+            capacity: g.zone_capacity_bytes,
+            bs,
+        },
+        dev: dev.clone(),
+        opts: opts.clone(),
+        geometry: g,
+        read_zones,
+        issued: AtomicU64::new(0),
+        pattern,
+        rec: Mutex::new(Recorder {
+            read: Latencies::new(),
+            write: Latencies::new(),
+            all: Latencies::new(),
+        }),
+    });
+    let start = env.now();
+    let mut workers = Vec::new();
+    for w in 0..opts.qd {
+        let (env2, clients, mut rng) = (env.clone(), clients.clone(), env.rng());
+        workers.push(env.spawn(&format!("bench-client-{w}"), async move {
+            while let Some(r) = clients.next(&env2, &mut rng).await {
+                r?;
+            }
+            Ok::<(), DeviceError>(())
+        }));
+    }
+    for w in workers {
+        w.await
+            .map_err(|e| DeviceError::InvalidConfig(format!("benchmark client failed: {e}")))??;
+    }
+    let rec = clients.rec.lock().unwrap_or_else(PoisonError::into_inner);
+    let elapsed = (env.now() - start).max(1);
+    let (read, write, all) = (rec.read.summary(), rec.write.summary(), rec.all.summary());
+    let secs = elapsed as f64 / 1e9;
+    Ok(BenchReport {
+        ops: all.ops,
+        bytes: all.bytes,
+        bandwidth_bytes_per_s: all.bytes as f64 / secs,
+        iops: all.ops as f64 / secs,
+        latency_ns_p50: all.latency_ns_p50,
+        latency_ns_p99: all.latency_ns_p99,
+        latency_ns_p999: all.latency_ns_p999,
+        latency_ns_mean: all.latency_ns_mean,
+        read,
+        write,
+        virtual_time_ns: elapsed,
+        device: dev.stats(),
+        options: opts,
+    })
+}

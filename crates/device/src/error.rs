@@ -1,0 +1,206 @@
+//! Typed device errors, one per NVMe ZNS status the spec defines, plus I/O and metadata errors
+//! of the file-backed device. A request that fails changes nothing.
+
+use crate::zone::ZoneState;
+
+/// The operation a zone-management error refers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ZoneOp {
+    /// Explicit open.
+    Open,
+    /// Close.
+    Close,
+    /// Finish (write pointer to the end of the zone capacity).
+    Finish,
+    /// Reset (write pointer back to the zone start; erases the zone's blocks).
+    Reset,
+    /// Device-internal transition to offline.
+    Offline,
+    /// Device-internal transition to read-only.
+    ReadOnly,
+}
+
+impl std::fmt::Display for ZoneOp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = match self {
+            Self::Open => "open",
+            Self::Close => "close",
+            Self::Finish => "finish",
+            Self::Reset => "reset",
+            Self::Offline => "offline",
+            Self::ReadOnly => "read-only",
+        };
+        f.write_str(s)
+    }
+}
+
+/// Every way a request to a zoned device can fail.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DeviceError {
+    /// A write (not an append) whose offset is not the zone's write pointer (NVMe 0x1BC).
+    #[error("zone {zone}: write at byte {offset} is not at the write pointer {write_pointer}")]
+    NotAtWritePointer {
+        /// Zone index.
+        zone: u32,
+        /// Requested device byte offset.
+        offset: u64,
+        /// Current write pointer (device byte offset).
+        write_pointer: u64,
+    },
+    /// A write or append that would cross the zone capacity (NVMe 0x1B8).
+    #[error("zone {zone}: {len} bytes at {offset} cross the zone capacity end {capacity_end}")]
+    BeyondCapacity {
+        /// Zone index.
+        zone: u32,
+        /// Device byte offset of the request.
+        offset: u64,
+        /// Request length in bytes.
+        len: u64,
+        /// Device byte offset where the zone's writable capacity ends.
+        capacity_end: u64,
+    },
+    /// A read that crosses the end of its zone (NVMe 0x1B8 without cross-zone reads).
+    #[error("zone {zone}: read of {len} bytes at {offset} crosses the zone end")]
+    CrossesZoneEnd {
+        /// Zone index.
+        zone: u32,
+        /// Device byte offset.
+        offset: u64,
+        /// Length in bytes.
+        len: u64,
+    },
+    /// Offset or length not a multiple of the logical block size, or zero length.
+    #[error("request at {offset} of {len} bytes is not aligned to the {block_size}-byte block")]
+    Unaligned {
+        /// Device byte offset.
+        offset: u64,
+        /// Length in bytes.
+        len: u64,
+        /// Logical block size in bytes.
+        block_size: u64,
+    },
+    /// Opening another zone would exceed the max active zones (NVMe 0x1BD, Linux EOVERFLOW).
+    #[error("zone {zone}: too many active zones (limit {limit})")]
+    TooManyActive {
+        /// Zone that needed an active resource.
+        zone: u32,
+        /// Max active zones.
+        limit: u32,
+    },
+    /// Opening another zone would exceed the max open zones (NVMe 0x1BE, Linux ETOOMANYREFS).
+    #[error("zone {zone}: too many open zones (limit {limit})")]
+    TooManyOpen {
+        /// Zone that needed an open resource.
+        zone: u32,
+        /// Max open zones.
+        limit: u32,
+    },
+    /// A zone-management command not allowed in the zone's state (NVMe 0x1BF).
+    #[error("zone {zone}: invalid transition: {op} from {from:?}")]
+    InvalidTransition {
+        /// Zone index.
+        zone: u32,
+        /// The command.
+        op: ZoneOp,
+        /// The zone's state.
+        from: ZoneState,
+    },
+    /// Write or append to a full zone (NVMe 0x1B9).
+    #[error("zone {zone} is full")]
+    ZoneFull {
+        /// Zone index.
+        zone: u32,
+    },
+    /// Write to a read-only zone (NVMe 0x1BA).
+    #[error("zone {zone} is read-only")]
+    ZoneReadOnly {
+        /// Zone index.
+        zone: u32,
+    },
+    /// Any I/O to an offline zone (NVMe 0x1BB).
+    #[error("zone {zone} is offline")]
+    ZoneOffline {
+        /// Zone index.
+        zone: u32,
+    },
+    /// Offset or zone index beyond the device (NVMe 0x080).
+    #[error("out of range: {what} {value} (device has {limit})")]
+    OutOfRange {
+        /// What was out of range ("offset", "zone").
+        what: &'static str,
+        /// The value given.
+        value: u64,
+        /// The device's bound.
+        limit: u64,
+    },
+    /// A read of bytes at or beyond the zone's write pointer.
+    #[error(
+        "zone {zone}: read of {len} bytes at {offset} goes beyond the write pointer {write_pointer}"
+    )]
+    ReadBeyondWritePointer {
+        /// Zone index.
+        zone: u32,
+        /// Device byte offset.
+        offset: u64,
+        /// Length in bytes.
+        len: u64,
+        /// Current write pointer.
+        write_pointer: u64,
+    },
+    /// Zone append larger than the zone append size limit (NVMe 0x002).
+    #[error("zone append of {len} bytes exceeds the limit of {limit} bytes")]
+    AppendTooLarge {
+        /// Request length.
+        len: u64,
+        /// Zone append size limit.
+        limit: u64,
+    },
+    /// An operating-system I/O error (file-backed or Linux devices).
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+    /// On-disk state of a file-backed device is damaged or inconsistent.
+    #[error("corrupt device metadata: {0}")]
+    Corrupt(&'static str),
+    /// The device configuration is invalid (geometry, limits, profile, scale).
+    #[error("invalid device configuration: {0}")]
+    InvalidConfig(String),
+    /// The device is used by another process.
+    #[error("device is locked by another process")]
+    Locked,
+}
+
+impl DeviceError {
+    /// The coarse kind, stable for callers that branch on errors.
+    pub fn kind(&self) -> DeviceErrorKind {
+        match self {
+            Self::TooManyActive { .. } | Self::TooManyOpen { .. } => DeviceErrorKind::ResourceLimit,
+            Self::Io(_) => DeviceErrorKind::Io,
+            Self::Corrupt(_) => DeviceErrorKind::Corruption,
+            Self::InvalidConfig(_) => DeviceErrorKind::InvalidConfig,
+            Self::Locked => DeviceErrorKind::Locked,
+            Self::ZoneFull { .. } | Self::BeyondCapacity { .. } => DeviceErrorKind::NoSpace,
+            _ => DeviceErrorKind::InvalidRequest,
+        }
+    }
+}
+
+/// Small, stable classification of [`DeviceError`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceErrorKind {
+    /// The request broke a rule of the zone model; nothing changed.
+    InvalidRequest,
+    /// An open or active zone limit was hit.
+    ResourceLimit,
+    /// The zone has no room for the request.
+    NoSpace,
+    /// The operating system reported an I/O error.
+    Io,
+    /// Persistent state is damaged.
+    Corruption,
+    /// Configuration rejected.
+    InvalidConfig,
+    /// Another process holds the device.
+    Locked,
+}

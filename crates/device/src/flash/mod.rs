@@ -1,0 +1,17 @@
+//! The flash back end of simulated SSDs: geometry, zone-to-flash mapping and timing.
+//!
+//! - [`geometry`]: channels, chips, dies, planes, pages, blocks.
+//! - [`layout`]: where a zone's bytes live (which die, plane, block row, page).
+//! - [`resource`]: FIFO booking of one busy resource (a die, a channel, the host link).
+//! - [`timing`]: latencies and the request timing engine that books page operations on dies
+//!   and channels.
+
+pub mod geometry;
+pub mod layout;
+pub mod resource;
+pub mod timing;
+
+pub use geometry::FlashGeometry;
+pub use layout::ZoneLayout;
+pub use resource::Resource;
+pub use timing::{FinishModel, FlashTiming, TimingEngine};

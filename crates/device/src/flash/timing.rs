@@ -1,0 +1,344 @@
+//! Latencies and the request timing engine of a simulated SSD.
+//!
+//! A request passes the controller (a per-command cost, serialized), the host link (bandwidth),
+//! then the flash: writes are cut into program units (one page in every plane of a die, a
+//! multi-plane program), each transferred over its die's channel and programmed on the die;
+//! reads are cut into multi-plane array reads followed by channel transfers of the bytes asked
+//! for. Every resource is booked first come, first served (see [`super::Resource`]); a request
+//! completes when its last operation does. Optionally a write buffer acknowledges writes once
+//! their data is in device DRAM and applies back-pressure when it is full (ZN540-like devices).
+//! Resets erase only the blocks that hold data (multi-plane erase per die), counting erases per
+//! block; finish costs either a command or a pad to the zone capacity.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::{Resource, ZoneLayout};
+
+const MIB: u64 = 1 << 20;
+const NS_PER_S: u128 = 1_000_000_000;
+
+/// What a zone finish costs.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "model")]
+pub enum FinishModel {
+    /// A metadata update: one zone-management command.
+    MetadataOnly,
+    /// The device pads the unwritten capacity: `base_ns` plus `ns_per_mib` per unwritten MiB,
+    /// occupying the zone's dies (ZN540 measurements).
+    Pad {
+        /// Fixed part, ns.
+        base_ns: u64,
+        /// Per unwritten MiB of capacity, ns.
+        ns_per_mib: u64,
+    },
+}
+
+/// Latencies and front-end costs of a simulated SSD. Units last: `_ns`, `_bytes`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FlashTiming {
+    /// Array read of one (multi-plane) page, tR.
+    pub page_read_ns: u64,
+    /// Program of one (multi-plane) program unit, tPROG.
+    pub page_program_ns: u64,
+    /// Erase of one (multi-plane) block, tBERS.
+    pub block_erase_ns: u64,
+    /// Channel transfer of one full flash page; partial pages are prorated.
+    pub channel_xfer_ns_per_page: u64,
+    /// Host link bandwidth; 0 = not modeled.
+    pub host_link_bytes_per_s: u64,
+    /// Controller cost per read command (serialized: bounds IOPS).
+    pub controller_read_ns: u64,
+    /// Controller cost per write command (serialized).
+    pub controller_write_ns: u64,
+    /// Fixed firmware latency added to every read (pipelined, not serialized).
+    pub read_fixed_ns: u64,
+    /// Fixed firmware latency added to every write acknowledgement.
+    pub write_fixed_ns: u64,
+    /// Device write buffer; 0 = writes complete when programmed.
+    pub write_buffer_bytes: u64,
+    /// Buffer admission cost per 4 KiB written (with a write buffer).
+    pub buffer_ns_per_4k: u64,
+    /// Cost of open, close, and finish of an empty zone.
+    pub zone_mgmt_ns: u64,
+    /// Cost model of finish.
+    pub finish: FinishModel,
+    /// Measured reset latency by bytes programmed in the zone, interpolated linearly; empty =
+    /// derive it from block erases.
+    pub reset_latency_table: Vec<(u64, u64)>,
+}
+
+/// Books the flash operations of requests on dies, channels, the controller and the host link.
+#[derive(Debug, Clone)]
+pub struct TimingEngine {
+    layout: ZoneLayout,
+    timing: FlashTiming,
+    dies: Vec<Resource>,
+    channels: Vec<Resource>,
+    controller: Resource,
+    link: Resource,
+    /// Release times of the write buffer's program-unit slots (min-heap).
+    buffer_slots: BinaryHeap<Reverse<u64>>,
+    erase_counts: Vec<u32>,
+    page_ops: u64,
+    block_erases: u64,
+}
+
+fn transfer_ns(bytes: u64, bytes_per_s: u64) -> u64 {
+    if bytes_per_s == 0 {
+        return 0;
+    }
+    u64::try_from((u128::from(bytes) * NS_PER_S).div_ceil(u128::from(bytes_per_s)))
+        .unwrap_or(u64::MAX)
+}
+
+/// Linear interpolation in a table of `(x, y)` points sorted by x, clamped at both ends.
+fn interpolate(table: &[(u64, u64)], x: u64) -> u64 {
+    let Some(&(x0, y0)) = table.first() else {
+        return 0;
+    };
+    if x <= x0 {
+        return y0;
+    }
+    for w in table.windows(2) {
+        let ((xa, ya), (xb, yb)) = (w[0], w[1]);
+        if x <= xb {
+            let (dx, span) = (i128::from(x - xa), i128::from((xb - xa).max(1)));
+            let y = i128::from(ya) + (i128::from(yb) - i128::from(ya)) * dx / span;
+            return u64::try_from(y).unwrap_or(0);
+        }
+    }
+    table.last().map_or(0, |&(_, y)| y)
+}
+
+impl TimingEngine {
+    /// An idle device.
+    pub fn new(layout: ZoneLayout, timing: FlashTiming) -> Self {
+        let g = layout.geometry();
+        let unit_bytes = g.page_size_bytes * u64::from(g.planes_per_die);
+        let slots = (timing.write_buffer_bytes / unit_bytes) as usize;
+        let mut buffer_slots = BinaryHeap::with_capacity(slots);
+        buffer_slots.extend(std::iter::repeat_n(Reverse(0), slots));
+        Self {
+            dies: vec![Resource::default(); g.dies() as usize],
+            channels: vec![Resource::default(); g.channels as usize],
+            controller: Resource::default(),
+            link: Resource::default(),
+            erase_counts: vec![0; layout.total_blocks()],
+            buffer_slots,
+            layout,
+            timing,
+            page_ops: 0,
+            block_erases: 0,
+        }
+    }
+
+    /// The zone layout.
+    pub fn layout(&self) -> &ZoneLayout {
+        &self.layout
+    }
+
+    /// The latencies.
+    pub fn timing(&self) -> &FlashTiming {
+        &self.timing
+    }
+
+    /// Page reads and programs booked so far.
+    pub fn page_ops(&self) -> u64 {
+        self.page_ops
+    }
+
+    /// Block erases so far.
+    pub fn block_erases(&self) -> u64 {
+        self.block_erases
+    }
+
+    /// Erase count of every block, indexed by [`ZoneLayout::block_index`].
+    pub fn erase_counts(&self) -> &[u32] {
+        &self.erase_counts
+    }
+
+    /// Busy time booked on each die.
+    pub fn die_busy_ns(&self) -> Vec<u64> {
+        self.dies.iter().map(Resource::busy_ns).collect()
+    }
+
+    fn unit_bytes(&self) -> u64 {
+        let g = self.layout.geometry();
+        g.page_size_bytes * u64::from(g.planes_per_die)
+    }
+
+    /// Books a write of `len` bytes at zone-relative offset `off` of `zone` (whose capacity is
+    /// `capacity`) issued at `now`; returns the completion (acknowledgement) time.
+    pub fn write(&mut self, now: u64, zone: u32, off: u64, len: u64, capacity: u64) -> u64 {
+        let t = &self.timing;
+        let (_, t_cmd) = self.controller.book(now, t.controller_write_ns);
+        let (_, t_data) = self
+            .link
+            .book(t_cmd, transfer_ns(len, t.host_link_bytes_per_s));
+        let buffered = !self.buffer_slots.is_empty();
+        let mut ack = t_data + t.write_fixed_ns + t.buffer_ns_per_4k * len.div_ceil(4096);
+        let unit = self.unit_bytes();
+        let end = off + len;
+        let page = self.layout.geometry().page_size_bytes;
+        let planes = u64::from(self.layout.geometry().planes_per_die);
+        let xfer_page = t.channel_xfer_ns_per_page;
+        let tprog = t.page_program_ns;
+        // Units whose last byte this write supplies, plus a partial last unit at the capacity end.
+        let mut units: Vec<(u64, u64)> = (off / unit..end / unit).map(|u| (u, planes)).collect();
+        if end == capacity && !capacity.is_multiple_of(unit) {
+            let u = capacity / unit;
+            units.push((u, (capacity - u * unit).div_ceil(page)));
+        }
+        for (u, pages) in units {
+            let addr = self.layout.locate(zone, u * planes);
+            let ready = if buffered {
+                let Reverse(free) = self.buffer_slots.pop().unwrap_or(Reverse(0));
+                let r = t_data.max(free);
+                ack = ack.max(r + t.write_fixed_ns);
+                r
+            } else {
+                t_data
+            };
+            let (_, x_end) = self.channels[addr.channel as usize].book(ready, pages * xfer_page);
+            let (_, p_end) = self.dies[addr.die as usize].book(x_end, tprog);
+            self.page_ops += pages;
+            if buffered {
+                self.buffer_slots.push(Reverse(p_end));
+            } else {
+                ack = ack.max(p_end);
+            }
+        }
+        ack
+    }
+
+    /// Books a read of `len` bytes at zone-relative offset `off` of `zone`; returns the
+    /// completion time.
+    pub fn read(&mut self, now: u64, zone: u32, off: u64, len: u64) -> u64 {
+        let t = &self.timing;
+        let (_, t_cmd) = self.controller.book(now, t.controller_read_ns);
+        let t0 = t_cmd + t.read_fixed_ns;
+        let g = self.layout.geometry();
+        let page = g.page_size_bytes;
+        let planes = u64::from(g.planes_per_die);
+        let unit = page * planes;
+        let end = off + len;
+        let mut done = t0;
+        for u in off / unit..end.div_ceil(unit) {
+            let addr = self.layout.locate(zone, u * planes);
+            let (_, r_end) = self.dies[addr.die as usize].book(t0, t.page_read_ns);
+            let ch = &mut self.channels[addr.channel as usize];
+            for p in u * planes..(u + 1) * planes {
+                let (ps, pe) = (p * page, (p + 1) * page);
+                let bytes = pe.min(end).saturating_sub(ps.max(off));
+                if bytes == 0 {
+                    continue;
+                }
+                let x = (t.channel_xfer_ns_per_page * bytes).div_ceil(page);
+                let (_, x_end) = ch.book(r_end, x);
+                done = done.max(x_end);
+                self.page_ops += 1;
+            }
+        }
+        let (_, fin) = self
+            .link
+            .book(done, transfer_ns(len, t.host_link_bytes_per_s));
+        fin
+    }
+
+    /// Books a reset of `zone` holding `programmed_bytes`; returns the completion time.
+    pub fn reset(&mut self, now: u64, zone: u32, programmed_bytes: u64) -> u64 {
+        let (_, t0) = self.controller.book(now, self.timing.zone_mgmt_ns);
+        let g = self.layout.geometry().clone();
+        let written_pages = programmed_bytes.div_ceil(g.page_size_bytes);
+        let planes = u64::from(g.planes_per_die);
+        let ppb = u64::from(g.pages_per_block);
+        let base = self.layout.base_row(zone);
+        let table_ns = (!self.timing.reset_latency_table.is_empty())
+            .then(|| interpolate(&self.timing.reset_latency_table, programmed_bytes));
+        let mut done = t0;
+        for i in 0..self.layout.dies_per_zone() {
+            let die = self.layout.zone_die(zone, i);
+            let mut rows_max = 0;
+            for plane in 0..planes {
+                let pages = self
+                    .layout
+                    .pages_in_slot(written_pages, u64::from(i) * planes + plane);
+                let rows = pages.div_ceil(ppb) as u32;
+                for r in 0..rows {
+                    let b = self.layout.block_index(die, plane as u32, base + r);
+                    if let Some(c) = self.erase_counts.get_mut(b) {
+                        *c += 1;
+                    }
+                }
+                self.block_erases += u64::from(rows);
+                rows_max = rows_max.max(rows);
+            }
+            let busy = table_ns.unwrap_or(u64::from(rows_max) * self.timing.block_erase_ns);
+            if busy > 0 {
+                let (_, e) = self.dies[die as usize].book(t0, busy);
+                done = done.max(e);
+            }
+        }
+        done
+    }
+
+    /// Books a finish of `zone`; `unwritten_bytes` of capacity remain, `was_empty` if nothing
+    /// had been written. Returns the completion time.
+    pub fn finish(&mut self, now: u64, zone: u32, unwritten_bytes: u64, was_empty: bool) -> u64 {
+        let (_, t0) = self.controller.book(now, self.timing.zone_mgmt_ns);
+        match self.timing.finish {
+            FinishModel::Pad {
+                base_ns,
+                ns_per_mib,
+            } if !was_empty && unwritten_bytes > 0 => {
+                let lat = base_ns
+                    + (u128::from(unwritten_bytes) * u128::from(ns_per_mib) / u128::from(MIB))
+                        as u64;
+                let mut done = t0;
+                for i in 0..self.layout.dies_per_zone() {
+                    let die = self.layout.zone_die(zone, i);
+                    let (_, e) = self.dies[die as usize].book(t0, lat);
+                    done = done.max(e);
+                }
+                done
+            }
+            _ => t0,
+        }
+    }
+
+    /// When every write acknowledged so far is programmed (a flush of the write buffer).
+    pub fn flush_done_ns(&self, now: u64) -> u64 {
+        self.buffer_slots
+            .iter()
+            .map(|Reverse(t)| *t)
+            .fold(now, u64::max)
+    }
+
+    /// Books an open or close command; returns its completion time.
+    pub fn manage(&mut self, now: u64) -> u64 {
+        self.controller.book(now, self.timing.zone_mgmt_ns).1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interpolation_is_linear_and_clamped() {
+        let t = [(0, 100), (10, 200), (20, 400)];
+        assert_eq!(interpolate(&t, 0), 100);
+        assert_eq!(interpolate(&t, 5), 150);
+        assert_eq!(interpolate(&t, 15), 300);
+        assert_eq!(interpolate(&t, 99), 400);
+        assert_eq!(interpolate(&[], 5), 0);
+    }
+
+    #[test]
+    fn transfer_rounds_up() {
+        assert_eq!(transfer_ns(1, 1_000_000_000), 1);
+        assert_eq!(transfer_ns(4096, 0), 0);
+        assert_eq!(transfer_ns(1000, 500_000_000), 2000);
+    }
+}

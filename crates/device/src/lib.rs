@@ -1,0 +1,123 @@
+//! Zoned devices for ZoneDB.
+//!
+//! - [`zone`]: the NVMe ZNS zone state machine every model and backend shares.
+//! - [`checker`]: the write-pointer checker run around every request.
+//! - [`flash`]: flash geometry, zone-to-flash mapping and the per-chip/per-channel timing model.
+//! - [`profile`]: named device profiles from the papers (`splitzns-paper`, `caza-paper`,
+//!   `oaza-paper`, `zn540`, `tiny`) and scaling.
+//! - [`zns`]: the simulated ZNS SSD ([`ZnsSsd`]) = zone table + flash timing + payload store.
+//! - [`payload`]: where written bytes live (memory or a sparse file).
+//! - [`zonefile`]: the file-backed zoned device for real mode.
+//! - [`bench`]: the fio-like device microbenchmark behind `zonedb device bench`.
+#![deny(unsafe_code)]
+#![deny(clippy::disallowed_methods, clippy::disallowed_types)]
+#![warn(clippy::pedantic)]
+#![allow(
+    clippy::module_name_repetitions,
+    clippy::must_use_candidate,
+    clippy::doc_markdown,
+    clippy::missing_panics_doc,
+    clippy::cast_precision_loss,
+    clippy::cast_possible_truncation
+)]
+
+pub mod bench;
+pub mod checker;
+mod error;
+pub mod flash;
+pub mod payload;
+pub mod profile;
+pub mod zone;
+pub mod zonefile;
+pub mod zns;
+
+use std::future::Future;
+
+pub use error::{DeviceError, DeviceErrorKind, ZoneOp};
+pub use profile::Profile;
+pub use zone::{ZoneGeometry, ZoneInfo, ZoneState};
+pub use zonefile::ZoneFileDevice;
+
+pub use zns::ZnsSsd;
+
+/// Why a request is issued; device schedulers may order queued work by class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IoClass {
+    /// A read on behalf of a user query (latency-critical).
+    QueryRead,
+    /// A read for compaction, cleaning or prefetch.
+    BackgroundRead,
+    /// Any write.
+    #[default]
+    Write,
+    /// Erase work behind a reset.
+    Erase,
+}
+
+/// Counters every device keeps.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct DeviceStats {
+    /// Bytes written by writes and appends.
+    pub bytes_written: u64,
+    /// Bytes read.
+    pub bytes_read: u64,
+    /// Write and append commands completed.
+    pub writes: u64,
+    /// Read commands completed.
+    pub reads: u64,
+    /// Zone resets that changed a zone.
+    pub zone_resets: u64,
+    /// Zone finishes that changed a zone.
+    pub zone_finishes: u64,
+    /// Flash block erases (simulated devices; 0 elsewhere).
+    pub block_erases: u64,
+    /// Flash page operations (reads and programs) performed (simulated devices).
+    pub page_ops: u64,
+}
+
+/// A zoned block device: NVMe ZNS semantics, byte offsets, block-aligned requests.
+///
+/// Requests are validated and admitted in the order they are issued (the admission happens
+/// synchronously when the future is created, so concurrent tasks writing one zone keep their
+/// issue order); the returned future completes when the device would complete the request.
+pub trait ZonedDevice: Send + Sync + 'static {
+    /// Geometry and limits.
+    fn geometry(&self) -> &ZoneGeometry;
+
+    /// Zone descriptors of `count` zones from `first`.
+    fn report_zones(&self, first: u32, count: u32) -> Vec<ZoneInfo>;
+
+    /// Reads `len` bytes at `offset`; the range must be below the zone's write pointer.
+    fn read(
+        &self,
+        offset: u64,
+        len: u64,
+        class: IoClass,
+    ) -> impl Future<Output = Result<Vec<u8>, DeviceError>> + Send;
+
+    /// Writes `data` at `offset`, which must be the zone's write pointer.
+    fn write(
+        &self,
+        offset: u64,
+        data: &[u8],
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send;
+
+    /// Zone append: writes `data` at the zone's write pointer and returns the offset assigned.
+    fn append(
+        &self,
+        zone: u32,
+        data: &[u8],
+    ) -> impl Future<Output = Result<u64, DeviceError>> + Send;
+
+    /// Zone management: open, close, finish or reset one zone.
+    fn manage(&self, zone: u32, op: ZoneOp)
+    -> impl Future<Output = Result<(), DeviceError>> + Send;
+
+    /// Makes every completed write durable (a flush command). Simulated devices are durable at
+    /// completion; file-backed devices sync their files.
+    fn sync(&self) -> impl Future<Output = Result<(), DeviceError>> + Send;
+
+    /// Counters so far.
+    fn stats(&self) -> DeviceStats;
+}

@@ -1,0 +1,138 @@
+//! Where a simulated device keeps the bytes written to it.
+//!
+//! The work is real even when time is modeled: every read returns what was written. Bytes live
+//! in memory (one growing buffer per zone, freed on reset, so memory follows live data) or in a
+//! sparse file (so an 80 GiB device fits on a machine with less RAM). `Discard` keeps nothing and
+//! reads zeros: only for timing-only microbenchmarks, never under a store.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::sync::{Mutex, PoisonError};
+
+use crate::DeviceError;
+use crate::zone::ZoneGeometry;
+
+/// Which payload store to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PayloadKind {
+    /// Bytes in RAM.
+    #[default]
+    Memory,
+    /// Bytes in a sparse file.
+    File,
+    /// Keep nothing; reads return zeros (timing-only benchmarks).
+    Discard,
+}
+
+/// A payload store.
+#[derive(Debug)]
+pub enum Payload {
+    /// Per-zone buffers, written sequentially from each zone's start.
+    Memory(Mutex<Vec<Vec<u8>>>),
+    /// A sparse file as large as the device.
+    File(File),
+    /// Nothing kept.
+    Discard,
+}
+
+impl Payload {
+    /// An in-memory store for `zone_count` zones.
+    pub fn memory(zone_count: u32) -> Self {
+        Self::Memory(Mutex::new(vec![Vec::new(); zone_count as usize]))
+    }
+
+    /// A sparse-file store at `path` (created or truncated).
+    ///
+    /// # Errors
+    /// [`DeviceError::Io`].
+    pub fn file(path: &Path, geometry: &ZoneGeometry) -> Result<Self, DeviceError> {
+        let f = File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)?;
+        f.set_len(geometry.device_size_bytes())?;
+        Ok(Self::File(f))
+    }
+
+    /// Stores `data` at device offset `offset` of `zone` (starting at `zone_start`). Writes to a
+    /// zone arrive in write-pointer order.
+    ///
+    /// # Errors
+    /// [`DeviceError::Io`] from the file store.
+    pub fn write(
+        &self,
+        zone: u32,
+        zone_start: u64,
+        offset: u64,
+        data: &[u8],
+    ) -> Result<(), DeviceError> {
+        match self {
+            Self::Memory(zones) => {
+                let mut zones = zones.lock().unwrap_or_else(PoisonError::into_inner);
+                let buf = &mut zones[zone as usize];
+                let at = (offset - zone_start) as usize;
+                if buf.len() < at {
+                    buf.resize(at, 0);
+                }
+                buf.truncate(at);
+                buf.extend_from_slice(data);
+                Ok(())
+            }
+            Self::File(f) => Ok(f.write_all_at(data, offset)?),
+            Self::Discard => Ok(()),
+        }
+    }
+
+    /// Reads `len` bytes at device offset `offset` of `zone`.
+    ///
+    /// # Errors
+    /// [`DeviceError::Io`] from the file store.
+    pub fn read(
+        &self,
+        zone: u32,
+        zone_start: u64,
+        offset: u64,
+        len: u64,
+    ) -> Result<Vec<u8>, DeviceError> {
+        let mut out = vec![0u8; len as usize];
+        match self {
+            Self::Memory(zones) => {
+                let zones = zones.lock().unwrap_or_else(PoisonError::into_inner);
+                let buf = &zones[zone as usize];
+                let at = (offset - zone_start) as usize;
+                if at < buf.len() {
+                    let n = (buf.len() - at).min(out.len());
+                    out[..n].copy_from_slice(&buf[at..at + n]);
+                }
+            }
+            Self::File(f) => f.read_exact_at(&mut out, offset)?,
+            Self::Discard => {}
+        }
+        Ok(out)
+    }
+
+    /// Forgets a zone's bytes (after a reset).
+    pub fn discard_zone(&self, zone: u32) {
+        if let Self::Memory(zones) = self {
+            let mut zones = zones.lock().unwrap_or_else(PoisonError::into_inner);
+            zones[zone as usize] = Vec::new();
+        }
+    }
+
+    /// Bytes held in memory.
+    pub fn resident_bytes(&self) -> u64 {
+        match self {
+            Self::Memory(zones) => zones
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .iter()
+                .map(|z| z.len() as u64)
+                .sum(),
+            _ => 0,
+        }
+    }
+}

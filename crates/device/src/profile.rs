@@ -1,0 +1,400 @@
+//! Named device profiles and scaling.
+//!
+//! Values come from the papers and `shared/reference/zoned-devices.md` (§9); the comment on each
+//! value says where it is from. Every profile can be scaled down by `1/N`: the block (and so the
+//! zone size and capacity) shrinks N times while channels, chips, planes, zone count, limits and
+//! latencies stay, so the ratios zone : SST : device and the per-zone bandwidth are kept.
+
+use crate::DeviceError;
+use crate::flash::{FinishModel, FlashGeometry, FlashTiming, ZoneLayout};
+use crate::zone::ZoneGeometry;
+
+const KIB: u64 = 1 << 10;
+const MIB: u64 = 1 << 20;
+const GIB: u64 = 1 << 30;
+const US: u64 = 1_000;
+const MS: u64 = 1_000_000;
+
+/// Names accepted by [`Profile::by_name`].
+pub const PROFILE_NAMES: [&str; 5] = [
+    "splitzns-paper",
+    "caza-paper",
+    "oaza-paper",
+    "zn540",
+    "tiny",
+];
+
+/// A simulated ZNS SSD: flash geometry, timing, zone geometry and the zone-to-chip mapping.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Profile {
+    /// Profile name (with the scale appended when scaled, e.g. `splitzns-paper@1/8`).
+    pub name: String,
+    /// Flash array shape.
+    pub flash: FlashGeometry,
+    /// Latencies and front-end costs.
+    pub timing: FlashTiming,
+    /// Zone geometry and limits.
+    pub zones: ZoneGeometry,
+    /// Chips each zone is striped over (ConfZNS association degree).
+    pub chips_per_zone: u32,
+}
+
+/// Parses a scale written `1/N` (or `N`); returns N.
+///
+/// # Errors
+/// [`DeviceError::InvalidConfig`] for anything else or N = 0.
+pub fn parse_scale(s: &str) -> Result<u32, DeviceError> {
+    let n = s.strip_prefix("1/").unwrap_or(s).trim();
+    match n.parse::<u32>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(DeviceError::InvalidConfig(format!(
+            "scale '{s}' is not of the form 1/N with N >= 1"
+        ))),
+    }
+}
+
+impl Profile {
+    /// The profile called `name`.
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidConfig`] listing the known names.
+    pub fn by_name(name: &str) -> Result<Self, DeviceError> {
+        let p = match name {
+            "splitzns-paper" => splitzns_paper(),
+            "caza-paper" => caza_paper(),
+            "oaza-paper" => oaza_paper(),
+            "zn540" => zn540(),
+            "tiny" => tiny(),
+            _ => {
+                return Err(DeviceError::InvalidConfig(format!(
+                    "unknown profile '{name}'; known: {}",
+                    PROFILE_NAMES.join(", ")
+                )));
+            }
+        };
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// Checks geometry, zone layout and their agreement.
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidConfig`].
+    pub fn validate(&self) -> Result<(), DeviceError> {
+        self.flash.validate()?;
+        self.zones.validate()?;
+        let layout = self.layout()?;
+        let flash_bytes = u64::from(layout.rows_per_zone())
+            * u64::from(layout.dies_per_zone())
+            * u64::from(self.flash.planes_per_die)
+            * self.flash.block_bytes();
+        if flash_bytes < self.zones.zone_capacity_bytes {
+            return Err(DeviceError::InvalidConfig(
+                "zone capacity exceeds its flash".into(),
+            ));
+        }
+        if self.zones.block_size_bytes > self.flash.page_size_bytes {
+            return Err(DeviceError::InvalidConfig(
+                "logical block larger than a flash page".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The zone-to-flash layout.
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidConfig`] when chips per zone does not divide the chips.
+    pub fn layout(&self) -> Result<ZoneLayout, DeviceError> {
+        ZoneLayout::new(
+            &self.flash,
+            self.chips_per_zone,
+            self.zones.zone_count,
+            self.zones.zone_capacity_bytes,
+        )
+    }
+
+    /// Scaled down by `1/n`: blocks, zone size and zone capacity shrink `n` times.
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidConfig`] when the sizes do not divide by `n`.
+    pub fn scaled(mut self, n: u32) -> Result<Self, DeviceError> {
+        if n == 1 {
+            return Ok(self);
+        }
+        let n64 = u64::from(n);
+        let bad = || {
+            DeviceError::InvalidConfig(format!("profile {} cannot be scaled by 1/{n}", self.name))
+        };
+        if n == 0
+            || !self.flash.pages_per_block.is_multiple_of(n)
+            || !self.zones.zone_size_bytes.is_multiple_of(n64)
+            || !self
+                .zones
+                .zone_capacity_bytes
+                .is_multiple_of(n64 * self.zones.block_size_bytes)
+        {
+            return Err(bad());
+        }
+        self.flash.pages_per_block /= n;
+        self.zones.zone_size_bytes /= n64;
+        self.zones.zone_capacity_bytes /= n64;
+        if !self
+            .zones
+            .zone_size_bytes
+            .is_multiple_of(self.zones.block_size_bytes)
+        {
+            return Err(bad());
+        }
+        self.zones.zone_append_max_bytes = self
+            .zones
+            .zone_append_max_bytes
+            .min(self.zones.zone_capacity_bytes);
+        for point in &mut self.timing.reset_latency_table {
+            point.0 /= n64;
+        }
+        self.name = format!("{}@1/{n}", self.name);
+        self.validate()?;
+        Ok(self)
+    }
+
+    /// With zones striped over `chips` chips instead (1 = SplitZNS-like subzones).
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidConfig`] when `chips` does not divide the device's chips.
+    pub fn with_chips_per_zone(mut self, chips: u32) -> Result<Self, DeviceError> {
+        self.chips_per_zone = chips;
+        self.validate()?;
+        Ok(self)
+    }
+}
+
+fn zones(
+    zone_count: u32,
+    zone_size_bytes: u64,
+    zone_capacity_bytes: u64,
+    max_open_zones: u32,
+    max_active_zones: u32,
+) -> ZoneGeometry {
+    ZoneGeometry {
+        zone_count,
+        zone_size_bytes,
+        zone_capacity_bytes,
+        block_size_bytes: 4 * KIB,
+        max_open_zones,
+        max_active_zones,
+        // FEMU / ConfZNS default ZASL (unverified for the real devices).
+        zone_append_max_bytes: 128 * KIB,
+    }
+}
+
+/// Plain FEMU-like flash front end: no controller cost, no host link, no write buffer.
+fn femu_like(read_ns: u64, program_ns: u64, erase_ns: u64, xfer_ns: u64, link: u64) -> FlashTiming {
+    FlashTiming {
+        page_read_ns: read_ns,
+        page_program_ns: program_ns,
+        block_erase_ns: erase_ns,
+        channel_xfer_ns_per_page: xfer_ns,
+        host_link_bytes_per_s: link,
+        controller_read_ns: 0,
+        controller_write_ns: 0,
+        read_fixed_ns: 0,
+        write_fixed_ns: 0,
+        write_buffer_bytes: 0,
+        buffer_ns_per_4k: 0,
+        zone_mgmt_ns: 0,
+        finish: FinishModel::MetadataOnly,
+        reset_latency_table: Vec::new(),
+    }
+}
+
+/// SplitZNS (TACO'23) Table 1 / §5.1 on FEMU: 8 ch × 2 chips × 4 planes, 16 KiB pages, 8 MiB
+/// blocks, tR 35 µs, tPROG 960 µs, tBERS 3 ms, 160 zones of 512 MiB, 24 open / 24 active.
+/// Channel transfer 25 µs per 16 KiB page is ConfZNS's default (unverified for the paper);
+/// FEMU models no host link.
+fn splitzns_paper() -> Profile {
+    Profile {
+        name: "splitzns-paper".into(),
+        flash: FlashGeometry {
+            channels: 8,
+            chips_per_channel: 2,
+            dies_per_chip: 1,
+            planes_per_die: 4,
+            page_size_bytes: 16 * KIB,
+            pages_per_block: 512,
+        },
+        timing: femu_like(35 * US, 960 * US, 3 * MS, 25 * US, 0),
+        zones: zones(160, 512 * MIB, 512 * MIB, 24, 24),
+        chips_per_zone: 16,
+    }
+}
+
+/// Same-zone compaction paper (§VII.A) on ConfZNS: 16 dies (8 ch × 2), 4 planes (ConfZNS
+/// default), 16 KiB pages, tR 65 µs, tPROG 450 µs, tBERS 2 ms, 1 GiB zones, 62 zones ≈ 67 GB,
+/// 25 µs channel transfer and the 4034 MB/s PCIe model of ConfZNS, no open/active limits
+/// (ConfZNS default).
+fn caza_paper() -> Profile {
+    Profile {
+        name: "caza-paper".into(),
+        flash: FlashGeometry {
+            channels: 8,
+            chips_per_channel: 2,
+            dies_per_chip: 1,
+            planes_per_die: 4,
+            page_size_bytes: 16 * KIB,
+            pages_per_block: 1024,
+        },
+        timing: femu_like(65 * US, 450 * US, 2 * MS, 25 * US, 4_034_000_000),
+        zones: zones(62, GIB, GIB, 0, 0),
+        chips_per_zone: 16,
+    }
+}
+
+/// OAZA slides' simulated SSD: 8 ch × 2 chips × 2 dies × 4 planes, 256 blocks per plane, 256
+/// pages per block, 4 KiB pages, 256 zones of 128 MiB (zone parallelism 32 dies). Latencies are
+/// not given: FEMU's defaults (40 µs read, 200 µs program, 2 ms erase) and a 25 µs per 16 KiB
+/// channel rate are used (unverified).
+fn oaza_paper() -> Profile {
+    Profile {
+        name: "oaza-paper".into(),
+        flash: FlashGeometry {
+            channels: 8,
+            chips_per_channel: 2,
+            dies_per_chip: 2,
+            planes_per_die: 4,
+            page_size_bytes: 4 * KIB,
+            pages_per_block: 256,
+        },
+        timing: femu_like(40 * US, 200 * US, 2 * MS, 6_250, 0),
+        zones: zones(256, 128 * MIB, 128 * MIB, 0, 0),
+        chips_per_zone: 16,
+    }
+}
+
+/// WD Ultrastar DC ZN540-like, calibrated to published measurements (reference §9.1): 904
+/// zones of 2 GiB with 1077 MiB capacity, 14 open / 14 active, every zone over all 32 dies
+/// (8 ch × 4 LUN), 96 KiB one-shot TLC programs (3 × 32 KiB) of 2.6 ms so writes cap near
+/// 1.2 GB/s, tR 50 µs, controller 2.3 µs per read (436 K IOPS) and 7.5 µs per write, 400 MB/s
+/// per channel so that QD1 reads take 74 µs (4 KiB) and 105 µs (16 KiB), PCIe 3.05 GB/s, a
+/// 3 MiB write buffer acknowledging 4 KiB writes in ≈ 11 µs, resets interpolated from the
+/// measured table, finish padding at ≈ 1190 MiB/s.
+fn zn540() -> Profile {
+    let timing = FlashTiming {
+        page_read_ns: 50 * US,
+        page_program_ns: 2_600 * US,
+        block_erase_ns: 3_500 * US,
+        // 32 KiB at 400 MB/s.
+        channel_xfer_ns_per_page: 81_920,
+        host_link_bytes_per_s: 3_050_000_000,
+        controller_read_ns: 2_300,
+        controller_write_ns: 7_500,
+        read_fixed_ns: 11_700,
+        write_fixed_ns: 2_000,
+        write_buffer_bytes: 3 * MIB,
+        buffer_ns_per_4k: 600,
+        zone_mgmt_ns: 11 * US,
+        finish: FinishModel::Pad {
+            base_ns: 2_500 * US,
+            ns_per_mib: 840 * US,
+        },
+        reset_latency_table: vec![
+            (0, 1_600 * US),
+            (4 * KIB, 1_660 * US),
+            (67 * MIB, 5_100 * US),
+            (135 * MIB, 6_900 * US),
+            (269 * MIB, 8_700 * US),
+            (538 * MIB, 12_200 * US),
+            (1077 * MIB, 16_900 * US),
+        ],
+    };
+    Profile {
+        name: "zn540".into(),
+        flash: FlashGeometry {
+            channels: 8,
+            chips_per_channel: 4,
+            dies_per_chip: 1,
+            planes_per_die: 3,
+            page_size_bytes: 32 * KIB,
+            pages_per_block: 384,
+        },
+        timing,
+        zones: zones(904, 2 * GIB, 1077 * MIB, 14, 14),
+        chips_per_zone: 32,
+    }
+}
+
+/// A small device for tests: 2 ch × 2 chips × 2 planes, 4 KiB pages, 16 zones of 256 KiB with
+/// 192 KiB capacity, 3 open / 4 active.
+fn tiny() -> Profile {
+    Profile {
+        name: "tiny".into(),
+        flash: FlashGeometry {
+            channels: 2,
+            chips_per_channel: 2,
+            dies_per_chip: 1,
+            planes_per_die: 2,
+            page_size_bytes: 4 * KIB,
+            pages_per_block: 8,
+        },
+        timing: FlashTiming {
+            zone_mgmt_ns: 5 * US,
+            ..femu_like(20 * US, 100 * US, 500 * US, 4 * US, 0)
+        },
+        zones: ZoneGeometry {
+            zone_append_max_bytes: 32 * KIB,
+            ..zones(16, 256 * KIB, 192 * KIB, 3, 4)
+        },
+        chips_per_zone: 4,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_named_profile_is_valid() {
+        for name in PROFILE_NAMES {
+            let p = Profile::by_name(name).unwrap();
+            assert_eq!(p.name, name);
+        }
+        assert!(Profile::by_name("nope").is_err());
+    }
+
+    #[test]
+    fn paper_profiles_have_the_papers_sizes() {
+        let s = Profile::by_name("splitzns-paper").unwrap();
+        assert_eq!(s.zones.usable_bytes(), 80 * GIB);
+        assert_eq!(s.layout().unwrap().rows_per_zone(), 1);
+        let c = Profile::by_name("caza-paper").unwrap();
+        assert!((c.zones.usable_bytes() as f64 / 1e9 - 67.0).abs() < 1.0);
+        let o = Profile::by_name("oaza-paper").unwrap();
+        assert_eq!(o.zones.usable_bytes(), 32 * GIB);
+        assert_eq!(o.layout().unwrap().dies_per_zone(), 32);
+        let z = Profile::by_name("zn540").unwrap();
+        assert_eq!(z.zones.zone_capacity_bytes, 1077 * MIB);
+    }
+
+    #[test]
+    fn scaling_keeps_counts_and_shrinks_zones() {
+        let s = Profile::by_name("splitzns-paper")
+            .unwrap()
+            .scaled(parse_scale("1/8").unwrap())
+            .unwrap();
+        assert_eq!(s.zones.zone_count, 160);
+        assert_eq!(s.zones.zone_size_bytes, 64 * MIB);
+        assert_eq!(s.flash.pages_per_block, 64);
+        assert_eq!(s.name, "splitzns-paper@1/8");
+        assert!(Profile::by_name("tiny").unwrap().scaled(3).is_err());
+        assert!(parse_scale("1/0").is_err());
+        assert!(parse_scale("x").is_err());
+        assert_eq!(parse_scale("4").unwrap(), 4);
+    }
+
+    #[test]
+    fn chips_per_zone_override_is_checked() {
+        let p = Profile::by_name("splitzns-paper").unwrap();
+        assert!(p.clone().with_chips_per_zone(1).is_ok());
+        assert!(p.with_chips_per_zone(5).is_err());
+    }
+}

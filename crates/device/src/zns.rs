@@ -1,0 +1,282 @@
+//! The simulated ZNS SSD: the zone state machine, the flash timing engine and a payload store
+//! behind the [`ZonedDevice`] trait, in the virtual time of an [`Env`].
+//!
+//! A request is admitted when it is issued: the zone table checks it (a rejected request changes
+//! nothing), the timing engine books its flash work, the payload store takes its bytes. The
+//! returned future then waits until the booked completion time. The write-pointer checker runs
+//! before admission and after completion.
+
+use std::sync::{Mutex, PoisonError};
+
+use zonedb_env::Env;
+
+use crate::checker::WritePointerChecker;
+use crate::flash::TimingEngine;
+use crate::payload::Payload;
+use crate::profile::Profile;
+use crate::zone::{ZoneGeometry, ZoneInfo, ZoneState, ZoneTable};
+use crate::{DeviceError, DeviceStats, IoClass, ZoneOp, ZonedDevice};
+
+/// Where a write goes.
+#[derive(Debug, Clone, Copy)]
+enum Target {
+    At(u64),
+    Append(u32),
+}
+
+#[derive(Debug)]
+struct State {
+    table: ZoneTable,
+    engine: TimingEngine,
+    checker: WritePointerChecker,
+    /// Bytes actually programmed per zone (a finish moves the write pointer, not this).
+    programmed: Vec<u64>,
+    stats: DeviceStats,
+}
+
+/// A simulated ZNS SSD.
+#[derive(Debug)]
+pub struct ZnsSsd<E: Env> {
+    env: E,
+    profile: Profile,
+    state: Mutex<State>,
+    payload: Payload,
+}
+
+impl<E: Env> ZnsSsd<E> {
+    /// A new, empty device.
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidConfig`] when the profile is inconsistent.
+    pub fn new(env: E, profile: Profile, payload: Payload) -> Result<Self, DeviceError> {
+        profile.validate()?;
+        let layout = profile.layout()?;
+        let table = ZoneTable::new(profile.zones.clone())?;
+        let state = State {
+            engine: TimingEngine::new(layout, profile.timing.clone()),
+            checker: WritePointerChecker::new(cfg!(debug_assertions)),
+            programmed: vec![0; profile.zones.zone_count as usize],
+            table,
+            stats: DeviceStats::default(),
+        };
+        Ok(Self {
+            env,
+            profile,
+            state: Mutex::new(state),
+            payload,
+        })
+    }
+
+    /// Turns the write-pointer checker on or off (on by default in debug builds).
+    pub fn set_checking(&self, enabled: bool) {
+        self.lock().checker = WritePointerChecker::new(enabled);
+    }
+
+    /// The profile.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// Erase count of every flash block.
+    pub fn erase_counts(&self) -> Vec<u32> {
+        self.lock().engine.erase_counts().to_vec()
+    }
+
+    /// Busy time booked on each die so far.
+    pub fn die_busy_ns(&self) -> Vec<u64> {
+        self.lock().engine.die_busy_ns()
+    }
+
+    /// Bytes of payload held in memory.
+    pub fn resident_bytes(&self) -> u64 {
+        self.payload.resident_bytes()
+    }
+
+    /// Media failure injection: the zone turns read-only (then may be taken offline).
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidTransition`] or [`DeviceError::OutOfRange`].
+    pub fn fail_zone(&self, zone: u32, offline: bool) -> Result<(), DeviceError> {
+        let mut s = self.lock();
+        s.table.set_read_only(zone)?;
+        if offline {
+            s.table.set_offline(zone)?;
+        }
+        Ok(())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn check_after(&self, moment: &str) {
+        let mut s = self.lock();
+        let State { table, checker, .. } = &mut *s;
+        checker.check(table, moment, None);
+    }
+
+    async fn complete<T>(&self, at: u64, value: T, moment: &str) -> Result<T, DeviceError> {
+        self.env.sleep_until(at).await;
+        self.check_after(moment);
+        Ok(value)
+    }
+
+    fn admit_write(&self, target: Target, data: &[u8]) -> Result<(u64, u64), DeviceError> {
+        let len = data.len() as u64;
+        let now = self.env.now();
+        let mut s = self.lock();
+        let State {
+            table,
+            checker,
+            engine,
+            programmed,
+            stats,
+        } = &mut *s;
+        checker.check(table, "before write", None);
+        let adm = match target {
+            Target::At(off) => table.admit_write(off, len)?,
+            Target::Append(zone) => table.admit_append(zone, len)?,
+        };
+        let g = table.geometry();
+        let start = g.zone_start(adm.zone);
+        let rel = adm.offset - start;
+        let done = engine.write(now, adm.zone, rel, len, g.zone_capacity_bytes);
+        programmed[adm.zone as usize] = rel + len;
+        stats.bytes_written += len;
+        stats.writes += 1;
+        stats.page_ops = engine.page_ops();
+        checker.check(table, "after write admission", None);
+        drop(s);
+        self.payload.write(adm.zone, start, adm.offset, data)?;
+        Ok((adm.offset, done))
+    }
+}
+
+impl<E: Env> ZonedDevice for ZnsSsd<E> {
+    fn geometry(&self) -> &ZoneGeometry {
+        &self.profile.zones
+    }
+
+    fn report_zones(&self, first: u32, count: u32) -> Vec<ZoneInfo> {
+        self.lock().table.report(first, count)
+    }
+
+    fn read(
+        &self,
+        offset: u64,
+        len: u64,
+        _class: IoClass,
+    ) -> impl Future<Output = Result<Vec<u8>, DeviceError>> + Send {
+        let admitted = (|| {
+            let now = self.env.now();
+            let mut s = self.lock();
+            let zone = s.table.check_read(offset, len)?;
+            let start = s.table.geometry().zone_start(zone);
+            let done = s.engine.read(now, zone, offset - start, len);
+            s.stats.bytes_read += len;
+            s.stats.reads += 1;
+            s.stats.page_ops = s.engine.page_ops();
+            drop(s);
+            Ok::<_, DeviceError>((self.payload.read(zone, start, offset, len)?, done))
+        })();
+        async move {
+            let (data, done) = admitted?;
+            self.complete(done, data, "after read").await
+        }
+    }
+
+    fn write(
+        &self,
+        offset: u64,
+        data: &[u8],
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        let admitted = self.admit_write(Target::At(offset), data);
+        async move {
+            let (_, done) = admitted?;
+            self.complete(done, (), "after write").await
+        }
+    }
+
+    fn append(
+        &self,
+        zone: u32,
+        data: &[u8],
+    ) -> impl Future<Output = Result<u64, DeviceError>> + Send {
+        let admitted = self.admit_write(Target::Append(zone), data);
+        async move {
+            let (offset, done) = admitted?;
+            self.complete(done, offset, "after append").await
+        }
+    }
+
+    fn manage(
+        &self,
+        zone: u32,
+        op: ZoneOp,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        let admitted = (|| {
+            let now = self.env.now();
+            let mut s = self.lock();
+            let State {
+                table,
+                checker,
+                engine,
+                programmed,
+                stats,
+            } = &mut *s;
+            checker.check(table, "before zone management", None);
+            let before = table.info(zone)?;
+            let done = match op {
+                ZoneOp::Open => {
+                    table.open(zone)?;
+                    engine.manage(now)
+                }
+                ZoneOp::Close => {
+                    table.close(zone)?;
+                    engine.manage(now)
+                }
+                ZoneOp::Finish => {
+                    let out = table.finish(zone)?;
+                    if out.changed {
+                        stats.zone_finishes += 1;
+                    }
+                    let unwritten = table.geometry().zone_capacity_bytes - before.written_bytes();
+                    engine.finish(now, zone, unwritten, before.state == ZoneState::Empty)
+                }
+                ZoneOp::Reset => {
+                    let out = table.reset(zone)?;
+                    let prog = std::mem::take(&mut programmed[zone as usize]);
+                    if out.changed {
+                        stats.zone_resets += 1;
+                        let erases_before = engine.block_erases();
+                        let done = engine.reset(now, zone, prog);
+                        stats.block_erases += engine.block_erases() - erases_before;
+                        self.payload.discard_zone(zone);
+                        done
+                    } else {
+                        engine.manage(now)
+                    }
+                }
+                ZoneOp::Offline => table.set_offline(zone).map(|_| engine.manage(now))?,
+                ZoneOp::ReadOnly => table.set_read_only(zone).map(|_| engine.manage(now))?,
+            };
+            let reset_zone = (op == ZoneOp::Reset).then_some(zone);
+            checker.check(table, "after zone management", reset_zone);
+            Ok::<u64, DeviceError>(done)
+        })();
+        async move {
+            let done = admitted?;
+            self.complete(done, (), "after zone management").await
+        }
+    }
+
+    /// A flush: completes when every acknowledged write has left the write buffer.
+    fn sync(&self) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        let done = self.lock().engine.flush_done_ns(self.env.now());
+        async move { self.complete(done, (), "after flush").await }
+    }
+
+    fn stats(&self) -> DeviceStats {
+        self.lock().stats
+    }
+}

@@ -1,0 +1,764 @@
+//! The file-backed zoned device of real mode: a directory holding the zones' bytes, write
+//! pointers and states, surviving process restarts, with exactly the NVMe ZNS semantics of the
+//! shared [`ZoneTable`] (every check is the table's; this module only persists its outcome).
+//!
+//! # On-disk format (version 1, all integers little-endian)
+//!
+//! The directory holds four files:
+//!
+//! - `HEADER` ([`HEADER_LEN`] = 68 bytes), written once by [`ZoneFileDevice::create`] through a
+//!   temporary file and a rename, so a device exists exactly when its header does:
+//!
+//!   | bytes  | field                                   |
+//!   |--------|-----------------------------------------|
+//!   | 0..8   | magic [`MAGIC`] (`ZDBZONEF`)            |
+//!   | 8..12  | format version ([`FORMAT_VERSION`])     |
+//!   | 12..16 | zone record length ([`RECORD_LEN`])     |
+//!   | 16..20 | zone count                              |
+//!   | 20..24 | max open zones (0 = no limit)           |
+//!   | 24..28 | max active zones (0 = no limit)         |
+//!   | 28..32 | reserved, zero                          |
+//!   | 32..40 | zone size, bytes                        |
+//!   | 40..48 | zone capacity, bytes                    |
+//!   | 48..56 | logical block size, bytes               |
+//!   | 56..64 | zone append limit, bytes                |
+//!   | 64..68 | CRC32C of bytes 0..64                   |
+//!
+//! - `ZONES`: one [`RECORD_LEN`] = 64-byte record per zone, zone `z` at byte `64 * z` (records
+//!   never straddle a 512-byte sector):
+//!
+//!   | bytes  | field                                                        |
+//!   |--------|--------------------------------------------------------------|
+//!   | 0      | NVMe zone state code ([`ZoneState::code`])                   |
+//!   | 1..4   | reserved, zero                                               |
+//!   | 4..8   | zone index (catches misplaced records)                       |
+//!   | 8..16  | write pointer, device byte offset                            |
+//!   | 16..24 | programmed bytes from the zone start (data really written;   |
+//!   |        | below the write pointer after a finish)                      |
+//!   | 24..32 | generation: incremented by every rewrite of the record       |
+//!   | 32..60 | reserved, zero                                               |
+//!   | 60..64 | CRC32C of bytes 0..60                                        |
+//!
+//! - `DATA`: a sparse file of zone count × zone size bytes; zone `z` starts at `z * zone size`.
+//! - `LOCK`: empty; an exclusive advisory lock on it is held while a device is open.
+//!
+//! # Ordering and durability
+//!
+//! Every state change is admitted by the table first; then, for writes and appends, the data is
+//! written with `pwrite`, and then the changed zone records (the written zone, and a zone the
+//! admission closed automatically) are rewritten with `pwrite`. A request is acknowledged once
+//! both returned, so the page cache holds it and a process kill (even SIGKILL) never loses an
+//! acknowledged request. A kill between the two writes loses only the unacknowledged request.
+//!
+//! Power loss: [`ZonedDevice::sync`] makes everything acknowledged durable (`fdatasync` of the
+//! data, then of the zone records). With [`ZoneFileDevice::set_sync_every_write`] each request
+//! is durable when acknowledged (data synced before its record is written, record synced after).
+//!
+//! Reads return zeros for bytes below the write pointer that were never programmed (the tail a
+//! finish skipped), so bytes from before a reset are never visible; the bytes of a reset zone
+//! are left in the file (reads beyond the write pointer are rejected anyway).
+//!
+//! If a `pwrite` or `fdatasync` fails, the zone table may already have advanced past data that
+//! is not in the file, so the device refuses every further request with an I/O error; reopening
+//! it reloads the persisted records.
+//!
+//! Concurrency: one mutex guards the table, the checker and the records, and is held across the
+//! file I/O of a request, so the order of admissions to a zone is the order of its data writes.
+
+use std::fs::{self, File, OpenOptions, TryLockError};
+use std::io::{self, ErrorKind, Read, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use crate::checker::WritePointerChecker;
+use crate::zone::{ZoneGeometry, ZoneInfo, ZoneState, ZoneTable};
+use crate::{DeviceError, DeviceStats, IoClass, ZoneOp, ZonedDevice};
+
+/// Name of the header file inside a device directory.
+pub const HEADER_FILE: &str = "HEADER";
+/// Name of the zone-state file (one record per zone).
+pub const ZONES_FILE: &str = "ZONES";
+/// Name of the sparse data file.
+pub const DATA_FILE: &str = "DATA";
+/// Name of the lock file.
+pub const LOCK_FILE: &str = "LOCK";
+/// Temporary name of the header while a device is being created.
+const HEADER_TMP_FILE: &str = "HEADER.tmp";
+
+/// Magic bytes opening the header.
+pub const MAGIC: [u8; 8] = *b"ZDBZONEF";
+/// Current on-disk format version.
+pub const FORMAT_VERSION: u32 = 1;
+/// Header length in bytes, CRC included.
+pub const HEADER_LEN: usize = 68;
+/// Zone record length in bytes, CRC included.
+pub const RECORD_LEN: usize = 64;
+
+fn get_u32(b: &[u8], at: usize) -> u32 {
+    let mut x = [0u8; 4];
+    x.copy_from_slice(&b[at..at + 4]);
+    u32::from_le_bytes(x)
+}
+
+fn get_u64(b: &[u8], at: usize) -> u64 {
+    let mut x = [0u8; 8];
+    x.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(x)
+}
+
+fn put_u32(b: &mut [u8], at: usize, v: u32) {
+    b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+fn put_u64(b: &mut [u8], at: usize, v: u64) {
+    b[at..at + 8].copy_from_slice(&v.to_le_bytes());
+}
+
+fn encode_header(g: &ZoneGeometry) -> [u8; HEADER_LEN] {
+    let mut b = [0u8; HEADER_LEN];
+    b[0..8].copy_from_slice(&MAGIC);
+    put_u32(&mut b, 8, FORMAT_VERSION);
+    put_u32(&mut b, 12, RECORD_LEN as u32);
+    put_u32(&mut b, 16, g.zone_count);
+    put_u32(&mut b, 20, g.max_open_zones);
+    put_u32(&mut b, 24, g.max_active_zones);
+    put_u64(&mut b, 32, g.zone_size_bytes);
+    put_u64(&mut b, 40, g.zone_capacity_bytes);
+    put_u64(&mut b, 48, g.block_size_bytes);
+    put_u64(&mut b, 56, g.zone_append_max_bytes);
+    let crc = crc32c::crc32c(&b[..HEADER_LEN - 4]);
+    put_u32(&mut b, HEADER_LEN - 4, crc);
+    b
+}
+
+fn decode_header(b: &[u8]) -> Result<ZoneGeometry, DeviceError> {
+    if b.len() < MAGIC.len() || b[..MAGIC.len()] != MAGIC {
+        return Err(DeviceError::Corrupt(
+            "header magic mismatch: not a zone file device",
+        ));
+    }
+    if b.len() != HEADER_LEN {
+        return Err(DeviceError::Corrupt("header has the wrong length"));
+    }
+    if crc32c::crc32c(&b[..HEADER_LEN - 4]) != get_u32(b, HEADER_LEN - 4) {
+        return Err(DeviceError::Corrupt("header checksum mismatch"));
+    }
+    if get_u32(b, 8) != FORMAT_VERSION {
+        return Err(DeviceError::Corrupt("unsupported zone file format version"));
+    }
+    if get_u32(b, 12) as usize != RECORD_LEN {
+        return Err(DeviceError::Corrupt(
+            "header names an unsupported zone record length",
+        ));
+    }
+    let geometry = ZoneGeometry {
+        zone_count: get_u32(b, 16),
+        max_open_zones: get_u32(b, 20),
+        max_active_zones: get_u32(b, 24),
+        zone_size_bytes: get_u64(b, 32),
+        zone_capacity_bytes: get_u64(b, 40),
+        block_size_bytes: get_u64(b, 48),
+        zone_append_max_bytes: get_u64(b, 56),
+    };
+    geometry
+        .validate()
+        .map_err(|_| DeviceError::Corrupt("header geometry is invalid"))?;
+    Ok(geometry)
+}
+
+/// One zone's persisted record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Record {
+    state: ZoneState,
+    write_pointer: u64,
+    /// Bytes really written from the zone start.
+    programmed: u64,
+    generation: u64,
+}
+
+impl Record {
+    fn encode(&self, zone: u32) -> [u8; RECORD_LEN] {
+        let mut b = [0u8; RECORD_LEN];
+        b[0] = self.state.code();
+        put_u32(&mut b, 4, zone);
+        put_u64(&mut b, 8, self.write_pointer);
+        put_u64(&mut b, 16, self.programmed);
+        put_u64(&mut b, 24, self.generation);
+        let crc = crc32c::crc32c(&b[..RECORD_LEN - 4]);
+        put_u32(&mut b, RECORD_LEN - 4, crc);
+        b
+    }
+
+    fn decode(zone: u32, b: &[u8; RECORD_LEN]) -> Result<Self, DeviceError> {
+        if crc32c::crc32c(&b[..RECORD_LEN - 4]) != get_u32(b, RECORD_LEN - 4) {
+            return Err(DeviceError::Corrupt("zone record checksum mismatch"));
+        }
+        if get_u32(b, 4) != zone {
+            return Err(DeviceError::Corrupt("zone record stored in the wrong slot"));
+        }
+        let state =
+            ZoneState::from_code(b[0]).ok_or(DeviceError::Corrupt("unknown zone state code"))?;
+        Ok(Self {
+            state,
+            write_pointer: get_u64(b, 8),
+            programmed: get_u64(b, 16),
+            generation: get_u64(b, 24),
+        })
+    }
+
+    /// Same persisted zone state, generation aside.
+    fn same_state(&self, other: &Self) -> bool {
+        self.state == other.state
+            && self.write_pointer == other.write_pointer
+            && self.programmed == other.programmed
+    }
+}
+
+/// Reads and verifies the header of the device in `dir`; takes no lock.
+///
+/// # Errors
+/// [`DeviceError::Io`] when the header cannot be read (`NotFound` when there is no device),
+/// [`DeviceError::Corrupt`] when it is damaged or of another format.
+pub fn geometry_from_dir(dir: &Path) -> Result<ZoneGeometry, DeviceError> {
+    let f = File::open(dir.join(HEADER_FILE))?;
+    let mut bytes = Vec::with_capacity(HEADER_LEN);
+    // Read at most one byte more than a valid header, so a huge file costs nothing.
+    f.take(HEADER_LEN as u64 + 1).read_to_end(&mut bytes)?;
+    decode_header(&bytes)
+}
+
+/// Whether `dir` holds a zone file device (its header exists; it may still be damaged).
+///
+/// # Errors
+/// [`DeviceError::Io`] when the directory cannot be inspected.
+pub fn device_exists(dir: &Path) -> Result<bool, DeviceError> {
+    Ok(dir.join(HEADER_FILE).try_exists()?)
+}
+
+fn lock_dir(dir: &Path) -> Result<File, DeviceError> {
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(dir.join(LOCK_FILE))?;
+    match f.try_lock() {
+        Ok(()) => Ok(f),
+        Err(TryLockError::WouldBlock) => Err(DeviceError::Locked),
+        Err(TryLockError::Error(e)) => Err(DeviceError::Io(e)),
+    }
+}
+
+fn already_exists(dir: &Path) -> DeviceError {
+    DeviceError::InvalidConfig(format!(
+        "a zone file device already exists in {}; open it instead",
+        dir.display()
+    ))
+}
+
+/// Where a write goes.
+#[derive(Debug, Clone, Copy)]
+enum Target {
+    At(u64),
+    Append(u32),
+}
+
+#[derive(Debug)]
+struct Inner {
+    table: ZoneTable,
+    checker: WritePointerChecker,
+    /// What `ZONES` holds for each zone.
+    records: Vec<Record>,
+    stats: DeviceStats,
+    sync_every_write: bool,
+    /// Set by a failed write or sync: the table may be ahead of the files.
+    failed: Option<String>,
+}
+
+impl Inner {
+    fn healthy(&self) -> Result<(), DeviceError> {
+        match &self.failed {
+            None => Ok(()),
+            Some(why) => Err(DeviceError::Io(io::Error::other(format!(
+                "zone file device failed earlier and must be reopened: {why}"
+            )))),
+        }
+    }
+
+    fn fail(&mut self, e: &DeviceError) {
+        self.failed.get_or_insert_with(|| e.to_string());
+    }
+
+    /// Rewrites the record of `zone` when the table's view of it (and `programmed`, when given)
+    /// differs from the persisted record. Returns whether it wrote.
+    fn persist(
+        &mut self,
+        zones: &File,
+        zone: u32,
+        programmed: Option<u64>,
+    ) -> Result<bool, DeviceError> {
+        let info = self.table.info(zone)?;
+        let slot = self
+            .records
+            .get_mut(zone as usize)
+            .ok_or(DeviceError::OutOfRange {
+                what: "zone",
+                value: u64::from(zone),
+                limit: u64::from(self.table.geometry().zone_count),
+            })?;
+        let next = Record {
+            state: info.state,
+            write_pointer: info.write_pointer,
+            programmed: programmed.unwrap_or(slot.programmed),
+            generation: slot.generation.wrapping_add(1),
+        };
+        if next.same_state(slot) {
+            return Ok(false);
+        }
+        zones.write_all_at(&next.encode(zone), u64::from(zone) * RECORD_LEN as u64)?;
+        *slot = next;
+        Ok(true)
+    }
+
+    /// With checking on: the persisted records equal the table.
+    fn check_records(&self, moment: &str) {
+        if !self.checker.enabled() {
+            return;
+        }
+        let infos = self.table.report(0, self.table.geometry().zone_count);
+        assert_eq!(
+            infos.len(),
+            self.records.len(),
+            "zone file ({moment}): record count"
+        );
+        for (info, r) in infos.iter().zip(&self.records) {
+            assert!(
+                r.state == info.state
+                    && r.write_pointer == info.write_pointer
+                    && r.programmed <= info.written_bytes(),
+                "zone file ({moment}): zone {} persisted as {:?} at {} ({} programmed) but the table has {:?} at {}",
+                info.index,
+                r.state,
+                r.write_pointer,
+                r.programmed,
+                info.state,
+                info.write_pointer
+            );
+        }
+    }
+}
+
+/// A zoned device backed by files in a directory; see the [module docs](self) for the format.
+///
+/// Open zones come back closed after a reopen, as after a controller power cycle. Dropping the
+/// device does not sync: acknowledged requests survive a process exit or kill through the page
+/// cache; call [`ZonedDevice::sync`] for power-loss durability.
+#[derive(Debug)]
+pub struct ZoneFileDevice {
+    dir: PathBuf,
+    geometry: ZoneGeometry,
+    data: File,
+    zones: File,
+    /// Holds the exclusive lock while the device is open.
+    _lock: File,
+    inner: Mutex<Inner>,
+}
+
+impl ZoneFileDevice {
+    /// Creates a device of `geometry` in `dir` (created if needed) and opens it.
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidConfig`] for an inconsistent geometry or when `dir` already holds a
+    /// device, [`DeviceError::Locked`] when another handle holds the directory,
+    /// [`DeviceError::Io`] when the files cannot be written.
+    pub fn create(dir: &Path, geometry: ZoneGeometry) -> Result<Self, DeviceError> {
+        geometry.validate()?;
+        if device_exists(dir)? {
+            return Err(already_exists(dir));
+        }
+        fs::create_dir_all(dir)?;
+        let lock = lock_dir(dir)?;
+        if device_exists(dir)? {
+            return Err(already_exists(dir));
+        }
+        // Files left by an interrupted create are overwritten; the header comes last.
+        let data = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(dir.join(DATA_FILE))?;
+        data.set_len(geometry.device_size_bytes())?;
+        data.sync_all()?;
+        let mut bytes = Vec::with_capacity(geometry.zone_count as usize * RECORD_LEN);
+        for z in 0..geometry.zone_count {
+            let r = Record {
+                state: ZoneState::Empty,
+                write_pointer: geometry.zone_start(z),
+                programmed: 0,
+                generation: 0,
+            };
+            bytes.extend_from_slice(&r.encode(z));
+        }
+        let zones = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(dir.join(ZONES_FILE))?;
+        zones.write_all_at(&bytes, 0)?;
+        zones.sync_all()?;
+        let tmp = dir.join(HEADER_TMP_FILE);
+        let mut header = File::create(&tmp)?;
+        header.write_all(&encode_header(&geometry))?;
+        header.sync_all()?;
+        fs::rename(&tmp, dir.join(HEADER_FILE))?;
+        File::open(dir)?.sync_all()?;
+        Self::open_locked(dir, lock)
+    }
+
+    /// Opens the device in `dir`, restoring its zones (open zones come back closed).
+    ///
+    /// # Errors
+    /// [`DeviceError::Locked`] when another handle has it open, [`DeviceError::Corrupt`] when
+    /// the header, a zone record or a file size is damaged or inconsistent,
+    /// [`DeviceError::Io`] when a file cannot be read (`NotFound` when there is no device).
+    pub fn open(dir: &Path) -> Result<Self, DeviceError> {
+        if !device_exists(dir)? {
+            return Err(DeviceError::Io(io::Error::new(
+                ErrorKind::NotFound,
+                format!("no zone file device in {}", dir.display()),
+            )));
+        }
+        let lock = lock_dir(dir)?;
+        Self::open_locked(dir, lock)
+    }
+
+    /// Opens the device in `dir` if there is one (its geometry must equal `geometry`), else
+    /// creates it.
+    ///
+    /// # Errors
+    /// As [`ZoneFileDevice::open`] and [`ZoneFileDevice::create`];
+    /// [`DeviceError::InvalidConfig`] when the existing device has another geometry.
+    pub fn open_or_create(dir: &Path, geometry: ZoneGeometry) -> Result<Self, DeviceError> {
+        if !device_exists(dir)? {
+            return Self::create(dir, geometry);
+        }
+        let dev = Self::open(dir)?;
+        if dev.geometry != geometry {
+            return Err(DeviceError::InvalidConfig(format!(
+                "the device in {} has geometry {:?}, not the requested {:?}",
+                dir.display(),
+                dev.geometry,
+                geometry
+            )));
+        }
+        Ok(dev)
+    }
+
+    fn open_locked(dir: &Path, lock: File) -> Result<Self, DeviceError> {
+        let geometry = geometry_from_dir(dir)?;
+        let zones = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(dir.join(ZONES_FILE))?;
+        let records_len = u64::from(geometry.zone_count) * RECORD_LEN as u64;
+        if zones.metadata()?.len() != records_len {
+            return Err(DeviceError::Corrupt(
+                "zone-state file size does not match the zone count",
+            ));
+        }
+        let mut bytes = vec![0u8; geometry.zone_count as usize * RECORD_LEN];
+        zones.read_exact_at(&mut bytes, 0)?;
+        let (chunks, _) = bytes.as_chunks::<RECORD_LEN>();
+        let records = chunks
+            .iter()
+            .zip(0u32..)
+            .map(|(chunk, z)| Record::decode(z, chunk))
+            .collect::<Result<Vec<_>, _>>()?;
+        let data = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(dir.join(DATA_FILE))?;
+        if data.metadata()?.len() != geometry.device_size_bytes() {
+            return Err(DeviceError::Corrupt(
+                "data file size does not match the geometry",
+            ));
+        }
+        let saved: Vec<(ZoneState, u64)> =
+            records.iter().map(|r| (r.state, r.write_pointer)).collect();
+        let table = ZoneTable::restore(geometry.clone(), &saved)?;
+        table
+            .check_invariants()
+            .map_err(|_| DeviceError::Corrupt("restored zone states are inconsistent"))?;
+        for (info, r) in table.report(0, geometry.zone_count).iter().zip(&records) {
+            if r.programmed > info.written_bytes() {
+                return Err(DeviceError::Corrupt(
+                    "zone record claims data beyond its write pointer",
+                ));
+            }
+        }
+        let mut inner = Inner {
+            table,
+            checker: WritePointerChecker::new(cfg!(debug_assertions)),
+            records,
+            stats: DeviceStats::default(),
+            sync_every_write: false,
+            failed: None,
+        };
+        // Persist what the restore changed (open zones are closed now).
+        for z in 0..geometry.zone_count {
+            inner.persist(&zones, z, None)?;
+        }
+        let Inner { table, checker, .. } = &mut inner;
+        checker.check(table, "after open", None);
+        inner.check_records("after open");
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            geometry,
+            data,
+            zones,
+            _lock: lock,
+            inner: Mutex::new(inner),
+        })
+    }
+
+    /// The device directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Makes every write durable on acknowledgement (power-loss safe, slow) or only on
+    /// [`ZonedDevice::sync`] (the default; process kills never lose acknowledged requests).
+    pub fn set_sync_every_write(&self, enabled: bool) {
+        self.lock().sync_every_write = enabled;
+    }
+
+    /// Whether every write is synced on acknowledgement.
+    pub fn sync_every_write(&self) -> bool {
+        self.lock().sync_every_write
+    }
+
+    /// Turns the write-pointer checker (and the check that the persisted records equal the
+    /// table) on or off; on by default in debug builds.
+    pub fn set_checking(&self, enabled: bool) {
+        self.lock().checker = WritePointerChecker::new(enabled);
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn read_now(&self, offset: u64, len: u64) -> Result<Vec<u8>, DeviceError> {
+        let mut s = self.lock();
+        s.healthy()?;
+        let zone = s.table.check_read(offset, len)?;
+        let start = self.geometry.zone_start(zone);
+        let programmed = s.records.get(zone as usize).map_or(0, |r| r.programmed);
+        // Bytes below the write pointer that were never programmed (after a finish) read as 0.
+        let n = (start + programmed).saturating_sub(offset).min(len);
+        let mut buf = vec![0u8; len as usize];
+        if n > 0 {
+            self.data.read_exact_at(&mut buf[..n as usize], offset)?;
+        }
+        s.stats.reads += 1;
+        s.stats.bytes_read += len;
+        Ok(buf)
+    }
+
+    fn write_now(&self, target: Target, data: &[u8]) -> Result<u64, DeviceError> {
+        let len = data.len() as u64;
+        let mut guard = self.lock();
+        let s = &mut *guard;
+        s.healthy()?;
+        s.checker.check(&s.table, "before write", None);
+        let adm = match target {
+            Target::At(offset) => s.table.admit_write(offset, len)?,
+            Target::Append(zone) => s.table.admit_append(zone, len)?,
+        };
+        let programmed = adm.offset - self.geometry.zone_start(adm.zone) + len;
+        let committed = (|| {
+            self.data.write_all_at(data, adm.offset)?;
+            if s.sync_every_write {
+                self.data.sync_data()?;
+            }
+            if let Some(closed) = adm.auto_closed {
+                s.persist(&self.zones, closed, None)?;
+            }
+            s.persist(&self.zones, adm.zone, Some(programmed))?;
+            if s.sync_every_write {
+                self.zones.sync_data()?;
+            }
+            Ok::<(), DeviceError>(())
+        })();
+        if let Err(e) = committed {
+            s.fail(&e);
+            return Err(e);
+        }
+        s.stats.writes += 1;
+        s.stats.bytes_written += len;
+        s.checker.check(&s.table, "after write", None);
+        s.check_records("after write");
+        Ok(adm.offset)
+    }
+
+    fn manage_now(&self, zone: u32, op: ZoneOp) -> Result<(), DeviceError> {
+        let mut guard = self.lock();
+        let s = &mut *guard;
+        s.healthy()?;
+        s.checker.check(&s.table, "before zone management", None);
+        let out = match op {
+            ZoneOp::Open => s.table.open(zone)?,
+            ZoneOp::Close => s.table.close(zone)?,
+            ZoneOp::Finish => s.table.finish(zone)?,
+            ZoneOp::Reset => s.table.reset(zone)?,
+            ZoneOp::ReadOnly => s.table.set_read_only(zone)?,
+            ZoneOp::Offline => s.table.set_offline(zone)?,
+        };
+        let programmed = (op == ZoneOp::Reset).then_some(0);
+        let committed = s.persist(&self.zones, zone, programmed).and_then(|wrote| {
+            if wrote && s.sync_every_write {
+                self.zones.sync_data()?;
+            }
+            Ok(())
+        });
+        if let Err(e) = committed {
+            s.fail(&e);
+            return Err(e);
+        }
+        if out.changed {
+            match op {
+                ZoneOp::Finish => s.stats.zone_finishes += 1,
+                ZoneOp::Reset => s.stats.zone_resets += 1,
+                _ => {}
+            }
+        }
+        let reset_zone = (op == ZoneOp::Reset).then_some(zone);
+        s.checker
+            .check(&s.table, "after zone management", reset_zone);
+        s.check_records("after zone management");
+        Ok(())
+    }
+
+    fn sync_now(&self) -> Result<(), DeviceError> {
+        // Held so that no record can become durable ahead of its data in between the syncs.
+        let mut s = self.lock();
+        s.healthy()?;
+        let synced = self.data.sync_data().and_then(|()| self.zones.sync_data());
+        if let Err(e) = synced {
+            let e = DeviceError::Io(e);
+            s.fail(&e);
+            return Err(e);
+        }
+        Ok(())
+    }
+}
+
+impl ZonedDevice for ZoneFileDevice {
+    fn geometry(&self) -> &ZoneGeometry {
+        &self.geometry
+    }
+
+    fn report_zones(&self, first: u32, count: u32) -> Vec<ZoneInfo> {
+        self.lock().table.report(first, count)
+    }
+
+    fn read(
+        &self,
+        offset: u64,
+        len: u64,
+        _class: IoClass,
+    ) -> impl Future<Output = Result<Vec<u8>, DeviceError>> + Send {
+        std::future::ready(self.read_now(offset, len))
+    }
+
+    fn write(
+        &self,
+        offset: u64,
+        data: &[u8],
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        std::future::ready(self.write_now(Target::At(offset), data).map(|_| ()))
+    }
+
+    fn append(
+        &self,
+        zone: u32,
+        data: &[u8],
+    ) -> impl Future<Output = Result<u64, DeviceError>> + Send {
+        std::future::ready(self.write_now(Target::Append(zone), data))
+    }
+
+    fn manage(
+        &self,
+        zone: u32,
+        op: ZoneOp,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        std::future::ready(self.manage_now(zone, op))
+    }
+
+    fn sync(&self) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        std::future::ready(self.sync_now())
+    }
+
+    fn stats(&self) -> DeviceStats {
+        self.lock().stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn geometry() -> ZoneGeometry {
+        ZoneGeometry {
+            zone_count: 4,
+            zone_size_bytes: 64 * 1024,
+            zone_capacity_bytes: 48 * 1024,
+            block_size_bytes: 4096,
+            max_open_zones: 2,
+            max_active_zones: 3,
+            zone_append_max_bytes: 16 * 1024,
+        }
+    }
+
+    #[test]
+    fn header_round_trips_and_rejects_every_flipped_bit() {
+        let g = geometry();
+        let h = encode_header(&g);
+        assert_eq!(decode_header(&h).ok(), Some(g));
+        for byte in 0..HEADER_LEN {
+            for bit in 0..8 {
+                let mut bad = h;
+                bad[byte] ^= 1 << bit;
+                assert!(matches!(decode_header(&bad), Err(DeviceError::Corrupt(_))));
+            }
+        }
+        assert!(matches!(
+            decode_header(&h[..10]),
+            Err(DeviceError::Corrupt(_))
+        ));
+        assert!(matches!(decode_header(&[]), Err(DeviceError::Corrupt(_))));
+    }
+
+    #[test]
+    fn record_round_trips_and_rejects_every_flipped_bit() {
+        let r = Record {
+            state: ZoneState::Closed,
+            write_pointer: 3 * 65536 + 8192,
+            programmed: 8192,
+            generation: 7,
+        };
+        let b = r.encode(3);
+        assert_eq!(Record::decode(3, &b).ok(), Some(r));
+        assert!(Record::decode(2, &b).is_err());
+        for byte in 0..RECORD_LEN {
+            for bit in 0..8 {
+                let mut bad = b;
+                bad[byte] ^= 1 << bit;
+                assert!(Record::decode(3, &bad).is_err());
+            }
+        }
+        assert!(Record::decode(0, &[0u8; RECORD_LEN]).is_err());
+    }
+}

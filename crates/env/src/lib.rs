@@ -1,0 +1,75 @@
+//! The environment every ZoneDB engine type is generic over.
+//!
+//! [`Env`] gives engine code time (`u64` nanoseconds), tasks, modeled CPU work and a seeded
+//! RNG. Two implementations exist:
+//!
+//! - [`SimEnv`]: a single-threaded, deterministic executor over a virtual clock. Time advances
+//!   only when every task is blocked, jumping to the earliest timer; timers are exact to the
+//!   nanosecond. A seeded mode shuffles tasks that are ready at the same instant, to find wake-up
+//!   races a FIFO order hides. Deadlocks and zero-time livelocks are reported as errors.
+//! - [`RealEnv`]: OS threads (one per spawned task) and the monotonic OS clock.
+//!
+//! The same `async` code runs under both.
+#![forbid(unsafe_code)]
+#![deny(clippy::disallowed_methods, clippy::disallowed_types)]
+#![warn(clippy::pedantic)]
+#![allow(
+    clippy::module_name_repetitions,
+    clippy::must_use_candidate,
+    clippy::doc_markdown,
+    clippy::cast_possible_truncation,
+    clippy::cast_precision_loss
+)]
+
+mod error;
+mod join;
+mod real;
+mod rng;
+mod sim;
+
+use std::future::Future;
+
+pub use error::SimError;
+pub use join::{JoinError, JoinHandle};
+pub use real::RealEnv;
+pub use rng::SimRng;
+pub use sim::{SimConfig, SimEnv};
+
+/// Time and concurrency for engine code. Cheap to clone; clones share one environment.
+pub trait Env: Clone + Send + Sync + 'static {
+    /// Future returned by [`Env::sleep_until`].
+    type Sleep: Future<Output = ()> + Send + 'static;
+    /// Future returned by [`Env::cpu`].
+    type Cpu: Future<Output = ()> + Send + 'static;
+
+    /// Current time in nanoseconds since the environment was created.
+    fn now(&self) -> u64;
+
+    /// Completes once `now() >= deadline_ns`. A deadline in the past completes at once.
+    fn sleep_until(&self, deadline_ns: u64) -> Self::Sleep;
+
+    /// Sleeps for `duration_ns` from now.
+    fn sleep(&self, duration_ns: u64) -> Self::Sleep {
+        self.sleep_until(self.now().saturating_add(duration_ns))
+    }
+
+    /// Runs `future` as a new task named `name` (names appear in deadlock reports).
+    fn spawn<F, T>(&self, name: &str, future: F) -> JoinHandle<T>
+    where
+        F: Future<Output = T> + Send + 'static,
+        T: Send + 'static;
+
+    /// CPU work of `cost_ns` that occupies one of the environment's modeled cores.
+    ///
+    /// In simulation the task waits for a free core and then for `cost_ns` of virtual time, so
+    /// CPU-heavy tasks contend. In real mode the work has already taken real time, and this
+    /// completes at once.
+    fn cpu(&self, cost_ns: u64) -> Self::Cpu;
+
+    /// A new RNG stream derived from the environment's seed. Streams are handed out in call
+    /// order, so a deterministic program gets the same streams on every run.
+    fn rng(&self) -> SimRng;
+
+    /// Whether time is virtual.
+    fn is_simulated(&self) -> bool;
+}

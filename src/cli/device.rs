@@ -1,0 +1,242 @@
+//! `zonedb device ...`: the device microbenchmark and the profile list.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Args, Subcommand};
+use serde_json::{Value, json};
+use zonedb_device::bench::{self, BenchOptions, BenchReport, Workload};
+use zonedb_device::payload::{Payload, PayloadKind};
+use zonedb_device::profile::{PROFILE_NAMES, parse_scale};
+use zonedb_device::{Profile, ZnsSsd};
+use zonedb_env::{SimConfig, SimEnv};
+
+use super::CliError;
+use crate::host::Stopwatch;
+
+#[derive(Debug, Subcommand)]
+pub enum DeviceCommand {
+    /// fio-like microbenchmark of a simulated device.
+    Bench(BenchArgs),
+    /// Lists the device profiles (or prints one with --json).
+    Profiles {
+        /// Print every profile's full parameters as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Device profile: splitzns-paper, caza-paper, oaza-paper, zn540, tiny.
+    #[arg(long, default_value = "splitzns-paper")]
+    profile: String,
+    /// Scale the profile down by 1/N (zone and block sizes shrink, counts stay).
+    #[arg(long, default_value = "1/1")]
+    scale: String,
+    /// Chips each zone is striped over (default: the profile's).
+    #[arg(long)]
+    chips_per_zone: Option<u32>,
+    /// seq-write, seq-read, rand-read or mixed.
+    #[arg(long, default_value = "seq-write")]
+    workload: String,
+    /// Request size in bytes (default: 1 MiB for sequential, one flash page for random).
+    #[arg(long)]
+    block_size: Option<u64>,
+    /// Requests in flight.
+    #[arg(long, default_value_t = 1)]
+    qd: u32,
+    /// Zones the workload covers.
+    #[arg(long, default_value_t = 1)]
+    zones: u32,
+    /// Requests for rand-read and mixed.
+    #[arg(long, default_value_t = 20_000)]
+    ops: u64,
+    /// Read percentage of mixed.
+    #[arg(long, default_value_t = 50)]
+    read_pct: u32,
+    /// Seed of the simulation.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Where written bytes live: memory, file (a sparse file in a temp dir) or discard.
+    #[arg(long, default_value = "memory")]
+    payload: String,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(cmd: DeviceCommand) -> Result<ExitCode, CliError> {
+    match cmd {
+        DeviceCommand::Bench(args) => bench_cmd(&args),
+        DeviceCommand::Profiles { json } => {
+            let profiles = PROFILE_NAMES
+                .iter()
+                .map(|n| Profile::by_name(n))
+                .collect::<Result<Vec<_>, _>>()?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&profiles)?);
+            } else {
+                println!(
+                    "{:<16} {:>6} {:>10} {:>10} {:>9} {:>6} {:>6} {:>8} {:>8}",
+                    "profile",
+                    "zones",
+                    "zone_MiB",
+                    "cap_MiB",
+                    "device_GB",
+                    "open",
+                    "active",
+                    "chips/z",
+                    "dies"
+                );
+                for p in &profiles {
+                    let mib = |b: u64| b as f64 / f64::from(1u32 << 20);
+                    println!(
+                        "{:<16} {:>6} {:>10.1} {:>10.1} {:>9.1} {:>6} {:>6} {:>8} {:>8}",
+                        p.name,
+                        p.zones.zone_count,
+                        mib(p.zones.zone_size_bytes),
+                        mib(p.zones.zone_capacity_bytes),
+                        p.zones.usable_bytes() as f64 / 1e9,
+                        p.zones.max_open_zones,
+                        p.zones.max_active_zones,
+                        p.chips_per_zone,
+                        p.flash.dies()
+                    );
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Builds the profile named on the command line, scaled and re-mapped as asked.
+pub fn build_profile(
+    name: &str,
+    scale: &str,
+    chips_per_zone: Option<u32>,
+) -> Result<Profile, CliError> {
+    let mut p = Profile::by_name(name)?.scaled(parse_scale(scale)?)?;
+    if let Some(c) = chips_per_zone {
+        p = p.with_chips_per_zone(c)?;
+    }
+    Ok(p)
+}
+
+fn bench_cmd(a: &BenchArgs) -> Result<ExitCode, CliError> {
+    let profile = build_profile(&a.profile, &a.scale, a.chips_per_zone)?;
+    let workload = Workload::parse(&a.workload)?;
+    let payload_kind = match a.payload.as_str() {
+        "memory" => PayloadKind::Memory,
+        "file" => PayloadKind::File,
+        "discard" => PayloadKind::Discard,
+        other => {
+            return Err(CliError::Usage(format!(
+                "unknown payload '{other}'; known: memory, file, discard"
+            )));
+        }
+    };
+    let block_size_bytes = a.block_size.unwrap_or(match workload {
+        Workload::SeqWrite | Workload::SeqRead => {
+            (1u64 << 20).min(profile.zones.zone_capacity_bytes)
+        }
+        Workload::RandRead | Workload::Mixed => profile.flash.page_size_bytes,
+    });
+    let opts = BenchOptions {
+        workload,
+        block_size_bytes,
+        qd: a.qd,
+        zones: a.zones,
+        ops: a.ops,
+        read_pct: a.read_pct.min(100),
+        seed: a.seed,
+    };
+    let env = SimEnv::new(SimConfig {
+        seed: a.seed,
+        ..SimConfig::default()
+    });
+    let tmp;
+    let payload = match payload_kind {
+        PayloadKind::Memory => Payload::memory(profile.zones.zone_count),
+        PayloadKind::Discard => Payload::Discard,
+        PayloadKind::File => {
+            tmp = std::env::temp_dir().join(format!("zonedb-bench-{}.payload", std::process::id()));
+            let p = Payload::file(&tmp, &profile.zones)?;
+            let _ = std::fs::remove_file(&tmp); // the open handle keeps the sparse file alive
+            p
+        }
+    };
+    let dev = Arc::new(ZnsSsd::new(env.clone(), profile.clone(), payload)?);
+    dev.set_checking(false);
+    let watch = Stopwatch::start();
+    let report = env.run(bench::run(env.clone(), dev.clone(), opts))??;
+    let wall_ns = watch.elapsed_ns().max(1);
+    let wall_s = wall_ns as f64 / 1e9;
+    let host = json!({
+        "wall_time_ns": wall_ns,
+        "page_ops_per_wall_s": report.device.page_ops as f64 / wall_s,
+        "requests_per_wall_s": (report.device.reads + report.device.writes) as f64 / wall_s,
+    });
+    if a.json {
+        let mut v = serde_json::to_value(&report)?;
+        if let Value::Object(m) = &mut v {
+            m.insert("profile".into(), serde_json::to_value(&profile)?);
+            m.insert("payload".into(), serde_json::to_value(payload_kind)?);
+            m.insert("host".into(), host);
+        }
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        print_text(&profile, &report, wall_ns);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_text(profile: &Profile, r: &BenchReport, wall_ns: u64) {
+    let o = &r.options;
+    println!(
+        "zonedb device bench: profile={} workload={} bs={} qd={} zones={} seed={} chips_per_zone={}",
+        profile.name,
+        serde_json::to_value(o.workload)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default(),
+        o.block_size_bytes,
+        o.qd,
+        o.zones,
+        o.seed,
+        profile.chips_per_zone
+    );
+    let secs = r.virtual_time_ns as f64 / 1e9;
+    for (name, s) in [("read", &r.read), ("write", &r.write)] {
+        if s.ops == 0 {
+            continue;
+        }
+        println!(
+            "  {name}: IOPS={:.0}, BW={:.1}MB/s ({:.1}MiB/s) ({:.1}MB/{:.3}s virtual)",
+            s.ops as f64 / secs,
+            s.bytes as f64 / secs / 1e6,
+            s.bytes as f64 / secs / f64::from(1u32 << 20),
+            s.bytes as f64 / 1e6,
+            secs
+        );
+        println!(
+            "    lat (usec): mean={:.2} p50={:.2} p99={:.2} p99.9={:.2} max={:.2}",
+            s.latency_ns_mean as f64 / 1e3,
+            s.latency_ns_p50 as f64 / 1e3,
+            s.latency_ns_p99 as f64 / 1e3,
+            s.latency_ns_p999 as f64 / 1e3,
+            s.latency_ns_max as f64 / 1e3
+        );
+    }
+    let d = &r.device;
+    println!(
+        "  device: written={} read={} page_ops={} zone_resets={} block_erases={}",
+        d.bytes_written, d.bytes_read, d.page_ops, d.zone_resets, d.block_erases
+    );
+    let wall_s = wall_ns as f64 / 1e9;
+    println!(
+        "  host: wall={:.3}s simulated page ops per wall second={:.0}",
+        wall_s,
+        d.page_ops as f64 / wall_s
+    );
+}

@@ -1,0 +1,50 @@
+//! Subcommands.
+
+mod compare;
+mod device;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// ZoneDB: a zone-native LSM-tree key-value store and the lab around it.
+#[derive(Debug, Parser)]
+#[command(name = "zonedb", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Zoned device models: microbenchmarks and profiles.
+    #[command(subcommand)]
+    Device(device::DeviceCommand),
+    /// Side-by-side comparison of configurations, normalized to the first, with a report.
+    Compare(compare::CompareArgs),
+}
+
+/// Errors the CLI reports.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// From the device layer.
+    #[error(transparent)]
+    Device(#[from] zonedb_device::DeviceError),
+    /// From the simulator.
+    #[error(transparent)]
+    Sim(#[from] zonedb_env::SimError),
+    /// Bad arguments.
+    #[error("{0}")]
+    Usage(String),
+    /// Output failed.
+    #[error("output: {0}")]
+    Output(#[from] serde_json::Error),
+}
+
+/// Runs the parsed command.
+pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
+    match cli.command {
+        Command::Device(cmd) => device::run(cmd),
+        Command::Compare(args) => compare::run(&args),
+    }
+}

@@ -1,0 +1,22 @@
+//! `zonedb`: the command-line front of ZoneDB. Only argument parsing and printing live here;
+//! every capability is in the library crates.
+#![forbid(unsafe_code)]
+#![deny(clippy::disallowed_methods, clippy::disallowed_types)]
+
+mod cli;
+mod host;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    match cli::run(args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("zonedb: error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
