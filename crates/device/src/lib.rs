@@ -27,9 +27,9 @@ mod error;
 pub mod flash;
 pub mod payload;
 pub mod profile;
+pub mod zns;
 pub mod zone;
 pub mod zonefile;
-pub mod zns;
 
 use std::future::Future;
 

@@ -372,6 +372,10 @@ impl ZoneFileDevice {
     /// [`DeviceError::InvalidConfig`] for an inconsistent geometry or when `dir` already holds a
     /// device, [`DeviceError::Locked`] when another handle holds the directory,
     /// [`DeviceError::Io`] when the files cannot be written.
+    #[allow(
+        clippy::needless_pass_by_value,
+        reason = "owned like every device constructor's geometry"
+    )]
     pub fn create(dir: &Path, geometry: ZoneGeometry) -> Result<Self, DeviceError> {
         geometry.validate()?;
         if device_exists(dir)? {

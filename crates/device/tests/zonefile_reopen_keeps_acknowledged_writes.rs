@@ -1,5 +1,6 @@
 //! A zone file device keeps every acknowledged write, write pointer and zone state across a
 //! drop and reopen; open zones come back closed (empty when nothing was written).
+#![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
 use std::future::Future;
 use std::pin::pin;
@@ -27,7 +28,7 @@ fn geometry() -> ZoneGeometry {
         zone_size_bytes: ZS,
         zone_capacity_bytes: CAP,
         block_size_bytes: BS,
-        max_open_zones: 3,
+        max_open_zones: 4,
         max_active_zones: 5,
         zone_append_max_bytes: 64 * KIB,
     }
