@@ -1,0 +1,216 @@
+//! The cleaning mechanism: asks the cleaning policy for victims, migrates the live extents of
+//! files not open for writing into a zone taken with the reserved migration token (in 128 KiB
+//! steps, keeping each extent's offset within its block), persists the new extent lists and
+//! resets the victims. Runs in the background every `cleaning_interval_ns` and in the
+//! foreground when a writer finds no space; one pass at a time.
+
+use std::sync::{Arc, Weak};
+
+use zonedb_device::{IoClass, ZonedDevice};
+use zonedb_env::Env;
+
+use crate::FsError;
+use crate::cleaning::CleaningView;
+use crate::file::{Extent, FileKind};
+use crate::fs::{GC_COPY_BYTES, ZoneFs, align_up};
+use crate::record::Record;
+
+impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
+    /// One cleaning pass. Returns whether it freed a zone.
+    ///
+    /// # Errors
+    /// Device errors; [`FsError::NoSpace`] when no zone can take migrated data.
+    pub async fn clean_once(&self) -> Result<bool, FsError> {
+        self.check_writable()?;
+        let _one_at_a_time = self.gc.lock().await;
+        let t0 = self.env.now();
+        let victims = {
+            let s = self.lock();
+            let views = s.views();
+            self.opts.cleaner.victims(&CleaningView { zones: &views })
+        };
+        if victims.is_empty() {
+            return Ok(false);
+        }
+        let mut target: Option<u32> = None;
+        let mut result = Ok(());
+        for &victim in &victims {
+            if let Err(e) = self.migrate_zone(victim, &mut target).await {
+                result = Err(e);
+                break;
+            }
+        }
+        if let Some(z) = target.take() {
+            self.release_zone(z, true).await?;
+        }
+        let free_before = self
+            .lock()
+            .zones
+            .iter()
+            .filter(|z| z.written() == 0)
+            .count();
+        self.reset_unused_zones().await?;
+        let free_after = self
+            .lock()
+            .zones
+            .iter()
+            .filter(|z| z.written() == 0)
+            .count();
+        {
+            let mut c = self.counters();
+            c.cleaning_runs += 1;
+            c.cleaning_ns += self.env.now() - t0;
+        }
+        result?;
+        Ok(free_after > free_before)
+    }
+
+    async fn migrate_zone(&self, victim: u32, target: &mut Option<u32>) -> Result<(), FsError> {
+        let files: Vec<(u64, Vec<Extent>, crate::placement::Lifetime)> = {
+            let s = self.lock();
+            let Some(z) = s.zone(victim) else {
+                return Ok(());
+            };
+            if z.busy {
+                return Ok(());
+            }
+            let (lo, hi) = (z.start, z.start + z.capacity);
+            s.files
+                .values()
+                .filter(|f| {
+                    !f.writing && f.meta.extents.iter().any(|e| e.start >= lo && e.start < hi)
+                })
+                .map(|f| (f.meta.id, f.meta.extents.clone(), f.meta.lifetime))
+                .collect()
+        };
+        let (lo, hi) = {
+            let s = self.lock();
+            s.zone(victim)
+                .map_or((0, 0), |z| (z.start, z.start + z.capacity))
+        };
+        for (id, extents, lifetime) in files {
+            let mut new_extents = Vec::with_capacity(extents.len());
+            for e in &extents {
+                if e.start >= lo && e.start < hi {
+                    new_extents.extend(self.copy_extent(*e, lifetime, target).await?);
+                } else {
+                    new_extents.push(*e);
+                }
+            }
+            let mut meta = self.meta.lock().await;
+            let replaced = {
+                let mut s = self.lock();
+                let unchanged = s
+                    .files
+                    .get(&id)
+                    .is_some_and(|f| f.meta.extents == extents && !f.writing);
+                if unchanged {
+                    s.account_extents(&extents, false);
+                    s.account_extents(&new_extents, true);
+                    if let Some(f) = s.files.get_mut(&id) {
+                        f.set_extents(new_extents.clone());
+                        f.persisted_extents = f.meta.extents.len();
+                    }
+                } else {
+                    // The file changed meanwhile (deleted): the copies are garbage.
+                    s.account_extents(&new_extents, true);
+                    s.account_extents(&new_extents, false);
+                }
+                unchanged
+            };
+            if replaced {
+                self.persist(
+                    &mut meta,
+                    Record::FileReplace {
+                        id,
+                        extents: new_extents,
+                    },
+                )
+                .await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies one extent into the migration zone (taking new zones as they fill); returns the
+    /// new extents.
+    async fn copy_extent(
+        &self,
+        e: Extent,
+        lifetime: crate::placement::Lifetime,
+        target: &mut Option<u32>,
+    ) -> Result<Vec<Extent>, FsError> {
+        let block = self.block;
+        let first = e.start / block * block;
+        let last = align_up(e.start + e.len, block);
+        let mut out: Vec<Extent> = Vec::new();
+        let mut cur = first;
+        while cur < last {
+            let zone = match *target {
+                Some(z) => z,
+                None => {
+                    let z = self
+                        .try_acquire_zone(lifetime, FileKind::Sst, block, true)
+                        .await?;
+                    *target = Some(z);
+                    z
+                }
+            };
+            let (wp, remaining) = self
+                .lock()
+                .zone(zone)
+                .map_or((0, 0), |z| (z.wp, z.remaining()));
+            let n = (last - cur).min(remaining).min(GC_COPY_BYTES);
+            if n == 0 {
+                self.release_zone(zone, true).await?;
+                *target = None;
+                continue;
+            }
+            let data = self.dev.read(cur, n, IoClass::BackgroundRead).await?;
+            self.dev.write(wp, &data).await?;
+            let file_lo = e.start.max(cur);
+            let file_hi = (e.start + e.len).min(cur + n);
+            let piece = Extent {
+                start: wp + (file_lo - cur),
+                len: file_hi - file_lo,
+            };
+            match out.last_mut() {
+                Some(prev) if prev.start + prev.len == piece.start => prev.len += piece.len,
+                _ => out.push(piece),
+            }
+            let full = {
+                let mut s = self.lock();
+                s.zone_mut(zone).is_some_and(|z| {
+                    z.wp += n;
+                    z.remaining() == 0
+                })
+            };
+            {
+                let mut c = self.counters();
+                c.gc_bytes += n;
+                c.device_bytes += n;
+            }
+            if full {
+                self.release_zone(zone, true).await?;
+                *target = None;
+            }
+            cur += n;
+        }
+        Ok(out)
+    }
+}
+
+/// Starts the periodic background cleaner; it stops when the file layer is dropped.
+pub(crate) fn spawn_background<E: Env, D: ZonedDevice>(fs: &Arc<ZoneFs<E, D>>) {
+    let weak: Weak<ZoneFs<E, D>> = Arc::downgrade(fs);
+    let env = fs.env.clone();
+    let interval = fs.opts.cleaning_interval_ns;
+    let _handle = fs.env.spawn("zone-cleaner", async move {
+        loop {
+            env.sleep(interval).await;
+            let Some(fs) = weak.upgrade() else { break };
+            // Errors surface to writers through their own requests; the cleaner retries later.
+            let _ = fs.clean_once().await;
+        }
+    });
+}

@@ -1,0 +1,60 @@
+//! Zone cleaning (garbage collection) policies: pure functions from a view of the zones to the
+//! victims to clean. The file layer migrates the victims' live extents and resets them.
+//!
+//! - [`zenfs`]: ZenFS's GC rules (free space at or below 20 %, garbage threshold sweep).
+//! - [`greedy`]: the papers' LDP baseline (below a free-space threshold, the zone with the
+//!   least valid data).
+
+pub mod greedy;
+pub mod none;
+pub mod zenfs;
+
+use crate::placement::ZoneView;
+
+/// Zones as a cleaner sees them.
+#[derive(Debug, Clone, Copy)]
+pub struct CleaningView<'a> {
+    /// IO zones in index order.
+    pub zones: &'a [ZoneView],
+}
+
+impl CleaningView<'_> {
+    /// Unwritten remaining capacity of all zones (ZenFS's `free`).
+    pub fn free_bytes(&self) -> u64 {
+        self.zones.iter().map(|z| z.remaining_bytes).sum()
+    }
+
+    /// Live bytes (ZenFS's `used`).
+    pub fn used_bytes(&self) -> u64 {
+        self.zones.iter().map(|z| z.used_bytes).sum()
+    }
+
+    /// Garbage in full zones (ZenFS's `reclaimable`).
+    pub fn reclaimable_bytes(&self) -> u64 {
+        self.zones
+            .iter()
+            .filter(|z| z.is_full())
+            .map(|z| z.max_capacity_bytes - z.used_bytes.min(z.max_capacity_bytes))
+            .sum()
+    }
+
+    /// `100 * free / (free + used + reclaimable)`, as ZenFS computes it.
+    pub fn free_percent(&self) -> u64 {
+        let (f, u, r) = (
+            self.free_bytes(),
+            self.used_bytes(),
+            self.reclaimable_bytes(),
+        );
+        let total = f + u + r;
+        if total == 0 { 100 } else { 100 * f / total }
+    }
+}
+
+/// A cleaning policy.
+pub trait CleaningPolicy: Send + Sync + std::fmt::Debug {
+    /// Name used on the command line and in reports (`zenfs`, `greedy`, `none`).
+    fn name(&self) -> &'static str;
+
+    /// Zones to clean now, in the order to clean them (empty: nothing to do).
+    fn victims(&self, view: &CleaningView<'_>) -> Vec<u32>;
+}

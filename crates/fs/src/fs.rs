@@ -1,0 +1,607 @@
+//! The mounted zone file layer: options, mkfs, mount and recovery, file operations.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use zonedb_device::{IoClass, ZoneOp, ZoneState, ZonedDevice};
+use zonedb_env::Env;
+
+use crate::FsError;
+use crate::cleaning::CleaningPolicy;
+use crate::cleaning::none::NoCleaner;
+use crate::file::{Extent, FileKind, FileMeta};
+use crate::metalog::{self, META_ZONES, MetaLog};
+use crate::placement::lifetime::Liza;
+use crate::placement::{Lifetime, PlacementPolicy};
+use crate::record::Record;
+use crate::state::{FileEntry, State, ZoneAcct};
+use crate::stats::FsStats;
+
+/// Zones kept out of the IO zones' open and active budgets: one for metadata, one for cleaning.
+pub const RESERVED_ZONES: u32 = 2;
+/// Bytes copied per cleaning step (ZenFS).
+pub const GC_COPY_BYTES: u64 = 128 << 10;
+
+/// Options of a mounted file layer.
+#[derive(Debug, Clone)]
+pub struct FsOptions {
+    /// Where new extents go.
+    pub placement: Arc<dyn PlacementPolicy>,
+    /// Which zones are cleaned.
+    pub cleaner: Arc<dyn CleaningPolicy>,
+    /// Finish threshold in percent (used by mkfs; stored in the superblock).
+    pub finish_threshold_pct: u32,
+    /// Write buffer of each writable file (rounded up to the device block).
+    pub write_buffer_bytes: u64,
+    /// Period of the background cleaner (ZenFS: 10 s); 0 = no background cleaning.
+    pub cleaning_interval_ns: u64,
+    /// Mount without writing anything (tools); writes are refused.
+    pub read_only: bool,
+}
+
+impl Default for FsOptions {
+    fn default() -> Self {
+        Self {
+            placement: Arc::new(Liza),
+            cleaner: Arc::new(NoCleaner),
+            finish_threshold_pct: 0,
+            write_buffer_bytes: 1 << 20,
+            cleaning_interval_ns: 10_000_000_000,
+            read_only: false,
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub(crate) user_bytes: u64,
+    pub(crate) device_bytes: u64,
+    pub(crate) metadata_bytes: u64,
+    pub(crate) gc_bytes: u64,
+    pub(crate) resets: u64,
+    pub(crate) finishes: u64,
+    pub(crate) cleaning_runs: u64,
+    pub(crate) cleaning_ns: u64,
+    pub(crate) blocking_ns: u64,
+    pub(crate) free_series: Vec<(u64, u64)>,
+}
+
+/// A mounted zone file layer on device `D` in environment `E`.
+#[derive(Debug)]
+pub struct ZoneFs<E: Env, D: ZonedDevice> {
+    pub(crate) env: E,
+    pub(crate) dev: Arc<D>,
+    pub(crate) opts: FsOptions,
+    pub(crate) state: Mutex<State>,
+    pub(crate) meta: tokio::sync::Mutex<MetaLog>,
+    pub(crate) tokens: tokio::sync::Notify,
+    pub(crate) gc: tokio::sync::Mutex<()>,
+    pub(crate) counters: Mutex<Counters>,
+    pub(crate) block: u64,
+}
+
+pub(crate) fn align_up(v: u64, block: u64) -> u64 {
+    v.div_ceil(block) * block
+}
+
+impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
+    /// Formats `dev`: resets every zone and writes a superblock and an empty snapshot.
+    ///
+    /// # Errors
+    /// [`FsError::Unsupported`] for devices with too few zones or too tight limits; device
+    /// errors.
+    pub async fn mkfs(dev: &D, finish_threshold_pct: u32) -> Result<(), FsError> {
+        check_device(dev)?;
+        let g = dev.geometry().clone();
+        for z in dev.report_zones(0, g.zone_count) {
+            if z.write_pointer != z.start || z.state != ZoneState::Empty {
+                dev.manage(z.index, ZoneOp::Reset).await?;
+            }
+        }
+        let rec = metalog::superblock_and_snapshot(
+            &g,
+            1,
+            finish_threshold_pct.min(100),
+            &State::empty(&g),
+            g.block_size_bytes,
+        );
+        dev.write(0, &rec).await?;
+        Ok(())
+    }
+
+    /// Mounts the file layer on `dev`: picks the newest valid superblock, replays the metadata
+    /// log (a torn last record ends it), recovers unsynced tails from the zone write pointers,
+    /// rolls to a fresh metadata zone and resets zones without live data.
+    ///
+    /// # Errors
+    /// [`FsError::NotFormatted`], [`FsError::Corrupt`], [`FsError::Unsupported`], device errors.
+    pub async fn mount(env: E, dev: Arc<D>, opts: FsOptions) -> Result<Arc<Self>, FsError> {
+        check_device(dev.as_ref())?;
+        let g = dev.geometry().clone();
+        let replayed = metalog::replay(dev.as_ref()).await?;
+        let sb = &replayed.superblock;
+        if sb.block_size_bytes != g.block_size_bytes
+            || sb.zone_size_bytes != g.zone_size_bytes
+            || sb.zone_capacity_bytes != g.zone_capacity_bytes
+            || sb.zone_count != g.zone_count
+        {
+            return Err(FsError::Corrupt(
+                "superblock geometry differs from the device".into(),
+            ));
+        }
+        let mut state = State::empty(&g);
+        state.finish_threshold_pct = sb.finish_threshold_pct;
+        state.next_file_id = replayed.next_file_id;
+        let reports = dev.report_zones(0, g.zone_count);
+        for z in &mut state.zones {
+            let r = reports
+                .get(z.index as usize)
+                .ok_or_else(|| FsError::Corrupt("zone report too short".into()))?;
+            z.wp = match r.state {
+                ZoneState::Full => z.start + z.capacity,
+                ZoneState::Offline | ZoneState::ReadOnly => z.start + z.capacity,
+                _ => r.write_pointer,
+            };
+            z.lifetime = if z.written() == 0 {
+                Lifetime::NotSet
+            } else {
+                replayed
+                    .zone_lifetimes
+                    .get(&z.index)
+                    .copied()
+                    .unwrap_or_default()
+            };
+            z.active = z.written() > 0 && z.remaining() > 0;
+        }
+        for (_, meta) in replayed.files {
+            state.names.insert(meta.name.clone(), meta.id);
+            state.files.insert(meta.id, FileEntry::new(meta));
+        }
+        // Recover tails written after the last metadata record, from the write pointers.
+        let tails: Vec<(u64, u64, bool)> = state
+            .files
+            .values()
+            .filter_map(|f| {
+                f.meta
+                    .active_extent_start
+                    .map(|a| (f.meta.id, a, f.meta.sparse))
+            })
+            .collect();
+        for (id, aes, sparse) in tails {
+            let Some(zone) = state.zone_of(aes).and_then(|z| state.zone(z)).cloned() else {
+                continue;
+            };
+            let recovered = if zone.wp > aes {
+                let data = dev
+                    .read(aes, zone.wp - aes, IoClass::BackgroundRead)
+                    .await?;
+                recover_tail(aes, &data, sparse, g.block_size_bytes)
+            } else {
+                Vec::new()
+            };
+            if let Some(f) = state.files.get_mut(&id) {
+                for e in recovered {
+                    f.meta.size += e.len;
+                    f.push_extent(e);
+                }
+                f.meta.active_extent_start = None;
+            }
+        }
+        let all: Vec<Extent> = state
+            .files
+            .values()
+            .flat_map(|f| f.meta.extents.clone())
+            .collect();
+        state.account_extents(&all, true);
+        let fs = Arc::new(Self {
+            block: g.block_size_bytes,
+            env: env.clone(),
+            dev: dev.clone(),
+            state: Mutex::new(state),
+            meta: tokio::sync::Mutex::new(MetaLog {
+                zone: replayed.zone,
+                sequence: sb.sequence,
+            }),
+            tokens: tokio::sync::Notify::new(),
+            gc: tokio::sync::Mutex::new(()),
+            counters: Mutex::new(Counters::default()),
+            opts,
+        });
+        if !fs.opts.read_only {
+            for z in dev.report_zones(0, g.zone_count) {
+                if matches!(
+                    z.state,
+                    ZoneState::ImplicitlyOpen | ZoneState::ExplicitlyOpen
+                ) && z.index >= META_ZONES
+                {
+                    dev.manage(z.index, ZoneOp::Close).await?;
+                }
+            }
+            {
+                let mut meta = fs.meta.lock().await;
+                fs.roll(&mut meta).await?;
+            }
+            fs.reset_unused_zones().await?;
+            if fs.opts.cleaning_interval_ns > 0 && fs.opts.cleaner.name() != "none" {
+                crate::cleaner::spawn_background(&fs);
+            }
+        }
+        Ok(fs)
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn counters(&self) -> MutexGuard<'_, Counters> {
+        self.counters.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn check_writable(&self) -> Result<(), FsError> {
+        if self.opts.read_only {
+            return Err(FsError::InvalidArgument(
+                "file system is mounted read-only".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The environment.
+    pub fn env(&self) -> &E {
+        &self.env
+    }
+
+    /// The device.
+    pub fn device(&self) -> &Arc<D> {
+        &self.dev
+    }
+
+    /// The options.
+    pub fn options(&self) -> &FsOptions {
+        &self.opts
+    }
+
+    /// Names of every file, sorted.
+    pub fn list(&self) -> Vec<String> {
+        self.lock().names.keys().cloned().collect()
+    }
+
+    /// Names starting with `prefix` (a directory listing: directories are names only).
+    pub fn list_dir(&self, prefix: &str) -> Vec<String> {
+        self.lock()
+            .names
+            .range(prefix.to_owned()..)
+            .take_while(|(n, _)| n.starts_with(prefix))
+            .map(|(n, _)| n.clone())
+            .collect()
+    }
+
+    /// A file's attributes, extents included.
+    pub fn stat(&self, name: &str) -> Option<FileMeta> {
+        let s = self.lock();
+        s.names
+            .get(name)
+            .and_then(|id| s.files.get(id))
+            .map(|f| f.meta.clone())
+    }
+
+    /// Whether a file exists.
+    pub fn exists(&self, name: &str) -> bool {
+        self.lock().names.contains_key(name)
+    }
+
+    /// Every file's attributes.
+    pub fn files(&self) -> Vec<FileMeta> {
+        self.lock().files.values().map(|f| f.meta.clone()).collect()
+    }
+
+    /// Reads up to `len` bytes of `name` from `offset` (only synced data is readable; a read
+    /// past the end returns fewer bytes).
+    ///
+    /// # Errors
+    /// [`FsError::NotFound`], device errors.
+    pub async fn read(&self, name: &str, offset: u64, len: u64) -> Result<Vec<u8>, FsError> {
+        let pieces = {
+            let s = self.lock();
+            let f = s
+                .names
+                .get(name)
+                .and_then(|id| s.files.get(id))
+                .ok_or_else(|| FsError::NotFound(name.to_owned()))?;
+            let end = offset.saturating_add(len).min(f.meta.size);
+            let mut pieces = Vec::new();
+            let mut off = offset;
+            while off < end {
+                let Some((i, within)) = f.index.find(off) else {
+                    break;
+                };
+                let e = f.meta.extents[i];
+                let n = (e.len - within).min(end - off);
+                pieces.push((e.start + within, n));
+                off += n;
+            }
+            pieces
+        };
+        let mut out = Vec::with_capacity(usize::try_from(len).unwrap_or(0).min(1 << 30));
+        for (dev_off, n) in pieces {
+            let a = dev_off / self.block * self.block;
+            let b = align_up(dev_off + n, self.block);
+            let data = self.dev.read(a, b - a, IoClass::QueryRead).await?;
+            let from = usize::try_from(dev_off - a).unwrap_or(0);
+            let to = from + usize::try_from(n).unwrap_or(0);
+            out.extend_from_slice(
+                data.get(from..to)
+                    .ok_or_else(|| FsError::Corrupt("short device read".into()))?,
+            );
+        }
+        Ok(out)
+    }
+
+    /// Reads a whole file.
+    ///
+    /// # Errors
+    /// As [`ZoneFs::read`].
+    pub async fn read_all(&self, name: &str) -> Result<Vec<u8>, FsError> {
+        let size = self
+            .stat(name)
+            .ok_or_else(|| FsError::NotFound(name.to_owned()))?
+            .size;
+        self.read(name, 0, size).await
+    }
+
+    /// Deletes a file; zones left without live data are reset.
+    ///
+    /// # Errors
+    /// [`FsError::NotFound`], [`FsError::Busy`] for a file open for writing, device errors.
+    pub async fn delete(&self, name: &str) -> Result<(), FsError> {
+        self.check_writable()?;
+        {
+            let mut meta = self.meta.lock().await;
+            let id = {
+                let mut s = self.lock();
+                let id = *s
+                    .names
+                    .get(name)
+                    .ok_or_else(|| FsError::NotFound(name.to_owned()))?;
+                if s.files.get(&id).is_some_and(|f| f.writing) {
+                    return Err(FsError::Busy(name.to_owned()));
+                }
+                s.names.remove(name);
+                if let Some(f) = s.files.remove(&id) {
+                    s.account_extents(&f.meta.extents, false);
+                }
+                id
+            };
+            self.persist(&mut meta, Record::FileDelete { id }).await?;
+        }
+        self.reset_unused_zones().await
+    }
+
+    /// Renames a file, replacing any file called `to`.
+    ///
+    /// # Errors
+    /// [`FsError::NotFound`], [`FsError::InvalidArgument`] for an empty name, device errors.
+    pub async fn rename(&self, from: &str, to: &str) -> Result<(), FsError> {
+        self.check_writable()?;
+        if to.is_empty() {
+            return Err(FsError::InvalidArgument("empty file name".into()));
+        }
+        if from == to {
+            return if self.exists(from) {
+                Ok(())
+            } else {
+                Err(FsError::NotFound(from.to_owned()))
+            };
+        }
+        if !self.exists(from) {
+            return Err(FsError::NotFound(from.to_owned()));
+        }
+        if self.exists(to) {
+            self.delete(to).await?;
+        }
+        let mut meta = self.meta.lock().await;
+        let id = {
+            let mut s = self.lock();
+            let id = s
+                .names
+                .remove(from)
+                .ok_or_else(|| FsError::NotFound(from.to_owned()))?;
+            s.names.insert(to.to_owned(), id);
+            if let Some(f) = s.files.get_mut(&id) {
+                to.clone_into(&mut f.meta.name);
+            }
+            id
+        };
+        self.persist(
+            &mut meta,
+            Record::Rename {
+                id,
+                name: to.to_owned(),
+            },
+        )
+        .await
+    }
+
+    /// Resets every zone that holds no live data and no writer (ZenFS's `ResetUnusedIOZones`).
+    pub(crate) async fn reset_unused_zones(&self) -> Result<(), FsError> {
+        let victims: Vec<u32> = {
+            let mut s = self.lock();
+            let v: Vec<u32> = s
+                .zones
+                .iter()
+                .filter(|z| z.used == 0 && !z.busy && z.written() > 0)
+                .map(|z| z.index)
+                .collect();
+            for &z in &v {
+                if let Some(z) = s.zone_mut(z) {
+                    z.wp = z.start;
+                    z.lifetime = Lifetime::NotSet;
+                    z.active = false;
+                }
+            }
+            v
+        };
+        for z in &victims {
+            self.dev.manage(*z, ZoneOp::Reset).await?;
+            self.counters().resets += 1;
+        }
+        if !victims.is_empty() {
+            self.tokens.notify_waiters();
+        }
+        Ok(())
+    }
+
+    /// Statistics now.
+    pub fn stats(&self) -> FsStats {
+        let s = self.lock();
+        let c = self.counters();
+        let free: u64 = s.zones.iter().map(ZoneAcct::remaining).sum();
+        let used: u64 = s.zones.iter().map(|z| z.used).sum();
+        let reclaimable: u64 = s
+            .zones
+            .iter()
+            .filter(|z| z.remaining() == 0)
+            .map(|z| z.capacity.saturating_sub(z.used))
+            .sum();
+        let garbage: u64 = s
+            .zones
+            .iter()
+            .map(|z| z.written().saturating_sub(z.used))
+            .sum();
+        FsStats {
+            user_bytes_written: c.user_bytes,
+            device_bytes_written: c.device_bytes,
+            metadata_bytes_written: c.metadata_bytes,
+            gc_copied_bytes: c.gc_bytes,
+            zone_resets: c.resets,
+            zone_finishes: c.finishes,
+            block_erases: self.dev.stats().block_erases,
+            cleaning_runs: c.cleaning_runs,
+            cleaning_ns: c.cleaning_ns,
+            io_blocking_ns: c.blocking_ns,
+            free_bytes: free,
+            used_bytes: used,
+            reclaimable_bytes: reclaimable,
+            garbage_bytes: garbage,
+            space_amplification: if used == 0 {
+                1.0
+            } else {
+                (used + garbage) as f64 / used as f64
+            },
+            write_amplification: if c.user_bytes == 0 {
+                0.0
+            } else {
+                c.device_bytes as f64 / c.user_bytes as f64
+            },
+            files: s.files.len() as u64,
+            free_bytes_series: c.free_series.clone(),
+        }
+    }
+
+    /// Per-zone accounting (index, start, capacity, write pointer, live bytes, lifetime, busy).
+    pub fn zone_report(&self) -> Vec<crate::placement::ZoneView> {
+        self.lock().views()
+    }
+
+    /// Device index of the first IO zone.
+    pub fn first_io_zone(&self) -> u32 {
+        self.lock().first_io_zone
+    }
+}
+
+impl State {
+    pub(crate) fn empty(g: &zonedb_device::ZoneGeometry) -> Self {
+        let zones = (META_ZONES..g.zone_count)
+            .map(|z| ZoneAcct {
+                index: z,
+                start: g.zone_start(z),
+                capacity: g.zone_capacity_bytes,
+                wp: g.zone_start(z),
+                used: 0,
+                lifetime: Lifetime::NotSet,
+                busy: false,
+                active: false,
+            })
+            .collect::<Vec<_>>();
+        let io = u32::try_from(zones.len()).unwrap_or(u32::MAX);
+        let budget = |limit: u32| {
+            if limit == 0 {
+                io
+            } else {
+                limit.saturating_sub(RESERVED_ZONES).min(io)
+            }
+        };
+        Self {
+            files: BTreeMap::new(),
+            names: BTreeMap::new(),
+            zones,
+            first_io_zone: META_ZONES,
+            next_file_id: 1,
+            open_tokens: 0,
+            max_open_io: budget(g.max_open_zones),
+            max_active_io: budget(g.max_active_zones),
+            finish_threshold_pct: 0,
+        }
+    }
+}
+
+fn check_device<D: ZonedDevice>(dev: &D) -> Result<(), FsError> {
+    let g = dev.geometry();
+    if g.zone_count < META_ZONES + 3 {
+        return Err(FsError::Unsupported(format!(
+            "{} zones; at least {} are needed",
+            g.zone_count,
+            META_ZONES + 3
+        )));
+    }
+    let io = g.zone_count - META_ZONES;
+    for (what, limit) in [("open", g.max_open_zones), ("active", g.max_active_zones)] {
+        if limit != 0 && limit.saturating_sub(RESERVED_ZONES).min(io) < 2 {
+            return Err(FsError::Unsupported(format!(
+                "max {what} zones {limit}: at least {} are needed (2 reserved for metadata and cleaning, 2 for writers)",
+                RESERVED_ZONES + 2
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Rebuilds the extents written after `aes` up to the write pointer (`data` = the bytes from
+/// `aes` to the write pointer). Sparse files walk their 8-byte length headers; others take
+/// everything (their unsynced writes are whole buffers, without padding).
+pub(crate) fn recover_tail(aes: u64, data: &[u8], sparse: bool, block: u64) -> Vec<Extent> {
+    if !sparse {
+        return if data.is_empty() {
+            Vec::new()
+        } else {
+            vec![Extent {
+                start: aes,
+                len: data.len() as u64,
+            }]
+        };
+    }
+    let mut out = Vec::new();
+    let mut pos: u64 = 0;
+    let total = data.len() as u64;
+    while pos + 8 <= total {
+        let p = usize::try_from(pos).unwrap_or(usize::MAX);
+        let Some(h) = data.get(p..p + 8) else { break };
+        let mut a = [0u8; 8];
+        a.copy_from_slice(h);
+        let len = u64::from_le_bytes(a);
+        if len == 0 || pos + 8 + len > total {
+            break;
+        }
+        out.push(Extent {
+            start: aes + pos + 8,
+            len,
+        });
+        pos = align_up(pos + 8 + len, block);
+    }
+    out
+}
+
+/// Used by writers: the kind a new file gets from its name.
+pub(crate) fn kind_of(name: &str) -> FileKind {
+    FileKind::from_name(name)
+}

@@ -1,0 +1,43 @@
+//! Counters of the file layer, exposed as a snapshot struct and as JSON.
+
+/// A snapshot of the layer's statistics.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct FsStats {
+    /// Bytes appended by users of the layer.
+    pub user_bytes_written: u64,
+    /// Bytes the layer wrote to the device: file data with padding and framing, metadata,
+    /// cleaning copies.
+    pub device_bytes_written: u64,
+    /// Of which metadata records.
+    pub metadata_bytes_written: u64,
+    /// Of which bytes copied by cleaning.
+    pub gc_copied_bytes: u64,
+    /// Zone resets issued.
+    pub zone_resets: u64,
+    /// Zone finishes issued.
+    pub zone_finishes: u64,
+    /// Block erases the device performed (simulated devices).
+    pub block_erases: u64,
+    /// Cleaning passes that moved data or reset zones.
+    pub cleaning_runs: u64,
+    /// Virtual (or real) time spent cleaning.
+    pub cleaning_ns: u64,
+    /// Time writers waited for space (cleaning) or for zone tokens.
+    pub io_blocking_ns: u64,
+    /// Unwritten remaining capacity of the IO zones.
+    pub free_bytes: u64,
+    /// Live file bytes.
+    pub used_bytes: u64,
+    /// Garbage in full zones, reclaimable by cleaning.
+    pub reclaimable_bytes: u64,
+    /// Written but dead bytes in every zone (full or not).
+    pub garbage_bytes: u64,
+    /// `(used + garbage) / used`: bytes occupied per live byte (1.0 when nothing is live).
+    pub space_amplification: f64,
+    /// Device bytes written per user byte.
+    pub write_amplification: f64,
+    /// Files.
+    pub files: u64,
+    /// Free bytes over time: `(time_ns, free_bytes)`, sampled at each zone allocation.
+    pub free_bytes_series: Vec<(u64, u64)>,
+}

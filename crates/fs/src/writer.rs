@@ -1,0 +1,462 @@
+//! Writable files: a write buffer aligned to the device block, WAL framing, zone allocation
+//! through the placement policy, zone switches, sync and close.
+//!
+//! Non-WAL files write whole buffers without padding; a sync pads the last block and persists
+//! the new extents. WAL files (sparse) prefix every flushed chunk with an 8-byte length, so a
+//! sync needs no metadata write: mount walks the headers from the active extent start to the
+//! write pointer.
+
+use std::pin::pin;
+use std::sync::Arc;
+
+use zonedb_device::{ZoneOp, ZonedDevice};
+use zonedb_env::Env;
+
+use crate::FsError;
+use crate::file::{Extent, FileKind, FileMeta};
+use crate::fs::{ZoneFs, align_up, kind_of};
+use crate::placement::{Lifetime, Placement, PlacementRequest};
+use crate::record::Record;
+use crate::state::FileEntry;
+
+/// A file open for appending. Drop without `close` leaves it as a crash would: synced data is
+/// kept, the buffer is lost (and its zone stays held until remount).
+#[derive(Debug)]
+pub struct WritableFile<E: Env, D: ZonedDevice> {
+    fs: Arc<ZoneFs<E, D>>,
+    id: u64,
+    name: String,
+    sparse: bool,
+    kind: FileKind,
+    lifetime: Lifetime,
+    buf: Vec<u8>,
+    buf_cap: usize,
+    zone: Option<u32>,
+    closed: bool,
+}
+
+impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
+    /// Creates `name` for writing (replacing an existing file of that name), with its kind
+    /// taken from the name (`*.log` = WAL, `*.sst`, `MANIFEST*`).
+    ///
+    /// # Errors
+    /// [`FsError::InvalidArgument`] for an empty name, device errors.
+    pub async fn create(
+        self: &Arc<Self>,
+        name: &str,
+        lifetime: Lifetime,
+    ) -> Result<WritableFile<E, D>, FsError> {
+        self.create_as(name, kind_of(name), lifetime).await
+    }
+
+    /// Creates `name` of the given kind.
+    ///
+    /// # Errors
+    /// As [`ZoneFs::create`].
+    pub async fn create_as(
+        self: &Arc<Self>,
+        name: &str,
+        kind: FileKind,
+        lifetime: Lifetime,
+    ) -> Result<WritableFile<E, D>, FsError> {
+        self.check_writable()?;
+        if name.is_empty() {
+            return Err(FsError::InvalidArgument("empty file name".into()));
+        }
+        if self.exists(name) {
+            self.delete(name).await?;
+        }
+        let sparse = kind == FileKind::Wal;
+        let mut meta_log = self.meta.lock().await;
+        let meta = {
+            let mut s = self.lock();
+            let id = s.next_file_id;
+            s.next_file_id += 1;
+            let meta = FileMeta {
+                id,
+                name: name.to_owned(),
+                size: 0,
+                lifetime,
+                kind,
+                sparse,
+                active_extent_start: None,
+                extents: Vec::new(),
+            };
+            let mut entry = FileEntry::new(meta.clone());
+            entry.writing = true;
+            s.files.insert(id, entry);
+            s.names.insert(name.to_owned(), id);
+            meta
+        };
+        self.persist(
+            &mut meta_log,
+            Record::FileUpdate {
+                file: meta.clone(),
+                extents_before: 0,
+            },
+        )
+        .await?;
+        let buf_cap = usize::try_from(align_up(
+            self.opts.write_buffer_bytes.max(self.block),
+            self.block,
+        ))
+        .unwrap_or(1 << 20);
+        Ok(WritableFile {
+            fs: self.clone(),
+            id: meta.id,
+            name: name.to_owned(),
+            sparse,
+            kind,
+            lifetime,
+            buf: Vec::with_capacity(buf_cap),
+            buf_cap,
+            zone: None,
+            closed: false,
+        })
+    }
+
+    /// Persists a file's attributes and the extents added since its last update.
+    pub(crate) async fn persist_file(&self, id: u64) -> Result<(), FsError> {
+        let mut meta = self.meta.lock().await;
+        let rec = {
+            let mut s = self.lock();
+            let Some(f) = s.files.get_mut(&id) else {
+                return Ok(());
+            };
+            let before = f.persisted_extents.min(f.meta.extents.len());
+            let mut file = f.meta.clone();
+            file.extents = f.meta.extents[before..].to_vec();
+            f.persisted_extents = f.meta.extents.len();
+            Record::FileUpdate {
+                file,
+                extents_before: u32::try_from(before).unwrap_or(u32::MAX),
+            }
+        };
+        self.persist(&mut meta, rec).await
+    }
+
+    /// Takes a zone for a writer; when the device is out of space and a cleaner is configured,
+    /// cleans in the foreground (the wait counts as I/O blocking time) and tries again.
+    pub(crate) async fn acquire_zone(
+        &self,
+        lifetime: Lifetime,
+        kind: FileKind,
+    ) -> Result<u32, FsError> {
+        let t0 = self.env.now();
+        loop {
+            match self.try_acquire_zone(lifetime, kind, 0, false).await {
+                Err(FsError::NoSpace) if self.opts.cleaner.name() != "none" => {
+                    let freed = self.clean_once().await?;
+                    self.counters().blocking_ns += self.env.now() - t0;
+                    if !freed {
+                        return Err(FsError::NoSpace);
+                    }
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// Takes a zone following the placement policy: finishes what it says, waits for tokens.
+    /// Returns the zone, marked busy, or [`FsError::NoSpace`].
+    pub(crate) async fn try_acquire_zone(
+        &self,
+        lifetime: Lifetime,
+        kind: FileKind,
+        min_capacity: u64,
+        reserved: bool,
+    ) -> Result<u32, FsError> {
+        let request = PlacementRequest {
+            lifetime,
+            io_type: kind.io_type(),
+            min_capacity_bytes: min_capacity,
+        };
+        let mut waited_since: Option<u64> = None;
+        loop {
+            let mut notified = pin!(self.tokens.notified());
+            notified.as_mut().enable();
+            let (finish, outcome) = {
+                let mut s = self.lock();
+                let views = s.views();
+                let mut view = s.alloc_view(&views);
+                if reserved {
+                    // Cleaning uses the reserved migration zone: one more open and active token.
+                    view.max_open_io_zones = view.open_io_zones + 1;
+                    view.max_active_io_zones += 1;
+                }
+                let decision = self.opts.placement.place(&view, &request);
+                for &z in &decision.finish {
+                    if let Some(z) = s.zone_mut(z) {
+                        z.wp = z.start + z.capacity;
+                        z.active = false;
+                    }
+                }
+                match decision.outcome {
+                    Placement::Active(z) | Placement::Empty(z) => {
+                        if let Some(acct) = s.zone_mut(z) {
+                            acct.busy = true;
+                            if matches!(decision.outcome, Placement::Empty(_)) {
+                                acct.active = true;
+                                acct.lifetime = lifetime;
+                            }
+                        }
+                        if !reserved {
+                            s.open_tokens += 1;
+                        }
+                        let free: u64 = s.zones.iter().map(crate::state::ZoneAcct::remaining).sum();
+                        self.counters().free_series.push((self.env.now(), free));
+                    }
+                    _ => {}
+                }
+                (decision.finish, decision.outcome)
+            };
+            for z in finish {
+                self.dev.manage(z, ZoneOp::Finish).await?;
+                self.counters().finishes += 1;
+            }
+            match outcome {
+                Placement::Active(z) | Placement::Empty(z) => {
+                    if let Placement::Empty(_) = outcome {
+                        let mut meta = self.meta.lock().await;
+                        self.persist(&mut meta, Record::ZoneLifetime { zone: z, lifetime })
+                            .await?;
+                    }
+                    if let Some(t0) = waited_since {
+                        self.counters().blocking_ns += self.env.now() - t0;
+                    }
+                    return Ok(z);
+                }
+                Placement::WaitForOpenToken | Placement::WaitForActiveToken => {
+                    waited_since.get_or_insert(self.env.now());
+                    notified.await;
+                }
+                Placement::NoSpace => return Err(FsError::NoSpace),
+            }
+        }
+    }
+
+    /// Gives a zone back: closes it on the device if it is not full, returns its tokens.
+    pub(crate) async fn release_zone(&self, zone: u32, reserved: bool) -> Result<(), FsError> {
+        let close = {
+            let mut s = self.lock();
+            if !reserved {
+                s.open_tokens = s.open_tokens.saturating_sub(1);
+            }
+            match s.zone_mut(zone) {
+                Some(z) => {
+                    z.busy = false;
+                    if z.remaining() == 0 {
+                        z.active = false;
+                    }
+                    z.remaining() > 0 && z.written() > 0
+                }
+                None => false,
+            }
+        };
+        if close {
+            self.dev.manage(zone, ZoneOp::Close).await?;
+        }
+        self.tokens.notify_waiters();
+        Ok(())
+    }
+}
+
+impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
+    /// The file's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Bytes appended so far (synced or buffered).
+    pub fn len(&self) -> u64 {
+        self.fs.stat_id(self.id).map_or(0, |m| m.size) + self.buf.len() as u64
+    }
+
+    /// Whether nothing was appended.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Appends `data` (buffered; whole buffers go to the device as they fill).
+    ///
+    /// # Errors
+    /// [`FsError::NoSpace`], device errors.
+    pub async fn append(&mut self, data: &[u8]) -> Result<(), FsError> {
+        if self.closed {
+            return Err(FsError::InvalidArgument(format!("{} is closed", self.name)));
+        }
+        self.fs.counters().user_bytes += data.len() as u64;
+        let mut rest = data;
+        while !rest.is_empty() {
+            let n = (self.buf_cap - self.buf.len()).min(rest.len());
+            self.buf.extend_from_slice(&rest[..n]);
+            rest = &rest[n..];
+            if self.buf.len() == self.buf_cap {
+                let chunk = std::mem::take(&mut self.buf);
+                self.write_out(&chunk).await?;
+                self.buf = chunk;
+                self.buf.clear();
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the buffer to the device. Non-WAL files then persist their new extents; a WAL's
+    /// data is recoverable from its framing without a metadata write.
+    ///
+    /// # Errors
+    /// Device errors, [`FsError::NoSpace`].
+    pub async fn sync(&mut self) -> Result<(), FsError> {
+        self.flush_buffer().await?;
+        if !self.sparse {
+            self.fs.persist_file(self.id).await?;
+        }
+        Ok(())
+    }
+
+    /// `sync`, then persist the metadata for WAL files too.
+    ///
+    /// # Errors
+    /// As [`WritableFile::sync`].
+    pub async fn fsync(&mut self) -> Result<(), FsError> {
+        self.flush_buffer().await?;
+        self.fs.persist_file(self.id).await
+    }
+
+    /// Syncs, persists the final metadata and releases the zone.
+    ///
+    /// # Errors
+    /// As [`WritableFile::sync`].
+    pub async fn close(mut self) -> Result<(), FsError> {
+        self.flush_buffer().await?;
+        {
+            let mut s = self.fs.lock();
+            if let Some(f) = s.files.get_mut(&self.id) {
+                f.meta.active_extent_start = None;
+                f.writing = false;
+            }
+        }
+        self.fs.persist_file(self.id).await?;
+        if let Some(z) = self.zone.take() {
+            self.fs.release_zone(z, false).await?;
+        }
+        self.closed = true;
+        Ok(())
+    }
+
+    async fn flush_buffer(&mut self) -> Result<(), FsError> {
+        if self.closed {
+            return Err(FsError::InvalidArgument(format!("{} is closed", self.name)));
+        }
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let chunk = std::mem::take(&mut self.buf);
+        self.write_out(&chunk).await?;
+        self.buf = chunk;
+        self.buf.clear();
+        Ok(())
+    }
+
+    /// Writes `data` at the write pointers of the file's zones, switching zones as they fill.
+    async fn write_out(&mut self, data: &[u8]) -> Result<(), FsError> {
+        let fs = self.fs.clone();
+        let block = fs.block;
+        let mut rest = data;
+        while !rest.is_empty() {
+            let zone = match self.zone {
+                Some(z) => z,
+                None => {
+                    let z = fs.acquire_zone(self.lifetime, self.kind).await?;
+                    self.zone = Some(z);
+                    let wp = fs.lock().zone(z).map_or(0, |a| a.wp);
+                    if let Some(f) = fs.lock().files.get_mut(&self.id) {
+                        f.meta.active_extent_start = Some(wp);
+                    }
+                    fs.persist_file(self.id).await?;
+                    z
+                }
+            };
+            let (wp, remaining) = fs
+                .lock()
+                .zone(zone)
+                .map_or((0, 0), |a| (a.wp, a.remaining()));
+            let (piece, extent, n) = if self.sparse {
+                let n = (rest.len() as u64).min(remaining.saturating_sub(8));
+                let mut piece =
+                    Vec::with_capacity(usize::try_from(align_up(n + 8, block)).unwrap_or(0));
+                piece.extend_from_slice(&n.to_le_bytes());
+                piece.extend_from_slice(&rest[..usize::try_from(n).unwrap_or(0)]);
+                piece.resize(usize::try_from(align_up(n + 8, block)).unwrap_or(0), 0);
+                (
+                    piece,
+                    Extent {
+                        start: wp + 8,
+                        len: n,
+                    },
+                    n,
+                )
+            } else {
+                let n = (rest.len() as u64).min(remaining);
+                let mut piece = rest[..usize::try_from(n).unwrap_or(0)].to_vec();
+                piece.resize(usize::try_from(align_up(n, block)).unwrap_or(0), 0);
+                (piece, Extent { start: wp, len: n }, n)
+            };
+            if n == 0 {
+                return Err(FsError::Corrupt(format!(
+                    "zone {zone} has no room for a frame"
+                )));
+            }
+            fs.dev.write(wp, &piece).await?;
+            let full = {
+                let mut s = fs.lock();
+                if let Some(z) = s.zone_mut(zone) {
+                    z.wp += piece.len() as u64;
+                    z.used += n;
+                }
+                if let Some(f) = s.files.get_mut(&self.id) {
+                    // Merge with the previous extent when contiguous (whole-buffer writes).
+                    let merged = match f.meta.extents.last_mut() {
+                        Some(last)
+                            if !self.sparse
+                                && last.start + last.len == extent.start
+                                && last.len % block == 0 =>
+                        {
+                            last.len += extent.len;
+                            true
+                        }
+                        _ => false,
+                    };
+                    if merged {
+                        let i = f.meta.extents.len() - 1;
+                        f.persisted_extents = f.persisted_extents.min(i);
+                        f.index = crate::file::ExtentIndex::new(&f.meta.extents);
+                    } else {
+                        f.push_extent(extent);
+                    }
+                    f.meta.size += n;
+                    if !self.sparse {
+                        f.meta.active_extent_start = Some(wp + piece.len() as u64);
+                    }
+                }
+                s.zone(zone).is_none_or(|z| z.remaining() == 0)
+            };
+            {
+                let mut c = fs.counters();
+                c.device_bytes += piece.len() as u64;
+            }
+            rest = &rest[usize::try_from(n).unwrap_or(0)..];
+            if full {
+                self.zone = None;
+                fs.release_zone(zone, false).await?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
+    pub(crate) fn stat_id(&self, id: u64) -> Option<FileMeta> {
+        self.lock().files.get(&id).map(|f| f.meta.clone())
+    }
+}
