@@ -2,6 +2,7 @@
 
 mod compare;
 mod device;
+mod fs;
 
 use std::process::ExitCode;
 
@@ -20,6 +21,9 @@ enum Command {
     /// Zoned device models: microbenchmarks and profiles.
     #[command(subcommand)]
     Device(device::DeviceCommand),
+    /// Zone file layer tools on a file-backed zoned device.
+    #[command(subcommand)]
+    Fs(fs::FsCommand),
     /// Side-by-side comparison of configurations, normalized to the first, with a report.
     Compare(compare::CompareArgs),
 }
@@ -30,6 +34,9 @@ pub enum CliError {
     /// From the device layer.
     #[error(transparent)]
     Device(#[from] zonedb_device::DeviceError),
+    /// From the zone file layer.
+    #[error(transparent)]
+    Fs(#[from] zonedb_fs::FsError),
     /// From the simulator.
     #[error(transparent)]
     Sim(#[from] zonedb_env::SimError),
@@ -46,5 +53,6 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
     match cli.command {
         Command::Device(cmd) => device::run(cmd),
         Command::Compare(args) => compare::run(&args),
+        Command::Fs(cmd) => fs::run(cmd),
     }
 }

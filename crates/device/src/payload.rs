@@ -115,6 +115,16 @@ impl Payload {
         Ok(out)
     }
 
+    /// Forgets a zone's bytes from `len` on (writes lost at a power loss).
+    pub fn truncate_zone(&self, zone: u32, len: u64) {
+        if let Self::Memory(zones) = self {
+            let mut zones = zones.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(buf) = zones.get_mut(zone as usize) {
+                buf.truncate(usize::try_from(len).unwrap_or(usize::MAX));
+            }
+        }
+    }
+
     /// Forgets a zone's bytes (after a reset).
     pub fn discard_zone(&self, zone: u32) {
         if let Self::Memory(zones) = self {

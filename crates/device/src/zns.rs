@@ -31,6 +31,8 @@ struct State {
     checker: WritePointerChecker,
     /// Bytes actually programmed per zone (a finish moves the write pointer, not this).
     programmed: Vec<u64>,
+    /// Writes not yet complete per zone: (device offset, completion time).
+    in_flight: Vec<std::collections::VecDeque<(u64, u64)>>,
     stats: DeviceStats,
 }
 
@@ -56,6 +58,7 @@ impl<E: Env> ZnsSsd<E> {
             engine: TimingEngine::new(layout, profile.timing.clone()),
             checker: WritePointerChecker::new(cfg!(debug_assertions)),
             programmed: vec![0; profile.zones.zone_count as usize],
+            in_flight: vec![std::collections::VecDeque::new(); profile.zones.zone_count as usize],
             table,
             stats: DeviceStats::default(),
         };
@@ -105,6 +108,45 @@ impl<E: Env> ZnsSsd<E> {
         Ok(())
     }
 
+    /// A simulated power loss at the current virtual time: every write not completed by now is
+    /// lost (with every later write to its zone), open zones come back closed, as after a
+    /// controller power cycle. Completed writes, resets and finishes are durable.
+    ///
+    /// # Errors
+    /// [`DeviceError::Corrupt`] if the rolled-back zones are inconsistent (a model bug).
+    pub fn power_cycle(&self) -> Result<(), DeviceError> {
+        let now = self.env.now();
+        let mut s = self.lock();
+        let g = s.table.geometry().clone();
+        let mut saved = Vec::with_capacity(g.zone_count as usize);
+        for info in s.table.report(0, g.zone_count) {
+            let z = info.index as usize;
+            let lost_from = s.in_flight[z]
+                .iter()
+                .filter(|&&(_, t)| t > now)
+                .map(|&(off, _)| off)
+                .min();
+            let (state, wp) = match lost_from {
+                Some(off) if off < info.write_pointer => {
+                    let state = if off == info.start {
+                        ZoneState::Empty
+                    } else {
+                        ZoneState::Closed
+                    };
+                    s.programmed[z] = s.programmed[z].min(off - info.start);
+                    self.payload.truncate_zone(info.index, off - info.start);
+                    (state, off)
+                }
+                _ => (info.state, info.write_pointer),
+            };
+            saved.push((state, wp));
+            s.in_flight[z].clear();
+        }
+        s.table = ZoneTable::restore(g, &saved)?;
+        s.checker = WritePointerChecker::new(s.checker.enabled());
+        Ok(())
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -131,6 +173,7 @@ impl<E: Env> ZnsSsd<E> {
             engine,
             programmed,
             stats,
+            in_flight,
         } = &mut *s;
         checker.check(table, "before write", None);
         let adm = match target {
@@ -142,6 +185,11 @@ impl<E: Env> ZnsSsd<E> {
         let rel = adm.offset - start;
         let done = engine.write(now, adm.zone, rel, len, g.zone_capacity_bytes);
         programmed[adm.zone as usize] = rel + len;
+        let pending = &mut in_flight[adm.zone as usize];
+        while pending.front().is_some_and(|&(_, t)| t <= now) {
+            pending.pop_front();
+        }
+        pending.push_back((adm.offset, done));
         stats.bytes_written += len;
         stats.writes += 1;
         stats.page_ops = engine.page_ops();
@@ -223,6 +271,7 @@ impl<E: Env> ZonedDevice for ZnsSsd<E> {
                 engine,
                 programmed,
                 stats,
+                in_flight,
             } = &mut *s;
             checker.check(table, "before zone management", None);
             let before = table.info(zone)?;
@@ -246,6 +295,7 @@ impl<E: Env> ZonedDevice for ZnsSsd<E> {
                 ZoneOp::Reset => {
                     let out = table.reset(zone)?;
                     let prog = std::mem::take(&mut programmed[zone as usize]);
+                    in_flight[zone as usize].clear();
                     if out.changed {
                         stats.zone_resets += 1;
                         let erases_before = engine.block_erases();

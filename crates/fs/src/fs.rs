@@ -153,7 +153,11 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             };
             z.active = z.written() > 0 && z.remaining() > 0;
         }
-        for (_, meta) in replayed.files {
+        for (_, mut meta) in replayed.files {
+            // A read-only mount (fsck, tools) shows the metadata as it is.
+            if !opts.read_only {
+                clip_to_write_pointers(&mut meta, &state);
+            }
             state.names.insert(meta.name.clone(), meta.id);
             state.files.insert(meta.id, FileEntry::new(meta));
         }
@@ -599,6 +603,34 @@ pub(crate) fn recover_tail(aes: u64, data: &[u8], sparse: bool, block: u64) -> V
         pos = align_up(pos + 8 + len, block);
     }
     out
+}
+
+/// Drops the part of a file's extents that lies at or past its zone's write pointer (an
+/// extent persisted ahead of its data, lost in a crash), and every extent after it.
+fn clip_to_write_pointers(meta: &mut FileMeta, state: &State) {
+    let mut keep = Vec::with_capacity(meta.extents.len());
+    for e in &meta.extents {
+        let wp = state
+            .zone_of(e.start)
+            .and_then(|z| state.zone(z))
+            .map_or(0, |z| z.wp);
+        let end = e.start + e.len;
+        if end <= wp {
+            keep.push(*e);
+            continue;
+        }
+        if e.start < wp {
+            keep.push(Extent {
+                start: e.start,
+                len: wp - e.start,
+            });
+        }
+        break;
+    }
+    if keep.len() != meta.extents.len() || keep.last() != meta.extents.last() {
+        meta.extents = keep;
+        meta.size = meta.extents.iter().map(|e| e.len).sum();
+    }
 }
 
 /// Used by writers: the kind a new file gets from its name.

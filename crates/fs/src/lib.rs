@@ -32,6 +32,7 @@ pub mod codec;
 mod error;
 pub mod file;
 pub mod fs;
+pub mod fsck;
 pub mod metalog;
 pub mod placement;
 pub mod record;

@@ -407,39 +407,18 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
                     "zone {zone} has no room for a frame"
                 )));
             }
-            fs.dev.write(wp, &piece).await?;
-            let full = {
-                let mut s = fs.lock();
-                if let Some(z) = s.zone_mut(zone) {
-                    z.wp += piece.len() as u64;
-                    z.used += n;
-                }
-                if let Some(f) = s.files.get_mut(&self.id) {
-                    // Merge with the previous extent when contiguous (whole-buffer writes).
-                    let merged = match f.meta.extents.last_mut() {
-                        Some(last)
-                            if !self.sparse
-                                && last.start + last.len == extent.start
-                                && last.len % block == 0 =>
-                        {
-                            last.len += extent.len;
-                            true
-                        }
-                        _ => false,
-                    };
-                    if merged {
-                        let i = f.meta.extents.len() - 1;
-                        f.persisted_extents = f.persisted_extents.min(i);
-                        f.index = crate::file::ExtentIndex::new(&f.meta.extents);
-                    } else {
-                        f.push_extent(extent);
-                    }
-                    f.meta.size += n;
-                    if !self.sparse {
-                        f.meta.active_extent_start = Some(wp + piece.len() as u64);
-                    }
-                }
-                s.zone(zone).is_none_or(|z| z.remaining() == 0)
+            let padded = !self.sparse && n % block != 0;
+            let full = if padded {
+                // A padded piece ends a sync. Persist its extent before writing it: were the
+                // padding on the device first, a crash would let mount take it for file data.
+                // Mount clips extents that run past the write pointer instead.
+                let full = self.record_piece(zone, wp, piece.len() as u64, extent, n);
+                fs.persist_file(self.id).await?;
+                fs.dev.write(wp, &piece).await?;
+                full
+            } else {
+                fs.dev.write(wp, &piece).await?;
+                self.record_piece(zone, wp, piece.len() as u64, extent, n)
             };
             {
                 let mut c = fs.counters();
@@ -452,6 +431,45 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
             }
         }
         Ok(())
+    }
+}
+
+impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
+    /// Accounts a piece written at `wp` of `zone`: zone write pointer and live bytes, the
+    /// file's extents (merged when contiguous), size and active extent start. Returns whether
+    /// the zone is now full.
+    fn record_piece(&self, zone: u32, wp: u64, piece_len: u64, extent: Extent, n: u64) -> bool {
+        let block = self.fs.block;
+        let mut s = self.fs.lock();
+        if let Some(z) = s.zone_mut(zone) {
+            z.wp += piece_len;
+            z.used += n;
+        }
+        if let Some(f) = s.files.get_mut(&self.id) {
+            let merged = match f.meta.extents.last_mut() {
+                Some(last)
+                    if !self.sparse
+                        && last.start + last.len == extent.start
+                        && last.len % block == 0 =>
+                {
+                    last.len += extent.len;
+                    true
+                }
+                _ => false,
+            };
+            if merged {
+                let i = f.meta.extents.len() - 1;
+                f.persisted_extents = f.persisted_extents.min(i);
+                f.index = crate::file::ExtentIndex::new(&f.meta.extents);
+            } else {
+                f.push_extent(extent);
+            }
+            f.meta.size += n;
+            if !self.sparse {
+                f.meta.active_extent_start = Some(wp + piece_len);
+            }
+        }
+        s.zone(zone).is_none_or(|z| z.remaining() == 0)
     }
 }
 

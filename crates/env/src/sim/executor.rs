@@ -106,6 +106,16 @@ impl Shared {
         }
     }
 
+    /// Drops every task not yet finished (a simulated power loss: nothing keeps running).
+    /// Timers of dropped tasks fire into the void.
+    pub(crate) fn kill_all_tasks(&self) {
+        let parked = std::mem::take(&mut *lock(&self.parked));
+        let inbox = std::mem::take(&mut *lock(&self.inbox));
+        lock(&self.ready).clear();
+        drop(parked);
+        drop(inbox);
+    }
+
     pub(crate) fn spawn(self: &Arc<Self>, name: &str, future: BoxTask) {
         let id = usize::try_from(self.next_task.fetch_add(1, Ordering::Relaxed))
             .unwrap_or(usize::MAX - 1);

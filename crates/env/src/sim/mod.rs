@@ -72,6 +72,11 @@ impl SimEnv {
         &self.shared.config
     }
 
+    /// Drops every unfinished task, as a power loss would stop them. Call between runs.
+    pub fn kill_all_tasks(&self) {
+        self.shared.kill_all_tasks();
+    }
+
     /// Task polls performed so far (all runs).
     pub fn tasks_polled(&self) -> u64 {
         self.shared.polls.load(Ordering::Relaxed)

@@ -1,0 +1,108 @@
+//! Consistency check of a mounted layer against its device: what `zonedb fs fsck` reports.
+
+use zonedb_device::ZonedDevice;
+use zonedb_env::Env;
+
+use crate::fs::ZoneFs;
+
+/// One inconsistency found.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Problem {
+    /// File concerned (empty for zone-level problems).
+    pub file: String,
+    /// What is wrong.
+    pub what: String,
+}
+
+impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
+    /// Checks every file's extents against the zones: inside an IO zone, below the device's
+    /// write pointer, not overlapping another extent, sizes adding up; and the layer's zone
+    /// accounting against the device's zone report.
+    pub fn fsck(&self) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        let g = self.dev.geometry().clone();
+        let reports = self.dev.report_zones(0, g.zone_count);
+        let first_io = self.first_io_zone();
+        let mut spans: Vec<(u64, u64, String)> = Vec::new();
+        for f in self.files() {
+            let sum: u64 = f.extents.iter().map(|e| e.len).sum();
+            if sum != f.size {
+                problems.push(Problem {
+                    file: f.name.clone(),
+                    what: format!("size {} but extents hold {sum} bytes", f.size),
+                });
+            }
+            for e in &f.extents {
+                let Some(z) = g.zone_of(e.start) else {
+                    problems.push(Problem {
+                        file: f.name.clone(),
+                        what: format!("extent at {} is beyond the device", e.start),
+                    });
+                    continue;
+                };
+                let start = g.zone_start(z);
+                if z < first_io {
+                    problems.push(Problem {
+                        file: f.name.clone(),
+                        what: format!("extent at {} lies in metadata zone {z}", e.start),
+                    });
+                }
+                if e.start + e.len > start + g.zone_capacity_bytes {
+                    problems.push(Problem {
+                        file: f.name.clone(),
+                        what: format!(
+                            "extent at {} of {} bytes crosses the end of zone {z}",
+                            e.start, e.len
+                        ),
+                    });
+                }
+                let wp = reports.get(z as usize).map_or(0, |r| r.write_pointer);
+                if e.start + e.len > wp {
+                    problems.push(Problem {
+                        file: f.name.clone(),
+                        what: format!(
+                            "extent at {} of {} bytes runs past zone {z}'s write pointer {wp}",
+                            e.start, e.len
+                        ),
+                    });
+                }
+                spans.push((e.start, e.start + e.len, f.name.clone()));
+            }
+        }
+        spans.sort();
+        for w in spans.windows(2) {
+            if w[1].0 < w[0].1 {
+                problems.push(Problem {
+                    file: w[1].2.clone(),
+                    what: format!("extent at {} overlaps an extent of {}", w[1].0, w[0].2),
+                });
+            }
+        }
+        for z in self.zone_report() {
+            let Some(r) = reports.get(z.index as usize) else {
+                continue;
+            };
+            let written = z.max_capacity_bytes - z.remaining_bytes;
+            let dev_written = r.write_pointer - r.start;
+            if r.state != zonedb_device::ZoneState::Full && written != dev_written {
+                problems.push(Problem {
+                    file: String::new(),
+                    what: format!(
+                        "zone {}: layer counts {written} bytes written, device {dev_written}",
+                        z.index
+                    ),
+                });
+            }
+            if z.used_bytes > written {
+                problems.push(Problem {
+                    file: String::new(),
+                    what: format!(
+                        "zone {}: {} live bytes but only {written} written",
+                        z.index, z.used_bytes
+                    ),
+                });
+            }
+        }
+        problems
+    }
+}

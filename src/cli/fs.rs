@@ -1,0 +1,193 @@
+//! `zonedb fs ...`: mkfs, ls, df, dump and fsck of the zone file layer on a file-backed zoned
+//! device (a directory).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Args, Subcommand};
+use serde_json::json;
+use zonedb_device::{ZoneFileDevice, ZonedDevice};
+use zonedb_env::RealEnv;
+use zonedb_fs::{FsOptions, ZoneFs};
+
+use super::CliError;
+use super::device::build_profile;
+
+#[derive(Debug, Subcommand)]
+pub enum FsCommand {
+    /// Creates a file-backed zoned device in DIR with a profile's zone geometry and formats it.
+    Mkfs {
+        /// Directory of the device.
+        #[arg(long)]
+        dir: PathBuf,
+        /// Profile giving the zone geometry and limits.
+        #[arg(long, default_value = "splitzns-paper")]
+        profile: String,
+        /// Scale of the profile.
+        #[arg(long, default_value = "1/1")]
+        scale: String,
+        /// Finish threshold in percent (ZenFS's --finish_threshold).
+        #[arg(long, default_value_t = 0)]
+        finish_threshold: u32,
+    },
+    /// Lists files with their extents and zones.
+    Ls(Target),
+    /// Space: used, reclaimable, free, space amplification.
+    Df(Target),
+    /// The metadata (files, extents, zones) as JSON.
+    Dump(Target),
+    /// Checks metadata against the zones; exits 1 when it finds a problem.
+    Fsck(Target),
+}
+
+#[derive(Debug, Args)]
+pub struct Target {
+    /// Directory of the device.
+    #[arg(long)]
+    dir: PathBuf,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+type Fs = ZoneFs<RealEnv, ZoneFileDevice>;
+
+fn mount(dir: &std::path::Path) -> Result<(RealEnv, Arc<Fs>), CliError> {
+    let dev = Arc::new(ZoneFileDevice::open(dir)?);
+    let env = RealEnv::new(0);
+    let opts = FsOptions {
+        read_only: true,
+        ..FsOptions::default()
+    };
+    let fs = env.block_on(ZoneFs::mount(env.clone(), dev, opts))?;
+    Ok((env, fs))
+}
+
+pub fn run(cmd: FsCommand) -> Result<ExitCode, CliError> {
+    match cmd {
+        FsCommand::Mkfs {
+            dir,
+            profile,
+            scale,
+            finish_threshold,
+        } => {
+            let p = build_profile(&profile, &scale, None)?;
+            let dev = ZoneFileDevice::create(&dir, p.zones.clone())?;
+            let env = RealEnv::new(0);
+            env.block_on(Fs::mkfs(&dev, finish_threshold))?;
+            println!(
+                "zonedb fs mkfs: {} zones of {} MiB (capacity {} MiB), profile {}, in {}",
+                p.zones.zone_count,
+                p.zones.zone_size_bytes >> 20,
+                p.zones.zone_capacity_bytes >> 20,
+                p.name,
+                dir.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        FsCommand::Ls(t) => {
+            let (_env, fs) = mount(&t.dir)?;
+            let g = fs.device().geometry().clone();
+            let files = fs.files();
+            if t.json {
+                let v: Vec<_> = files
+                    .iter()
+                    .map(|f| {
+                        let zones: Vec<u32> = f.extents.iter().filter_map(|e| g.zone_of(e.start)).collect();
+                        json!({"name": f.name, "size_bytes": f.size, "kind": f.kind, "lifetime": f.lifetime, "extents": f.extents, "zones": zones})
+                    })
+                    .collect();
+                println!("{}", serde_json::to_string_pretty(&v)?);
+            } else {
+                println!(
+                    "{:>12} {:>8} {:>10}  {:<24} zones",
+                    "size", "extents", "lifetime", "name"
+                );
+                for f in &files {
+                    let mut zones: Vec<u32> = f
+                        .extents
+                        .iter()
+                        .filter_map(|e| g.zone_of(e.start))
+                        .collect();
+                    zones.dedup();
+                    let lt = serde_json::to_value(f.lifetime)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_owned))
+                        .unwrap_or_default();
+                    println!(
+                        "{:>12} {:>8} {:>10}  {:<24} {zones:?}",
+                        f.size,
+                        f.extents.len(),
+                        lt,
+                        f.name
+                    );
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        FsCommand::Df(t) => {
+            let (_env, fs) = mount(&t.dir)?;
+            let s = fs.stats();
+            if t.json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&json!({
+                        "used_bytes": s.used_bytes,
+                        "reclaimable_bytes": s.reclaimable_bytes,
+                        "garbage_bytes": s.garbage_bytes,
+                        "free_bytes": s.free_bytes,
+                        "space_amplification": s.space_amplification,
+                        "files": s.files,
+                    }))?
+                );
+            } else {
+                let mb = |b: u64| b as f64 / 1e6;
+                println!("Free: {:.1} MB", mb(s.free_bytes));
+                println!("Used: {:.1} MB", mb(s.used_bytes));
+                println!("Reclaimable: {:.1} MB", mb(s.reclaimable_bytes));
+                println!("Garbage (all zones): {:.1} MB", mb(s.garbage_bytes));
+                println!("Space amplification: {:.3}", s.space_amplification);
+                println!("Files: {}", s.files);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        FsCommand::Dump(t) => {
+            let (_env, fs) = mount(&t.dir)?;
+            let v = json!({
+                "geometry": fs.device().geometry(),
+                "first_io_zone": fs.first_io_zone(),
+                "files": fs.files(),
+                "zones": fs.zone_report(),
+            });
+            println!("{}", serde_json::to_string_pretty(&v)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        FsCommand::Fsck(t) => {
+            let (_env, fs) = mount(&t.dir)?;
+            let problems = fs.fsck();
+            if t.json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&json!({"problems": problems}))?
+                );
+            } else if problems.is_empty() {
+                println!("zonedb fs fsck: clean ({} files)", fs.files().len());
+            } else {
+                for p in &problems {
+                    println!(
+                        "{}: {}",
+                        if p.file.is_empty() { "-" } else { &p.file },
+                        p.what
+                    );
+                }
+                println!("zonedb fs fsck: {} problems", problems.len());
+            }
+            Ok(if problems.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+    }
+}
