@@ -191,14 +191,25 @@ pub(crate) async fn replay<D: ZonedDevice>(dev: &D) -> Result<Replayed, FsError>
     for (_, zone, sb, data, mut pos) in heads {
         let mut records = Vec::new();
         while let Some(rest) = data.get(pos..) {
-            let Unframed::Record(payload, n) = unframe(rest, block) else {
+            if rest.is_empty() {
                 break;
-            };
-            let Ok(rec) = Record::decode(payload) else {
-                break;
-            };
-            records.push(rec);
-            pos += n;
+            }
+            if let Unframed::Record(payload, n) = unframe(rest, block) {
+                if let Ok(rec) = Record::decode(payload) {
+                    records.push(rec);
+                    pos += n;
+                    continue;
+                }
+            }
+            // A bad record. The last one is a torn tail: cut it off. One with valid records
+            // after it is damage in the middle of the log: replaying around it could hand a
+            // file bytes that belong to another, so refuse.
+            if valid_record_after(&data, pos, block) {
+                return Err(FsError::Corrupt(format!(
+                    "metadata zone {zone}: record at byte {pos} is damaged and later records exist"
+                )));
+            }
+            break;
         }
         let mut it = records.into_iter();
         let Some(Record::Snapshot {
@@ -229,6 +240,24 @@ pub(crate) async fn replay<D: ZonedDevice>(dev: &D) -> Result<Replayed, FsError>
     } else {
         Err(FsError::NotFormatted)
     }
+}
+
+/// Whether a valid record starts at any block boundary after `pos`.
+fn valid_record_after(data: &[u8], pos: usize, block: u64) -> bool {
+    let step = usize::try_from(block).unwrap_or(4096).max(1);
+    let mut p = pos + step;
+    while let Some(rest) = data.get(p..) {
+        if rest.is_empty() {
+            break;
+        }
+        if let Unframed::Record(payload, _) = unframe(rest, block) {
+            if Record::decode(payload).is_ok() {
+                return true;
+            }
+        }
+        p += step;
+    }
+    false
 }
 
 fn apply(r: &mut Replayed, rec: Record) {
