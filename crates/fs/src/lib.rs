@@ -31,6 +31,7 @@ pub mod cleaning;
 pub mod codec;
 mod error;
 pub mod file;
+pub mod fill_delete;
 pub mod fs;
 pub mod fsck;
 pub mod metalog;

@@ -226,6 +226,10 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                     }
                     return Ok(z);
                 }
+                // Cleaning must not wait for tokens held by writers that wait for cleaning.
+                Placement::WaitForOpenToken | Placement::WaitForActiveToken if reserved => {
+                    return Err(FsError::NoSpace);
+                }
                 Placement::WaitForOpenToken | Placement::WaitForActiveToken => {
                     waited_since.get_or_insert(self.env.now());
                     notified.await;

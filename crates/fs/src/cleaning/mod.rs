@@ -58,3 +58,16 @@ pub trait CleaningPolicy: Send + Sync + std::fmt::Debug {
     /// Zones to clean now, in the order to clean them (empty: nothing to do).
     fn victims(&self, view: &CleaningView<'_>) -> Vec<u32>;
 }
+
+/// The cleaner called `name` (`none`, `greedy`, `zenfs`); `threshold_pct` is greedy's
+/// free-space trigger.
+///
+/// # Errors
+/// [`crate::FsError::InvalidArgument`] for an unknown name.
+pub fn by_name(name: &str, threshold_pct: u32) -> Result<std::sync::Arc<dyn CleaningPolicy>, crate::FsError> {
+    Ok(match name {
+        "none" => std::sync::Arc::new(none::NoCleaner),
+        "greedy" => std::sync::Arc::new(greedy::GreedyCleaner { free_threshold_pct: threshold_pct }),
+        _ => return Err(crate::FsError::InvalidArgument(format!("unknown cleaner '{name}'; known: none, greedy, zenfs"))),
+    })
+}
