@@ -14,7 +14,8 @@ pub struct JoinError {
     pub task: String,
 }
 
-/// Awaits the output of a spawned task.
+/// Awaits the output of a spawned task. Dropping the handle detaches the task (it keeps
+/// running); awaiting it after the task panicked or was dropped gives a [`JoinError`].
 #[derive(Debug)]
 pub struct JoinHandle<T> {
     rx: oneshot::Receiver<T>,
@@ -35,7 +36,15 @@ impl<T> Future for JoinHandle<T> {
     }
 }
 
-/// Wraps `future` so its output goes to the returned handle.
+impl<T> JoinHandle<T> {
+    /// Name of the task.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// Wraps `future` so its output goes to the returned handle. If the returned task is dropped
+/// unfinished (or panics), the handle reports a [`JoinError`].
 pub(crate) fn task_with_handle<F, T>(
     name: &str,
     future: F,
@@ -56,4 +65,39 @@ where
             name: name.to_owned(),
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+    use crate::{Env, JoinError, SimConfig, SimEnv};
+
+    fn assert_send<T: Send>(_: &T) {}
+
+    #[test]
+    fn a_task_killed_before_finishing_gives_a_join_error() {
+        let sim = SimEnv::new(SimConfig::default());
+        let env = sim.clone();
+        let h = sim
+            .run(async move {
+                let e = env.clone();
+                let h = env.spawn("sleepy", async move { e.sleep(1_000).await });
+                assert_send(&h);
+                assert_eq!(h.name(), "sleepy");
+                env.sleep(1).await;
+                Some(h) // (wrapped: a future that yields a future reads like a missing await)
+            })
+            .unwrap()
+            .unwrap();
+        sim.kill_all_tasks();
+        let err = sim.run(h).unwrap();
+        assert_eq!(
+            err,
+            Err(JoinError {
+                task: "sleepy".to_owned()
+            })
+        );
+        assert!(err.unwrap_err().to_string().contains("sleepy"));
+    }
 }

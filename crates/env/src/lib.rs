@@ -31,9 +31,9 @@ use std::future::Future;
 
 pub use error::SimError;
 pub use join::{JoinError, JoinHandle};
-pub use real::RealEnv;
+pub use real::{RealEnv, RealSleep};
 pub use rng::SimRng;
-pub use sim::{SimConfig, SimEnv};
+pub use sim::{SimConfig, SimEnv, SimSleep};
 
 /// Time and concurrency for engine code. Cheap to clone; clones share one environment.
 pub trait Env: Clone + Send + Sync + 'static {

@@ -1,9 +1,23 @@
 //! The seeded RNG every ZoneDB component draws from.
 
+use std::convert::Infallible;
+
 use rand_xoshiro::Xoshiro256PlusPlus;
-use rand_xoshiro::rand_core::{Rng as _, SeedableRng};
+use rand_xoshiro::rand_core::{Rng as _, SeedableRng, TryRng};
+
+/// Golden-ratio increment that spreads stream numbers over the seed space.
+const STREAM_MIX: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// Seed of the `stream`-th RNG stream an environment seeded with `seed` hands out (both
+/// environments use it, so the same seed gives the same streams in both).
+pub(crate) fn stream_seed(seed: u64, stream: u64) -> u64 {
+    seed ^ stream.wrapping_add(1).wrapping_mul(STREAM_MIX)
+}
 
 /// A seeded xoshiro256++ stream: portable and stable across versions.
+///
+/// Besides its own methods it implements `rand_core`'s `TryRng` (and so `Rng`, via the blanket
+/// impl for infallible generators), for code that wants the `rand` ecosystem.
 #[derive(Debug, Clone)]
 pub struct SimRng(Xoshiro256PlusPlus);
 
@@ -53,6 +67,23 @@ impl SimRng {
     }
 }
 
+impl TryRng for SimRng {
+    type Error = Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        Ok(self.0.next_u32())
+    }
+
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        Ok(self.0.next_u64())
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+        self.0.fill_bytes(dst);
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::SimRng;
@@ -78,5 +109,48 @@ mod tests {
         assert_eq!(r.gen_range(5..5), 5);
         let f = r.gen_f64();
         assert!((0.0..1.0).contains(&f));
+    }
+
+    #[test]
+    fn shuffle_is_a_seeded_permutation() {
+        let mut v: Vec<u32> = (0..50).collect();
+        let mut w = v.clone();
+        SimRng::seed_from_u64(4).shuffle(&mut v);
+        SimRng::seed_from_u64(4).shuffle(&mut w);
+        assert_eq!(v, w);
+        assert_ne!(v, (0..50).collect::<Vec<_>>());
+        v.sort_unstable();
+        assert_eq!(v, (0..50).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn forks_are_independent_and_reproducible() {
+        let mut a = SimRng::seed_from_u64(1);
+        let mut b = SimRng::seed_from_u64(1);
+        let (mut fa, mut fb) = (a.fork(), b.fork());
+        let x = fa.next_u64();
+        assert_eq!(x, fb.next_u64());
+        assert_ne!(x, a.next_u64());
+    }
+
+    #[test]
+    fn gen_range_handles_the_full_width() {
+        let mut r = SimRng::seed_from_u64(2);
+        let v = r.gen_range(u64::MAX - 3..u64::MAX);
+        assert!((u64::MAX - 3..u64::MAX).contains(&v));
+        let v = r.gen_range(0..u64::MAX);
+        assert!(v < u64::MAX);
+    }
+
+    #[test]
+    fn works_as_a_rand_core_rng() {
+        use rand_xoshiro::rand_core::Rng;
+        fn draw<R: Rng>(r: &mut R) -> (u32, [u8; 5]) {
+            let mut buf = [0; 5];
+            r.fill_bytes(&mut buf);
+            (r.next_u32(), buf)
+        }
+        let (mut a, mut b) = (SimRng::seed_from_u64(3), SimRng::seed_from_u64(3));
+        assert_eq!(draw(&mut a), draw(&mut b));
     }
 }

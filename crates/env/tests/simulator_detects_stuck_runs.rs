@@ -23,6 +23,7 @@ fn a_task_waiting_for_a_notification_that_never_comes_is_a_deadlock() {
             h.await.ok();
         })
         .unwrap_err();
+    assert!(err.to_string().contains("waits-forever"), "{err}");
     match err {
         SimError::Deadlock {
             now_ns,
@@ -63,8 +64,15 @@ fn a_task_spinning_at_one_instant_is_a_livelock() {
             env.sleep(1_000).await;
         })
         .unwrap_err();
+    assert!(err.to_string().contains("spinner"), "{err}");
     match err {
-        SimError::Livelock { busiest_tasks, .. } => {
+        SimError::Livelock {
+            busiest_tasks,
+            polls,
+            now_ns,
+        } => {
+            assert_eq!(now_ns, 0);
+            assert_eq!(polls, 10_000);
             assert!(busiest_tasks[0].starts_with("spinner"), "{busiest_tasks:?}");
         }
         e => panic!("expected livelock, got {e}"),

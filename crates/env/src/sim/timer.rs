@@ -85,3 +85,95 @@ impl Future for SimSleep {
         Poll::Pending
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+    use std::future::Future;
+    use std::pin::pin;
+    use std::sync::{Arc, Mutex};
+    use std::task::{Context, Poll, Waker};
+
+    use crate::{Env, SimConfig, SimEnv};
+
+    #[test]
+    fn timers_fire_in_deadline_then_registration_order() {
+        let sim = SimEnv::new(SimConfig::default());
+        let env = sim.clone();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let log2 = log.clone();
+        // (name, deadline): registered in this order.
+        let plan = [
+            ("a", 30),
+            ("b", 10),
+            ("c", 30),
+            ("d", 20),
+            ("e", 10),
+            ("f", 5),
+        ];
+        sim.run(async move {
+            let hs: Vec<_> = plan
+                .into_iter()
+                .map(|(name, d)| {
+                    let (e, log) = (env.clone(), log2.clone());
+                    env.spawn(name, async move {
+                        e.sleep_until(d).await;
+                        log.lock().unwrap().push((e.now(), name));
+                    })
+                })
+                .collect();
+            for h in hs {
+                h.await.unwrap();
+            }
+        })
+        .unwrap();
+        assert_eq!(
+            *log.lock().unwrap(),
+            vec![
+                (5, "f"),
+                (10, "b"),
+                (10, "e"),
+                (20, "d"),
+                (30, "a"),
+                (30, "c")
+            ]
+        );
+    }
+
+    #[test]
+    fn a_sleep_registers_once_however_often_it_is_polled() {
+        let sim = SimEnv::new(SimConfig::default());
+        let mut s = pin!(sim.sleep_until(100));
+        let mut cx = Context::from_waker(Waker::noop());
+        for _ in 0..10 {
+            assert_eq!(s.as_mut().poll(&mut cx), Poll::Pending);
+        }
+        assert_eq!(sim.shared.timers.lock().unwrap().len(), 1);
+        assert_eq!(s.deadline_ns(), 100);
+    }
+
+    #[test]
+    fn past_and_present_deadlines_are_ready_at_once() {
+        let sim = SimEnv::new(SimConfig::default());
+        let mut cx = Context::from_waker(Waker::noop());
+        assert_eq!(pin!(sim.sleep_until(0)).poll(&mut cx), Poll::Ready(()));
+        assert_eq!(pin!(sim.sleep(0)).poll(&mut cx), Poll::Ready(()));
+        assert!(sim.shared.timers.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn nanosecond_deadlines_are_exact() {
+        let sim = SimEnv::new(SimConfig::default());
+        let env = sim.clone();
+        let t = sim
+            .run(async move {
+                env.sleep(1).await;
+                env.sleep(999_999_999_999).await;
+                env.sleep(3).await;
+                env.now()
+            })
+            .unwrap();
+        assert_eq!(t, 1_000_000_000_003);
+    }
+}
