@@ -110,3 +110,48 @@ fn tools_show_files_and_fsck_finds_damage() {
     ]);
     assert_eq!(none.status.code(), Some(2));
 }
+
+fn fill_delete_json(cleaner: &str, seed: &str) -> Value {
+    let out = zonedb(&[
+        "fs",
+        "fill-delete",
+        "--scale",
+        "1/256",
+        "--cleaner",
+        cleaner,
+        "--seed",
+        seed,
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v.as_object_mut().unwrap().remove("host");
+    v
+}
+
+#[test]
+fn fill_delete_runs_out_of_space_without_cleaning_and_keeps_going_with_it() {
+    let none = fill_delete_json("none", "3");
+    assert_eq!(none["ran_out_of_space"], true, "{none}");
+    assert!(none["space_amplification_at_end"].as_f64().unwrap() > 1.1);
+    for cleaner in ["greedy", "zenfs"] {
+        let v = fill_delete_json(cleaner, "3");
+        assert_eq!(v["ran_out_of_space"], false, "{cleaner}: {v}");
+        assert!(
+            v["stats"]["gc_copied_bytes"].as_u64().unwrap() > 0,
+            "{cleaner}: {v}"
+        );
+        assert!(
+            v["user_bytes_written"].as_u64().unwrap() >= 3 * v["capacity_bytes"].as_u64().unwrap()
+        );
+    }
+    // Same seed, same result, byte for byte.
+    assert_eq!(
+        serde_json::to_string(&fill_delete_json("greedy", "4")).unwrap(),
+        serde_json::to_string(&fill_delete_json("greedy", "4")).unwrap()
+    );
+}

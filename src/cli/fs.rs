@@ -225,18 +225,30 @@ pub fn run(cmd: FsCommand) -> Result<ExitCode, CliError> {
 }
 
 fn fill_delete(a: &FillDeleteArgs) -> Result<ExitCode, CliError> {
-    use zonedb_device::payload::Payload;
     use zonedb_device::ZnsSsd;
+    use zonedb_device::payload::Payload;
     use zonedb_env::{SimConfig, SimEnv};
     use zonedb_fs::fill_delete::{self, FillDeleteOptions};
 
     let p = build_profile(&a.profile, &a.scale, None)?;
     let cleaner = zonedb_fs::cleaning::by_name(&a.cleaner, a.gc_threshold)?;
     let env = SimEnv::new(SimConfig::with_seed(a.seed));
-    let dev = Arc::new(ZnsSsd::new(env.clone(), p.clone(), Payload::memory(p.zones.zone_count))?);
+    let dev = Arc::new(ZnsSsd::new(
+        env.clone(),
+        p.clone(),
+        Payload::memory(p.zones.zone_count),
+    )?);
     dev.set_checking(false);
-    let opts = FsOptions { cleaner, ..FsOptions::default() };
-    let fd = FillDeleteOptions { capacity_multiple: a.capacity_multiple, live_pct: a.live_pct.min(95), seed: a.seed, ..FillDeleteOptions::default() };
+    let opts = FsOptions {
+        cleaner,
+        ..FsOptions::default()
+    };
+    let fd = FillDeleteOptions {
+        capacity_multiple: a.capacity_multiple,
+        live_pct: a.live_pct.min(95),
+        seed: a.seed,
+        ..FillDeleteOptions::default()
+    };
     let watch = crate::host::Stopwatch::start();
     let env2 = env.clone();
     let report = env.run(async move {
@@ -255,10 +267,17 @@ fn fill_delete(a: &FillDeleteArgs) -> Result<ExitCode, CliError> {
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         let gb = |b: u64| b as f64 / 1e9;
-        println!("zonedb fs fill-delete: profile={} cleaner={} seed={} live={}% goal={}x capacity", p.name, a.cleaner, a.seed, a.live_pct, a.capacity_multiple);
+        println!(
+            "zonedb fs fill-delete: profile={} cleaner={} seed={} live={}% goal={}x capacity",
+            p.name, a.cleaner, a.seed, a.live_pct, a.capacity_multiple
+        );
         println!(
             "  {}: wrote {:.2} GB of {:.2} GB capacity ({} files, {} deleted) in {:.2} s virtual",
-            if report.ran_out_of_space { "OUT OF SPACE" } else { "completed" },
+            if report.ran_out_of_space {
+                "OUT OF SPACE"
+            } else {
+                "completed"
+            },
             gb(report.user_bytes_written),
             gb(report.capacity_bytes),
             report.files_written,

@@ -11,7 +11,7 @@ use zonedb_env::Env;
 
 use crate::FsError;
 use crate::cleaning::CleaningView;
-use crate::file::{Extent, FileKind};
+use crate::file::Extent;
 use crate::fs::{GC_COPY_BYTES, ZoneFs, align_up};
 use crate::record::Record;
 
@@ -132,6 +132,33 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         Ok(())
     }
 
+    /// Takes the zone migrated data goes to, with the reserved cleaning token: the best
+    /// partially written zone by LIZA's lifetime match with room for `min_capacity`, else the
+    /// first empty zone (ZenFS only uses partial zones; a fresh zone keeps cleaning possible
+    /// when none has room).
+    fn acquire_migration_zone(
+        &self,
+        lifetime: crate::placement::Lifetime,
+        min_capacity: u64,
+    ) -> Result<u32, FsError> {
+        let mut s = self.lock();
+        let views = s.views();
+        let view = s.alloc_view(&views);
+        let (_, best) =
+            crate::placement::lifetime::best_open_zone_match(&view, lifetime, min_capacity);
+        let pick = best
+            .or_else(|| crate::placement::lifetime::first_empty_zone(&views))
+            .ok_or(FsError::NoSpace)?;
+        if let Some(z) = s.zone_mut(pick) {
+            z.busy = true;
+            if z.written() == 0 {
+                z.active = true;
+                z.lifetime = lifetime;
+            }
+        }
+        Ok(pick)
+    }
+
     /// Copies one extent into the migration zone (taking new zones as they fill); returns the
     /// new extents.
     async fn copy_extent(
@@ -149,9 +176,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             let zone = match *target {
                 Some(z) => z,
                 None => {
-                    let z = self
-                        .try_acquire_zone(lifetime, FileKind::Sst, block, true)
-                        .await?;
+                    let z = self.acquire_migration_zone(lifetime, block)?;
                     *target = Some(z);
                     z
                 }
@@ -200,17 +225,32 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     }
 }
 
-/// Starts the periodic background cleaner; it stops when the file layer is dropped.
+/// Starts the background cleaner: it wakes every `cleaning_interval_ns` and after every zone
+/// allocation, and cleans while its policy finds victims and a pass frees a zone. It stops when
+/// the file layer is dropped.
 pub(crate) fn spawn_background<E: Env, D: ZonedDevice>(fs: &Arc<ZoneFs<E, D>>) {
     let weak: Weak<ZoneFs<E, D>> = Arc::downgrade(fs);
     let env = fs.env.clone();
     let interval = fs.opts.cleaning_interval_ns;
     let _handle = fs.env.spawn("zone-cleaner", async move {
         loop {
-            env.sleep(interval).await;
+            {
+                let Some(fs) = weak.upgrade() else { break };
+                let kicked = fs.kick.notified();
+                let slept = env.sleep(interval);
+                let (mut kicked, mut slept) = (std::pin::pin!(kicked), std::pin::pin!(slept));
+                std::future::poll_fn(|cx| {
+                    if kicked.as_mut().poll(cx).is_ready() || slept.as_mut().poll(cx).is_ready() {
+                        std::task::Poll::Ready(())
+                    } else {
+                        std::task::Poll::Pending
+                    }
+                })
+                .await;
+            }
             let Some(fs) = weak.upgrade() else { break };
             // Errors surface to writers through their own requests; the cleaner retries later.
-            let _ = fs.clean_once().await;
+            while let Ok(true) = fs.clean_once().await {}
         }
     });
 }

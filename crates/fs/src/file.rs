@@ -108,6 +108,13 @@ impl ExtentIndex {
         self.ends.push(last + len);
     }
 
+    /// Grows the last extent by `len` bytes.
+    pub fn extend_last(&mut self, len: u64) {
+        if let Some(last) = self.ends.last_mut() {
+            *last += len;
+        }
+    }
+
     /// Total bytes.
     pub fn len_bytes(&self) -> u64 {
         self.ends.last().copied().unwrap_or(0)

@@ -29,7 +29,13 @@ pub struct FillDeleteOptions {
 
 impl Default for FillDeleteOptions {
     fn default() -> Self {
-        Self { capacity_multiple: 3, live_pct: 60, min_file_pct: 20, max_file_pct: 100, seed: 1 }
+        Self {
+            capacity_multiple: 3,
+            live_pct: 60,
+            min_file_pct: 20,
+            max_file_pct: 100,
+            seed: 1,
+        }
     }
 }
 
@@ -60,7 +66,10 @@ pub struct FillDeleteReport {
 ///
 /// # Errors
 /// Errors other than running out of space.
-pub async fn run<E: Env, D: ZonedDevice>(fs: Arc<ZoneFs<E, D>>, opts: FillDeleteOptions) -> Result<FillDeleteReport, FsError> {
+pub async fn run<E: Env, D: ZonedDevice>(
+    fs: Arc<ZoneFs<E, D>>,
+    opts: FillDeleteOptions,
+) -> Result<FillDeleteReport, FsError> {
     let env = fs.env().clone();
     let t0 = env.now();
     let mut rng = zonedb_env::SimRng::seed_from_u64(opts.seed);

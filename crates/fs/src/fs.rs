@@ -76,6 +76,8 @@ pub struct ZoneFs<E: Env, D: ZonedDevice> {
     pub(crate) meta: tokio::sync::Mutex<MetaLog>,
     pub(crate) tokens: tokio::sync::Notify,
     pub(crate) gc: tokio::sync::Mutex<()>,
+    /// Wakes the background cleaner (after every zone allocation).
+    pub(crate) kick: tokio::sync::Notify,
     pub(crate) counters: Mutex<Counters>,
     pub(crate) block: u64,
 }
@@ -175,6 +177,18 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             let Some(zone) = state.zone_of(aes).and_then(|z| state.zone(z)).cloned() else {
                 continue;
             };
+            // Never walk over extents the metadata already has (defensive: writers keep the
+            // active extent start after their last extent).
+            let known_end = state.files.get(&id).map_or(0, |f| {
+                f.meta
+                    .extents
+                    .iter()
+                    .filter(|e| e.start >= zone.start && e.start < zone.start + zone.capacity)
+                    .map(|e| align_up(e.start + e.len, g.block_size_bytes))
+                    .max()
+                    .unwrap_or(0)
+            });
+            let aes = aes.max(known_end);
             let recovered = if zone.wp > aes {
                 let data = dev
                     .read(aes, zone.wp - aes, IoClass::BackgroundRead)
@@ -208,6 +222,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             }),
             tokens: tokio::sync::Notify::new(),
             gc: tokio::sync::Mutex::new(()),
+            kick: tokio::sync::Notify::new(),
             counters: Mutex::new(Counters::default()),
             opts,
         });

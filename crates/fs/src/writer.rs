@@ -216,6 +216,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             }
             match outcome {
                 Placement::Active(z) | Placement::Empty(z) => {
+                    self.kick.notify_one();
                     if let Placement::Empty(_) = outcome {
                         let mut meta = self.meta.lock().await;
                         self.persist(&mut meta, Record::ZoneLifetime { zone: z, lifetime })
@@ -445,7 +446,9 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
     fn record_piece(&self, zone: u32, wp: u64, piece_len: u64, extent: Extent, n: u64) -> bool {
         let block = self.fs.block;
         let mut s = self.fs.lock();
+        let mut zone_start = 0;
         if let Some(z) = s.zone_mut(zone) {
+            zone_start = z.start;
             z.wp += piece_len;
             z.used += n;
         }
@@ -453,6 +456,7 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
             let merged = match f.meta.extents.last_mut() {
                 Some(last)
                     if !self.sparse
+                        && extent.start != zone_start
                         && last.start + last.len == extent.start
                         && last.len % block == 0 =>
                 {
@@ -464,14 +468,14 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
             if merged {
                 let i = f.meta.extents.len() - 1;
                 f.persisted_extents = f.persisted_extents.min(i);
-                f.index = crate::file::ExtentIndex::new(&f.meta.extents);
+                f.index.extend_last(extent.len);
             } else {
                 f.push_extent(extent);
             }
             f.meta.size += n;
-            if !self.sparse {
-                f.meta.active_extent_start = Some(wp + piece_len);
-            }
+            // The tail to recover after a crash starts after the last extent known in memory,
+            // so a snapshot taken by a metadata roll never makes mount add an extent twice.
+            f.meta.active_extent_start = Some(wp + piece_len);
         }
         s.zone(zone).is_none_or(|z| z.remaining() == 0)
     }

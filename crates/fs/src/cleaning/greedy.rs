@@ -1,30 +1,156 @@
-//! TEMPORARY STUB.
+//! The papers' greedy / LDP baseline cleaner: "a greedy GC scheme, which migrates valid data
+//! of the zone with least valid ratio to other zones when the free space falls under the
+//! threshold (20%)" (SplitZNS, §5 baselines).
+//!
+//! When [`CleaningView::free_percent`] is strictly below
+//! [`GreedyCleaner::free_threshold_pct`], the victim is the one full, non-busy zone holding
+//! the least live data (`used < max_capacity`); ties go to the lowest index. Fully dead full
+//! zones (`used == 0`) qualify and are naturally picked first. One victim per call: the
+//! caller cleans it and asks again.
+
 use super::{CleaningPolicy, CleaningView};
-/// Greedy.
-#[derive(Debug, Clone, Copy)]
+
+/// Default free-space trigger, percent (the papers' 20 %).
+pub const DEFAULT_FREE_THRESHOLD_PCT: u32 = 20;
+
+/// Greedy least-valid-data cleaner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GreedyCleaner {
+    /// Cleaning runs while the free-space percentage is strictly below this value.
     pub free_threshold_pct: u32,
 }
+
 impl Default for GreedyCleaner {
     fn default() -> Self {
         Self {
-            free_threshold_pct: 20,
+            free_threshold_pct: DEFAULT_FREE_THRESHOLD_PCT,
         }
     }
 }
+
 impl CleaningPolicy for GreedyCleaner {
     fn name(&self) -> &'static str {
         "greedy"
     }
+
     fn victims(&self, view: &CleaningView<'_>) -> Vec<u32> {
         if view.free_percent() >= u64::from(self.free_threshold_pct) {
-            return vec![];
+            return Vec::new();
         }
+        // `min_by_key` keeps the first of equal minima: ties go to the lowest index.
         view.zones
             .iter()
             .filter(|z| z.is_full() && !z.busy && z.used_bytes < z.max_capacity_bytes)
             .min_by_key(|z| z.used_bytes)
             .map(|z| vec![z.index])
             .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::placement::{Lifetime, ZoneView};
+
+    const CAP: u64 = 100;
+
+    fn zone(index: u32, remaining: u64, used: u64) -> ZoneView {
+        ZoneView {
+            index,
+            max_capacity_bytes: CAP,
+            remaining_bytes: remaining,
+            used_bytes: used,
+            lifetime: Lifetime::Long,
+            busy: false,
+        }
+    }
+
+    /// 100 zones with exactly `free_pct` % free: `free_pct` empty zones, full zones with the
+    /// given used bytes (indices 0..), the rest fully used full zones.
+    fn with_free(free_pct: u32, used: &[u64]) -> Vec<ZoneView> {
+        let mut zones: Vec<ZoneView> = used
+            .iter()
+            .enumerate()
+            .map(|(i, &u)| zone(i as u32, 0, u))
+            .collect();
+        let fillers = 100 - free_pct - used.len() as u32;
+        zones.extend((200..200 + fillers).map(|i| zone(i, 0, CAP)));
+        zones.extend((100..100 + free_pct).map(|i| zone(i, CAP, 0)));
+        zones
+    }
+
+    fn victims(c: GreedyCleaner, zones: &[ZoneView]) -> Vec<u32> {
+        c.victims(&CleaningView { zones })
+    }
+
+    #[test]
+    fn name_and_default() {
+        assert_eq!(GreedyCleaner::default().name(), "greedy");
+        assert_eq!(GreedyCleaner::default().free_threshold_pct, 20);
+    }
+
+    #[test]
+    fn trigger_strictly_below_threshold() {
+        let c = GreedyCleaner::default();
+        for (free, want) in [(21, vec![]), (20, vec![]), (19, vec![0])] {
+            let zones = with_free(free, &[50]);
+            assert_eq!(
+                CleaningView { zones: &zones }.free_percent(),
+                u64::from(free)
+            );
+            assert_eq!(victims(c, &zones), want, "free {free}");
+        }
+    }
+
+    #[test]
+    fn custom_threshold() {
+        let zones = with_free(30, &[50]);
+        assert!(victims(GreedyCleaner::default(), &zones).is_empty());
+        let c = GreedyCleaner {
+            free_threshold_pct: 31,
+        };
+        assert_eq!(victims(c, &zones), vec![0]);
+        let off = GreedyCleaner {
+            free_threshold_pct: 0,
+        };
+        assert!(victims(off, &with_free(0, &[0])).is_empty());
+    }
+
+    #[test]
+    fn picks_the_least_valid_zone_only() {
+        let zones = with_free(5, &[60, 20, 90, 30]);
+        assert_eq!(victims(GreedyCleaner::default(), &zones), vec![1]);
+    }
+
+    #[test]
+    fn ties_go_to_the_lowest_index() {
+        let zones = with_free(5, &[60, 20, 90, 20]);
+        assert_eq!(victims(GreedyCleaner::default(), &zones), vec![1]);
+    }
+
+    #[test]
+    fn fully_dead_zones_qualify() {
+        let zones = with_free(5, &[60, 0, 20]);
+        assert_eq!(victims(GreedyCleaner::default(), &zones), vec![1]);
+    }
+
+    #[test]
+    fn only_full_zones() {
+        let mut zones = with_free(5, &[10, 40]);
+        zones[0].remaining_bytes = 5;
+        assert_eq!(victims(GreedyCleaner::default(), &zones), vec![1]);
+    }
+
+    #[test]
+    fn busy_zones_skipped() {
+        let mut zones = with_free(5, &[10, 40]);
+        zones[0].busy = true;
+        assert_eq!(victims(GreedyCleaner::default(), &zones), vec![1]);
+    }
+
+    #[test]
+    fn fully_valid_zones_never_chosen() {
+        let zones = with_free(0, &[]);
+        assert!(victims(GreedyCleaner::default(), &zones).is_empty());
     }
 }

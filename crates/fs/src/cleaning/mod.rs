@@ -2,6 +2,7 @@
 //! victims to clean. The file layer migrates the victims' live extents and resets them.
 //!
 //! - [`zenfs`]: ZenFS's GC rules (free space at or below 20 %, garbage threshold sweep).
+//! - [`none`]: no cleaning.
 //! - [`greedy`]: the papers' LDP baseline (below a free-space threshold, the zone with the
 //!   least valid data).
 
@@ -64,10 +65,20 @@ pub trait CleaningPolicy: Send + Sync + std::fmt::Debug {
 ///
 /// # Errors
 /// [`crate::FsError::InvalidArgument`] for an unknown name.
-pub fn by_name(name: &str, threshold_pct: u32) -> Result<std::sync::Arc<dyn CleaningPolicy>, crate::FsError> {
+pub fn by_name(
+    name: &str,
+    threshold_pct: u32,
+) -> Result<std::sync::Arc<dyn CleaningPolicy>, crate::FsError> {
     Ok(match name {
         "none" => std::sync::Arc::new(none::NoCleaner),
-        "greedy" => std::sync::Arc::new(greedy::GreedyCleaner { free_threshold_pct: threshold_pct }),
-        _ => return Err(crate::FsError::InvalidArgument(format!("unknown cleaner '{name}'; known: none, greedy, zenfs"))),
+        "greedy" => std::sync::Arc::new(greedy::GreedyCleaner {
+            free_threshold_pct: threshold_pct,
+        }),
+        "zenfs" => std::sync::Arc::new(zenfs::ZenFsCleaner),
+        _ => {
+            return Err(crate::FsError::InvalidArgument(format!(
+                "unknown cleaner '{name}'; known: none, greedy, zenfs"
+            )));
+        }
     })
 }

@@ -15,3 +15,28 @@ impl CleaningPolicy for NoCleaner {
         Vec::new()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::placement::{Lifetime, ZoneView};
+
+    #[test]
+    fn never_cleans() {
+        assert_eq!(NoCleaner.name(), "none");
+        let dead = ZoneView {
+            index: 0,
+            max_capacity_bytes: 100,
+            remaining_bytes: 0,
+            used_bytes: 1,
+            lifetime: Lifetime::Long,
+            busy: false,
+        };
+        let zones = [dead; 4];
+        assert!(
+            NoCleaner
+                .victims(&CleaningView { zones: &zones })
+                .is_empty()
+        );
+    }
+}
