@@ -173,13 +173,12 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         let mut out: Vec<Extent> = Vec::new();
         let mut cur = first;
         while cur < last {
-            let zone = match *target {
-                Some(z) => z,
-                None => {
-                    let z = self.acquire_migration_zone(lifetime, block)?;
-                    *target = Some(z);
-                    z
-                }
+            let zone = if let Some(z) = *target {
+                z
+            } else {
+                let z = self.acquire_migration_zone(lifetime, block)?;
+                *target = Some(z);
+                z
             };
             let (wp, remaining) = self
                 .lock()

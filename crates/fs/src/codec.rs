@@ -67,6 +67,10 @@ pub struct Decoder<'a> {
     pos: usize,
 }
 
+#[allow(
+    clippy::missing_errors_doc,
+    reason = "every read fails only with the DecodeError its signature names"
+)]
 impl<'a> Decoder<'a> {
     /// Reads from `buf`.
     pub fn new(buf: &'a [u8]) -> Self {

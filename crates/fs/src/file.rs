@@ -40,9 +40,13 @@ impl FileKind {
     /// Guessed from a name as ZenFS and RocksDB name files (`.log` = WAL, `.sst`, `MANIFEST-`).
     pub fn from_name(name: &str) -> Self {
         let base = name.rsplit('/').next().unwrap_or(name);
-        if base.ends_with(".log") {
+        let ext = std::path::Path::new(base)
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("");
+        if ext.eq_ignore_ascii_case("log") {
             Self::Wal
-        } else if base.ends_with(".sst") {
+        } else if ext.eq_ignore_ascii_case("sst") {
             Self::Sst
         } else if base.starts_with("MANIFEST") {
             Self::Manifest

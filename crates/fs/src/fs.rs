@@ -140,8 +140,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 .get(z.index as usize)
                 .ok_or_else(|| FsError::Corrupt("zone report too short".into()))?;
             z.wp = match r.state {
-                ZoneState::Full => z.start + z.capacity,
-                ZoneState::Offline | ZoneState::ReadOnly => z.start + z.capacity,
+                ZoneState::Full | ZoneState::Offline | ZoneState::ReadOnly => z.start + z.capacity,
                 _ => r.write_pointer,
             };
             z.lifetime = if z.written() == 0 {
@@ -163,48 +162,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             state.names.insert(meta.name.clone(), meta.id);
             state.files.insert(meta.id, FileEntry::new(meta));
         }
-        // Recover tails written after the last metadata record, from the write pointers.
-        let tails: Vec<(u64, u64, bool)> = state
-            .files
-            .values()
-            .filter_map(|f| {
-                f.meta
-                    .active_extent_start
-                    .map(|a| (f.meta.id, a, f.meta.sparse))
-            })
-            .collect();
-        for (id, aes, sparse) in tails {
-            let Some(zone) = state.zone_of(aes).and_then(|z| state.zone(z)).cloned() else {
-                continue;
-            };
-            // Never walk over extents the metadata already has (defensive: writers keep the
-            // active extent start after their last extent).
-            let known_end = state.files.get(&id).map_or(0, |f| {
-                f.meta
-                    .extents
-                    .iter()
-                    .filter(|e| e.start >= zone.start && e.start < zone.start + zone.capacity)
-                    .map(|e| align_up(e.start + e.len, g.block_size_bytes))
-                    .max()
-                    .unwrap_or(0)
-            });
-            let aes = aes.max(known_end);
-            let recovered = if zone.wp > aes {
-                let data = dev
-                    .read(aes, zone.wp - aes, IoClass::BackgroundRead)
-                    .await?;
-                recover_tail(aes, &data, sparse, g.block_size_bytes)
-            } else {
-                Vec::new()
-            };
-            if let Some(f) = state.files.get_mut(&id) {
-                for e in recovered {
-                    f.meta.size += e.len;
-                    f.push_extent(e);
-                }
-                f.meta.active_extent_start = None;
-            }
-        }
+        recover_tails(dev.as_ref(), &mut state).await?;
         let all: Vec<Extent> = state
             .files
             .values()
@@ -321,23 +279,23 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     /// [`FsError::NotFound`], device errors.
     pub async fn read(&self, name: &str, offset: u64, len: u64) -> Result<Vec<u8>, FsError> {
         let pieces = {
-            let s = self.lock();
-            let f = s
+            let st = self.lock();
+            let file = st
                 .names
                 .get(name)
-                .and_then(|id| s.files.get(id))
+                .and_then(|id| st.files.get(id))
                 .ok_or_else(|| FsError::NotFound(name.to_owned()))?;
-            let end = offset.saturating_add(len).min(f.meta.size);
+            let end = offset.saturating_add(len).min(file.meta.size);
             let mut pieces = Vec::new();
-            let mut off = offset;
-            while off < end {
-                let Some((i, within)) = f.index.find(off) else {
+            let mut pos = offset;
+            while pos < end {
+                let Some((i, within)) = file.index.find(pos) else {
                     break;
                 };
-                let e = f.meta.extents[i];
-                let n = (e.len - within).min(end - off);
-                pieces.push((e.start + within, n));
-                off += n;
+                let extent = file.meta.extents[i];
+                let take = (extent.len - within).min(end - pos);
+                pieces.push((extent.start + within, take));
+                pos += take;
             }
             pieces
         };
@@ -580,6 +538,54 @@ fn check_device<D: ZonedDevice>(dev: &D) -> Result<(), FsError> {
                 "max {what} zones {limit}: at least {} are needed (2 reserved for metadata and cleaning, 2 for writers)",
                 RESERVED_ZONES + 2
             )));
+        }
+    }
+    Ok(())
+}
+
+/// Recovers the tails written after the last metadata record of every file that was open for
+/// writing, from the zone write pointers, and closes those files.
+async fn recover_tails<D: ZonedDevice>(dev: &D, state: &mut State) -> Result<(), FsError> {
+    let g = dev.geometry().clone();
+    let tails: Vec<(u64, u64, bool)> = state
+        .files
+        .values()
+        .filter_map(|f| {
+            f.meta
+                .active_extent_start
+                .map(|a| (f.meta.id, a, f.meta.sparse))
+        })
+        .collect();
+    for (id, aes, sparse) in tails {
+        let Some(zone) = state.zone_of(aes).and_then(|z| state.zone(z)).cloned() else {
+            continue;
+        };
+        // Never walk over extents the metadata already has (defensive: writers keep the
+        // active extent start after their last extent).
+        let known_end = state.files.get(&id).map_or(0, |f| {
+            f.meta
+                .extents
+                .iter()
+                .filter(|e| e.start >= zone.start && e.start < zone.start + zone.capacity)
+                .map(|e| align_up(e.start + e.len, g.block_size_bytes))
+                .max()
+                .unwrap_or(0)
+        });
+        let aes = aes.max(known_end);
+        let recovered = if zone.wp > aes {
+            let data = dev
+                .read(aes, zone.wp - aes, IoClass::BackgroundRead)
+                .await?;
+            recover_tail(aes, &data, sparse, g.block_size_bytes)
+        } else {
+            Vec::new()
+        };
+        if let Some(f) = state.files.get_mut(&id) {
+            for e in recovered {
+                f.meta.size += e.len;
+                f.push_extent(e);
+            }
+            f.meta.active_extent_start = None;
         }
     }
     Ok(())

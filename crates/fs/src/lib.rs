@@ -6,14 +6,14 @@
 //! from the zone write pointers. Where new data goes is decided by a [`PlacementPolicy`]
 //! (LIZA by default); which zones are cleaned, by a [`CleaningPolicy`].
 //!
-//! - [`fs`]: the mounted layer, its options, mkfs and mount.
-//! - [`writer`]: writable files: buffering, alignment, WAL framing, zone switches.
-//! - [`metalog`]: the metadata log: records, rolls, replay.
-//! - [`cleaner`]: the cleaning mechanism (migration of live extents, resets).
-//! - [`record`], [`codec`]: on-device encoding.
-//! - [`file`], [`state`]: files, extents, zone accounting.
-//! - [`placement`], [`cleaning`]: the policies, pure functions over views.
-//! - [`stats`]: counters.
+//! - [`fs`] — the mounted layer, its options, mkfs and mount.
+//! - [`writer`] — writable files: buffering, alignment, WAL framing, zone switches.
+//! - [`metalog`] — the metadata log: records, rolls, replay.
+//! - [`cleaner`] — the cleaning mechanism (migration of live extents, resets).
+//! - [`record`] and [`codec`] hold the on-device encoding.
+//! - [`file`] and `state` hold files, extents and zone accounting.
+//! - [`placement`] and [`cleaning`] hold the policies, pure functions over views.
+//! - [`stats`] — counters.
 #![deny(unsafe_code)]
 #![deny(clippy::disallowed_methods, clippy::disallowed_types)]
 #![warn(clippy::pedantic)]

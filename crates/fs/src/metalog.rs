@@ -187,19 +187,19 @@ pub(crate) async fn replay<D: ZonedDevice>(dev: &D) -> Result<Replayed, FsError>
             heads.push((sb.sequence, z, sb, data, n));
         }
     }
-    heads.sort_by(|a, b| b.0.cmp(&a.0));
+    heads.sort_by_key(|h| std::cmp::Reverse(h.0));
     for (_, zone, sb, data, mut pos) in heads {
         let mut records = Vec::new();
         while let Some(rest) = data.get(pos..) {
             if rest.is_empty() {
                 break;
             }
-            if let Unframed::Record(payload, n) = unframe(rest, block) {
-                if let Ok(rec) = Record::decode(payload) {
-                    records.push(rec);
-                    pos += n;
-                    continue;
-                }
+            if let Unframed::Record(payload, n) = unframe(rest, block)
+                && let Ok(rec) = Record::decode(payload)
+            {
+                records.push(rec);
+                pos += n;
+                continue;
             }
             // A bad record. The last one is a torn tail: cut it off. One with valid records
             // after it is damage in the middle of the log: replaying around it could hand a
@@ -250,10 +250,10 @@ fn valid_record_after(data: &[u8], pos: usize, block: u64) -> bool {
         if rest.is_empty() {
             break;
         }
-        if let Unframed::Record(payload, _) = unframe(rest, block) {
-            if Record::decode(payload).is_ok() {
-                return true;
-            }
+        if let Unframed::Record(payload, _) = unframe(rest, block)
+            && Record::decode(payload).is_ok()
+        {
+            return true;
         }
         p += step;
     }

@@ -369,18 +369,17 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
         let block = fs.block;
         let mut rest = data;
         while !rest.is_empty() {
-            let zone = match self.zone {
-                Some(z) => z,
-                None => {
-                    let z = fs.acquire_zone(self.lifetime, self.kind).await?;
-                    self.zone = Some(z);
-                    let wp = fs.lock().zone(z).map_or(0, |a| a.wp);
-                    if let Some(f) = fs.lock().files.get_mut(&self.id) {
-                        f.meta.active_extent_start = Some(wp);
-                    }
-                    fs.persist_file(self.id).await?;
-                    z
+            let zone = if let Some(z) = self.zone {
+                z
+            } else {
+                let z = fs.acquire_zone(self.lifetime, self.kind).await?;
+                self.zone = Some(z);
+                let wp = fs.lock().zone(z).map_or(0, |a| a.wp);
+                if let Some(f) = fs.lock().files.get_mut(&self.id) {
+                    f.meta.active_extent_start = Some(wp);
                 }
+                fs.persist_file(self.id).await?;
+                z
             };
             let (wp, remaining) = fs
                 .lock()

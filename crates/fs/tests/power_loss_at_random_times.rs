@@ -176,8 +176,15 @@ fn crash_once(seed: u64, crash_at: u64) -> (u64, usize, usize) {
     env.kill_all_tasks();
     dev.power_cycle().unwrap();
     let model = model.lock().unwrap().clone();
-    let checked: usize = model.values().filter(|m| m.phase == Phase::Exists).map(|m| m.synced).sum();
-    let torn = model.values().filter(|m| m.phase == Phase::Exists && m.appended.len() > m.synced).count();
+    let checked: usize = model
+        .values()
+        .filter(|m| m.phase == Phase::Exists)
+        .map(|m| m.synced)
+        .sum();
+    let torn = model
+        .values()
+        .filter(|m| m.phase == Phase::Exists && m.appended.len() > m.synced)
+        .count();
     let dev2 = dev.clone();
     let env2 = env.clone();
     env.run(async move {
@@ -235,7 +242,10 @@ fn synced_data_survives_power_loss_at_random_times() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(300);
     let (mut checked, mut torn) = (0, 0);
-    let first: u64 = std::env::var("ZONEDB_CRASH_FIRST_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    let first: u64 = std::env::var("ZONEDB_CRASH_FIRST_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     for seed in first..first + seeds {
         // Learn how long the workload runs, then lose power at a random instant inside it.
         let (end, _, _) = crash_once(seed, u64::MAX);
@@ -245,6 +255,12 @@ fn synced_data_survives_power_loss_at_random_times() {
         torn += t;
     }
     // The crashes must land while data is in flight, not only before or after the work.
-    assert!(checked > 1_000_000, "only {checked} synced bytes were checked");
-    assert!(torn > seeds as usize / 4, "only {torn} files were caught with unsynced data");
+    assert!(
+        checked > 1_000_000,
+        "only {checked} synced bytes were checked"
+    );
+    assert!(
+        torn > seeds as usize / 4,
+        "only {torn} files were caught with unsynced data"
+    );
 }

@@ -47,7 +47,7 @@ impl CleaningView<'_> {
             self.reclaimable_bytes(),
         );
         let total = f + u + r;
-        if total == 0 { 100 } else { 100 * f / total }
+        (100 * f).checked_div(total).unwrap_or(100)
     }
 }
 
