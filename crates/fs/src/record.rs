@@ -412,3 +412,34 @@ mod tests {
         assert_eq!(unframe(&framed[..6], 512), Unframed::End);
     }
 }
+
+#[cfg(test)]
+mod fuzz {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Arbitrary bytes never make the decoders panic or allocate without bound.
+        #[test]
+        fn decoders_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..600)) {
+            let _ = Record::decode(&bytes);
+            let _ = unframe(&bytes, 512);
+        }
+
+        /// Flipping any bit of a framed record is caught by the checksum or the decoder.
+        #[test]
+        fn bit_flips_never_decode_to_a_different_record(id in any::<u64>(), name in "[a-z]{0,20}", bit in 0usize..800) {
+            let rec = Record::Rename { id, name };
+            let mut framed = rec.frame(512);
+            let bit = bit % (framed.len() * 8);
+            framed[bit / 8] ^= 1 << (bit % 8);
+            if let Unframed::Record(p, _) = unframe(&framed, 512) {
+                // Only a flip in the padding leaves the record intact.
+                prop_assert_eq!(Record::decode(p).ok(), Some(rec));
+            }
+        }
+    }
+}
