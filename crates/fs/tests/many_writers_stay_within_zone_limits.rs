@@ -14,7 +14,11 @@ use zonedb_fs::{FsOptions, ZoneFs};
 #[test]
 fn writers_wait_for_tokens_and_the_device_never_rejects() {
     for seed in 0..5 {
-        let env = SimEnv::new(SimConfig { seed, shuffle_same_instant: true, ..SimConfig::default() });
+        let env = SimEnv::new(SimConfig {
+            seed,
+            shuffle_same_instant: true,
+            ..SimConfig::default()
+        });
         let mut p = Profile::by_name("tiny").unwrap();
         p.zones.zone_count = 48;
         p.zones.max_open_zones = 5;
@@ -23,14 +27,32 @@ fn writers_wait_for_tokens_and_the_device_never_rejects() {
         dev.set_checking(true);
         let (env2, dev2) = (env.clone(), dev.clone());
         env.run(async move {
-            ZoneFs::<SimEnv, ZnsSsd<SimEnv>>::mkfs(dev2.as_ref(), 0).await.unwrap();
-            let fs = ZoneFs::mount(env2.clone(), dev2.clone(), FsOptions { write_buffer_bytes: 8 << 10, ..FsOptions::default() }).await.unwrap();
+            ZoneFs::<SimEnv, ZnsSsd<SimEnv>>::mkfs(dev2.as_ref(), 0)
+                .await
+                .unwrap();
+            let fs = ZoneFs::mount(
+                env2.clone(),
+                dev2.clone(),
+                FsOptions {
+                    write_buffer_bytes: 8 << 10,
+                    ..FsOptions::default()
+                },
+            )
+            .await
+            .unwrap();
             let mut hs = Vec::new();
             for w in 0..8u8 {
                 let fs = fs.clone();
                 hs.push(env2.spawn(&format!("writer-{w}"), async move {
-                    let name = if w % 3 == 0 { format!("{w}.log") } else { format!("{w}.sst") };
-                    let mut f = fs.create(&name, Lifetime::from_u8(2 + w % 4)).await.unwrap();
+                    let name = if w % 3 == 0 {
+                        format!("{w}.log")
+                    } else {
+                        format!("{w}.sst")
+                    };
+                    let mut f = fs
+                        .create(&name, Lifetime::from_u8(2 + w % 4))
+                        .await
+                        .unwrap();
                     for i in 0..20u8 {
                         f.append(&vec![w ^ i; 5000]).await.unwrap();
                         if i % 5 == 0 {
@@ -47,10 +69,17 @@ fn writers_wait_for_tokens_and_the_device_never_rejects() {
                 let want: Vec<u8> = (0..20u8).flat_map(|i| vec![w as u8 ^ i; 5000]).collect();
                 assert_eq!(data, want, "{name}");
             }
-            let open_max = dev2.report_zones(0, 48).iter().filter(|z| z.state.is_open()).count();
+            let open_max = dev2
+                .report_zones(0, 48)
+                .iter()
+                .filter(|z| z.state.is_open())
+                .count();
             assert!(open_max <= 5);
             assert!(fs.fsck().is_empty());
-            assert!(fs.stats().io_blocking_ns > 0 || seed > 0, "writers should have waited for tokens");
+            assert!(
+                fs.stats().io_blocking_ns > 0 || seed > 0,
+                "writers should have waited for tokens"
+            );
         })
         .unwrap();
     }
