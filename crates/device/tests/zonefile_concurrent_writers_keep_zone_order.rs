@@ -3,23 +3,14 @@
 //! survives a reopen.
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
-use std::future::Future;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
+mod common;
+use common::block_on;
 
 use zonedb_device::zone::{ZoneGeometry, ZoneState};
 use zonedb_device::{IoClass, ZoneFileDevice, ZonedDevice};
 
 const BS: u64 = 4096;
 const CAP: u64 = 256 * BS;
-
-fn block_on<F: Future>(f: F) -> F::Output {
-    let mut f = pin!(f);
-    match f.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
-        Poll::Ready(v) => v,
-        Poll::Pending => panic!("zone file device futures complete immediately"),
-    }
-}
 
 fn geometry() -> ZoneGeometry {
     ZoneGeometry {

@@ -2,11 +2,11 @@
 //! `Corrupt` or `Io`, never panic and never come up with a wrong state.
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
+mod common;
+use common::block_on;
+
 use std::fs::{self, OpenOptions};
-use std::future::Future;
 use std::path::Path;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
 
 use proptest::prelude::*;
 use zonedb_device::zone::{ZoneGeometry, ZoneState, ZoneTable};
@@ -18,14 +18,6 @@ use zonedb_device::{DeviceError, IoClass, ZoneFileDevice, ZoneOp, ZonedDevice};
 const BS: u64 = 4096;
 const ZS: u64 = 16 * BS;
 const CAP: u64 = 12 * BS;
-
-fn block_on<F: Future>(f: F) -> F::Output {
-    let mut f = pin!(f);
-    match f.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
-        Poll::Ready(v) => v,
-        Poll::Pending => panic!("zone file device futures complete immediately"),
-    }
-}
 
 fn geometry() -> ZoneGeometry {
     ZoneGeometry {

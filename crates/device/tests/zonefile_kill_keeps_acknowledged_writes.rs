@@ -9,13 +9,13 @@
 //! zero tail of a finished zone). Two rounds: the second child continues on the reopened device.
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
+mod common;
+use common::block_on;
+
 use std::collections::BTreeMap;
-use std::future::Future;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::pin::pin;
 use std::process::{Command, Stdio};
-use std::task::{Context, Poll, Waker};
 
 use zonedb_device::zone::{ZoneGeometry, ZoneState};
 use zonedb_device::{IoClass, ZoneFileDevice, ZoneOp, ZonedDevice};
@@ -27,14 +27,6 @@ const BS: u64 = 4096;
 const CAP: u64 = 768 * 1024;
 const RECORD_MAGIC: u32 = 0x5A4F_4E45;
 const ACKS_PER_ROUND: usize = 400;
-
-fn block_on<F: Future>(f: F) -> F::Output {
-    let mut f = pin!(f);
-    match f.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
-        Poll::Ready(v) => v,
-        Poll::Pending => panic!("zone file device futures complete immediately"),
-    }
-}
 
 fn geometry() -> ZoneGeometry {
     ZoneGeometry {

@@ -2,9 +2,8 @@
 //! drop and reopen; open zones come back closed (empty when nothing was written).
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
-use std::future::Future;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
+mod common;
+use common::block_on;
 
 use zonedb_device::zone::{ZoneGeometry, ZoneState};
 use zonedb_device::{DeviceStats, IoClass, ZoneFileDevice, ZoneOp, ZonedDevice};
@@ -13,14 +12,6 @@ const KIB: u64 = 1024;
 const ZS: u64 = 256 * KIB;
 const CAP: u64 = 192 * KIB;
 const BS: u64 = 4 * KIB;
-
-fn block_on<F: Future>(f: F) -> F::Output {
-    let mut f = pin!(f);
-    match f.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
-        Poll::Ready(v) => v,
-        Poll::Pending => panic!("zone file device futures complete immediately"),
-    }
-}
 
 fn geometry() -> ZoneGeometry {
     ZoneGeometry {

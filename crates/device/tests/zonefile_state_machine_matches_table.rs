@@ -4,12 +4,12 @@
 //! lengths (zero, unaligned, beyond the capacity, beyond the append limit).
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
+mod common;
+use common::block_on;
+
 use std::fmt::Debug;
-use std::future::Future;
 use std::mem::discriminant;
 use std::path::Path;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
 
 use proptest::prelude::*;
 use zonedb_device::zone::{ZoneGeometry, ZoneTable};
@@ -19,14 +19,6 @@ const ZONES: u32 = 6;
 const BS: u64 = 4096;
 const ZS: u64 = 16 * BS;
 const CAP: u64 = 12 * BS;
-
-fn block_on<F: Future>(f: F) -> F::Output {
-    let mut f = pin!(f);
-    match f.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
-        Poll::Ready(v) => v,
-        Poll::Pending => panic!("zone file device futures complete immediately"),
-    }
-}
 
 fn geometry() -> ZoneGeometry {
     ZoneGeometry {
