@@ -210,3 +210,40 @@ fn bad_arguments_give_clear_errors_not_panics() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn compare_writes_a_report_normalized_to_the_first_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
+    let run = zonedb(&[
+        "compare",
+        "--scale",
+        "1/64",
+        "--chips-per-zone",
+        "16,1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        text.contains("| 16 chips/zone |") && text.contains("(1.00x)"),
+        "{text}"
+    );
+    let md = std::fs::read_to_string(out.join("compare.md")).unwrap();
+    assert!(md.contains("1 chips/zone"));
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("compare.json")).unwrap()).unwrap();
+    assert_eq!(v["configurations"].as_array().unwrap().len(), 2);
+    // Narrow zones write slower than wide ones: the comparison measures something real.
+    let bw = |i: usize| {
+        v["configurations"][i]["results"]["seq-write 1MiB qd4"]["bandwidth_bytes_per_s"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(bw(1) < bw(0) / 8.0, "{} vs {}", bw(1), bw(0));
+}

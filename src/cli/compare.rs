@@ -42,8 +42,24 @@ pub struct CompareArgs {
     json: bool,
 }
 
+/// A reported figure: column label and how to read it from a report.
+type Metric = (&'static str, fn(&BenchReport) -> f64);
+
+fn mb_per_s(r: &BenchReport) -> f64 {
+    r.bandwidth_bytes_per_s / 1e6
+}
+
+fn iops(r: &BenchReport) -> f64 {
+    r.iops
+}
+
+fn p99_us(r: &BenchReport) -> f64 {
+    r.latency_ns_p99 as f64 / 1e3
+}
+
 struct Case {
     name: &'static str,
+    metrics: &'static [Metric],
     workload: Workload,
     block_size: u64,
     qd: u32,
@@ -54,6 +70,7 @@ struct Case {
 const CASES: [Case; 3] = [
     Case {
         name: "seq-write 1MiB qd4",
+        metrics: &[("MB/s", mb_per_s), ("p99 us", p99_us)],
         workload: Workload::SeqWrite,
         block_size: 1 << 20,
         qd: 4,
@@ -62,6 +79,7 @@ const CASES: [Case; 3] = [
     },
     Case {
         name: "rand-read 16KiB qd32",
+        metrics: &[("IOPS", iops), ("p99 us", p99_us)],
         workload: Workload::RandRead,
         block_size: 16 << 10,
         qd: 32,
@@ -70,6 +88,7 @@ const CASES: [Case; 3] = [
     },
     Case {
         name: "mixed 16KiB qd16",
+        metrics: &[("IOPS", iops), ("p99 us", p99_us)],
         workload: Workload::Mixed,
         block_size: 16 << 10,
         qd: 16,
@@ -121,24 +140,17 @@ pub fn run(a: &CompareArgs) -> Result<ExitCode, CliError> {
         }
         configs.push((format!("{} chips/zone", chips), p, results));
     }
-    // Metrics: (label, higher is better, extractor)
-    type Metric = (&'static str, bool, fn(&BenchReport) -> f64);
-    let metrics: [Metric; 3] = [
-        ("MB/s", true, |r| r.bandwidth_bytes_per_s / 1e6),
-        ("IOPS", true, |r| r.iops),
-        ("p99 us", false, |r| r.latency_ns_p99 as f64 / 1e3),
-    ];
     let mut json_configs = Vec::new();
     let mut table = String::new();
     let _ = write!(table, "| configuration |");
     for case in &CASES {
-        for (m, _, _) in &metrics {
+        for (m, _) in case.metrics {
             let _ = write!(table, " {} {m} |", case.name);
         }
     }
     let _ = writeln!(table);
     let _ = write!(table, "|---|");
-    for _ in 0..CASES.len() * metrics.len() {
+    for _ in 0..CASES.iter().map(|c| c.metrics.len()).sum::<usize>() {
         let _ = write!(table, "---:|");
     }
     let _ = writeln!(table);
@@ -147,7 +159,7 @@ pub fn run(a: &CompareArgs) -> Result<ExitCode, CliError> {
         let _ = write!(table, "| {label} |");
         let mut cases = serde_json::Map::new();
         for (i, (case, r)) in CASES.iter().zip(results).enumerate() {
-            for (_, _, f) in &metrics {
+            for (_, f) in case.metrics {
                 let v = f(r);
                 let b = f(&base[i]);
                 let ratio = if b > 0.0 { v / b } else { 0.0 };
