@@ -247,3 +247,57 @@ fn compare_writes_a_report_normalized_to_the_first_configuration() {
     };
     assert!(bw(1) < bw(0) / 8.0, "{} vs {}", bw(1), bw(0));
 }
+
+#[test]
+fn payload_choice_does_not_change_timing() {
+    let args = |payload: &'static str| {
+        [
+            "--profile",
+            "splitzns-paper",
+            "--scale",
+            "1/64",
+            "--workload",
+            "mixed",
+            "--qd",
+            "4",
+            "--ops",
+            "1000",
+            "--payload",
+            payload,
+        ]
+    };
+    let mut file = bench_json(&args("file"));
+    let mut mem = bench_json(&args("memory"));
+    let mut discard = bench_json(&args("discard"));
+    for v in [&mut file, &mut mem, &mut discard] {
+        let m = v.as_object_mut().unwrap();
+        m.remove("host");
+        m.remove("payload");
+    }
+    assert_eq!(file, mem);
+    assert_eq!(mem, discard);
+}
+
+#[test]
+fn profiles_are_listed_with_their_parameters() {
+    let out = zonedb(&["device", "profiles", "--json"]);
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "splitzns-paper",
+            "caza-paper",
+            "oaza-paper",
+            "zn540",
+            "tiny"
+        ]
+    );
+    assert_eq!(v[0]["timing"]["page_program_ns"], 960_000);
+}
