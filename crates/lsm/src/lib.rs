@@ -1,0 +1,25 @@
+//! ZoneDB's LSM-tree engine (in progress: the building blocks land first, the `Db` after).
+//!
+//! - [`key`] — internal keys and their order.
+//! - [`options`] — `DbOptions` under RocksDB's names and defaults, from TOML.
+//! - [`block_cache`] — LRU block cache bounded in bytes, with an eviction callback.
+//! - [`version`] — version edits (the manifest's records).
+#![deny(unsafe_code)]
+#![deny(clippy::disallowed_methods, clippy::disallowed_types)]
+#![warn(clippy::pedantic)]
+#![allow(
+    clippy::module_name_repetitions,
+    clippy::must_use_candidate,
+    clippy::doc_markdown,
+    clippy::missing_panics_doc,
+    clippy::cast_possible_truncation,
+    clippy::cast_precision_loss
+)]
+
+pub mod block_cache;
+mod error;
+pub mod key;
+pub mod options;
+pub mod version;
+
+pub use error::{LsmError, LsmErrorKind};

@@ -1,0 +1,272 @@
+//! Engine options under the names RocksDB users know, with RocksDB's defaults, loadable from
+//! TOML. Unknown keys and impossible values are errors that name the option.
+
+use serde::Deserialize;
+
+use crate::LsmError;
+
+/// Order in which files of a level are considered for compaction (RocksDB's `compaction_pri`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
+pub enum CompactionPri {
+    /// Largest compensated size first.
+    #[serde(rename = "kByCompensatedSize")]
+    ByCompensatedSize,
+    /// Oldest largest sequence number first.
+    #[serde(rename = "kOldestLargestSeqFirst")]
+    OldestLargestSeqFirst,
+    /// Oldest smallest sequence number first.
+    #[serde(rename = "kOldestSmallestSeqFirst")]
+    OldestSmallestSeqFirst,
+    /// Smallest ratio of overlapping bytes in the next level to the file's size (the default).
+    #[default]
+    #[serde(rename = "kMinOverlappingRatio")]
+    MinOverlappingRatio,
+    /// Files in key order from a per-level cursor.
+    #[serde(rename = "kRoundRobin")]
+    RoundRobin,
+}
+
+/// Block compression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Compression {
+    /// None.
+    #[default]
+    None,
+    /// LZ4.
+    Lz4,
+}
+
+/// Options of a database. Field names and defaults are RocksDB's.
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DbOptions {
+    /// Memtable size that triggers a switch to a new memtable and a flush (64 MiB).
+    pub write_buffer_size: u64,
+    /// Memtables (active + immutable) before writes stop (2).
+    pub max_write_buffer_number: u32,
+    /// Target size of SSTs at level 1 (64 MiB).
+    pub target_file_size_base: u64,
+    /// Growth of the target file size per level (1).
+    pub target_file_size_multiplier: u32,
+    /// Target size of level 1 (256 MiB).
+    pub max_bytes_for_level_base: u64,
+    /// Growth of level targets (10).
+    pub max_bytes_for_level_multiplier: f64,
+    /// Dynamic level targets (true since RocksDB 8.4).
+    pub level_compaction_dynamic_level_bytes: bool,
+    /// Levels (7).
+    pub num_levels: u32,
+    /// L0 files that trigger a compaction (4).
+    pub level0_file_num_compaction_trigger: u32,
+    /// L0 files at which writes slow down (20).
+    pub level0_slowdown_writes_trigger: u32,
+    /// L0 files at which writes stop (36).
+    pub level0_stop_writes_trigger: u32,
+    /// Pending compaction bytes at which writes slow down (64 GiB).
+    pub soft_pending_compaction_bytes_limit: u64,
+    /// Pending compaction bytes at which writes stop (256 GiB).
+    pub hard_pending_compaction_bytes_limit: u64,
+    /// Rate writes are slowed to, bytes/s (16 MiB/s).
+    pub delayed_write_rate: u64,
+    /// Background flushes and compactions together (2).
+    pub max_background_jobs: u32,
+    /// Largest compaction, bytes (0 = 25 × target_file_size_base).
+    pub max_compaction_bytes: u64,
+    /// Compaction order within a level.
+    pub compaction_pri: CompactionPri,
+    /// Data block size (4 KiB).
+    pub block_size: u64,
+    /// Restart interval of data blocks (16).
+    pub block_restart_interval: u32,
+    /// Bloom filter bits per key (10; 0 = no filter).
+    pub bloom_bits_per_key: u32,
+    /// Block compression.
+    pub compression: Compression,
+    /// Block cache capacity in bytes (32 MiB).
+    pub block_cache_size: u64,
+    /// Sync the WAL on every write.
+    pub sync: bool,
+    /// Skip the WAL.
+    pub disable_wal: bool,
+}
+
+impl Default for DbOptions {
+    fn default() -> Self {
+        Self {
+            write_buffer_size: 64 << 20,
+            max_write_buffer_number: 2,
+            target_file_size_base: 64 << 20,
+            target_file_size_multiplier: 1,
+            max_bytes_for_level_base: 256 << 20,
+            max_bytes_for_level_multiplier: 10.0,
+            level_compaction_dynamic_level_bytes: true,
+            num_levels: 7,
+            level0_file_num_compaction_trigger: 4,
+            level0_slowdown_writes_trigger: 20,
+            level0_stop_writes_trigger: 36,
+            soft_pending_compaction_bytes_limit: 64 << 30,
+            hard_pending_compaction_bytes_limit: 256 << 30,
+            delayed_write_rate: 16 << 20,
+            max_background_jobs: 2,
+            max_compaction_bytes: 0,
+            compaction_pri: CompactionPri::MinOverlappingRatio,
+            block_size: 4 << 10,
+            block_restart_interval: 16,
+            bloom_bits_per_key: 10,
+            compression: Compression::None,
+            block_cache_size: 32 << 20,
+            sync: false,
+            disable_wal: false,
+        }
+    }
+}
+
+impl DbOptions {
+    /// Parses TOML (any subset of the fields) and validates the result.
+    ///
+    /// # Errors
+    /// [`LsmError::InvalidArgument`] naming the bad key or value.
+    pub fn from_toml(text: &str) -> Result<Self, LsmError> {
+        let opts: Self = toml::from_str(text).map_err(|e| {
+            // The message shows the offending line, so the key is named.
+            let msg = e
+                .to_string()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            LsmError::InvalidArgument(format!("options: {msg}"))
+        })?;
+        opts.validate()?;
+        Ok(opts)
+    }
+
+    /// `max_compaction_bytes` as RocksDB sanitises it (0 means 25 × `target_file_size_base`).
+    pub fn effective_max_compaction_bytes(&self) -> u64 {
+        if self.max_compaction_bytes == 0 {
+            self.target_file_size_base.saturating_mul(25)
+        } else {
+            self.max_compaction_bytes
+        }
+    }
+
+    /// Checks every value.
+    ///
+    /// # Errors
+    /// [`LsmError::InvalidArgument`] naming the option.
+    pub fn validate(&self) -> Result<(), LsmError> {
+        let bad = |name: &str, why: &str| Err(LsmError::InvalidArgument(format!("{name}: {why}")));
+        if self.write_buffer_size < 64 << 10 {
+            return bad("write_buffer_size", "must be at least 64 KiB");
+        }
+        if self.max_write_buffer_number < 2 {
+            return bad("max_write_buffer_number", "must be at least 2");
+        }
+        if self.target_file_size_base == 0 {
+            return bad("target_file_size_base", "must be positive");
+        }
+        if self.target_file_size_multiplier == 0 {
+            return bad("target_file_size_multiplier", "must be positive");
+        }
+        if self.max_bytes_for_level_base == 0 {
+            return bad("max_bytes_for_level_base", "must be positive");
+        }
+        if !(self.max_bytes_for_level_multiplier.is_finite()
+            && self.max_bytes_for_level_multiplier > 1.0)
+        {
+            return bad(
+                "max_bytes_for_level_multiplier",
+                "must be a number greater than 1",
+            );
+        }
+        if !(2..=16).contains(&self.num_levels) {
+            return bad("num_levels", "must be between 2 and 16");
+        }
+        if self.level0_file_num_compaction_trigger == 0 {
+            return bad("level0_file_num_compaction_trigger", "must be positive");
+        }
+        if self.level0_slowdown_writes_trigger < self.level0_file_num_compaction_trigger {
+            return bad(
+                "level0_slowdown_writes_trigger",
+                "must be at least level0_file_num_compaction_trigger",
+            );
+        }
+        if self.level0_stop_writes_trigger < self.level0_slowdown_writes_trigger {
+            return bad(
+                "level0_stop_writes_trigger",
+                "must be at least level0_slowdown_writes_trigger",
+            );
+        }
+        if self.hard_pending_compaction_bytes_limit < self.soft_pending_compaction_bytes_limit {
+            return bad(
+                "hard_pending_compaction_bytes_limit",
+                "must be at least soft_pending_compaction_bytes_limit",
+            );
+        }
+        if self.max_background_jobs == 0 {
+            return bad("max_background_jobs", "must be positive");
+        }
+        if self.block_size < 256 || self.block_size > 64 << 20 {
+            return bad("block_size", "must be between 256 B and 64 MiB");
+        }
+        if self.block_restart_interval == 0 {
+            return bad("block_restart_interval", "must be positive");
+        }
+        if self.bloom_bits_per_key > 64 {
+            return bad("bloom_bits_per_key", "must be at most 64");
+        }
+        if self.delayed_write_rate == 0 {
+            return bad("delayed_write_rate", "must be positive");
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_rocksdbs_and_valid() {
+        let o = DbOptions::default();
+        o.validate().unwrap();
+        assert_eq!(o.effective_max_compaction_bytes(), 25 * (64 << 20));
+        assert_eq!(o.compaction_pri, CompactionPri::MinOverlappingRatio);
+    }
+
+    #[test]
+    fn toml_sets_fields_by_rocksdb_names() {
+        let o = DbOptions::from_toml(
+            "write_buffer_size = 1048576\ncompaction_pri = \"kOldestSmallestSeqFirst\"\nlevel_compaction_dynamic_level_bytes = false\ncompression = \"lz4\"\n",
+        )
+        .unwrap();
+        assert_eq!(o.write_buffer_size, 1 << 20);
+        assert_eq!(o.compaction_pri, CompactionPri::OldestSmallestSeqFirst);
+        assert!(!o.level_compaction_dynamic_level_bytes);
+        assert_eq!(o.compression, Compression::Lz4);
+        assert_eq!(o.num_levels, 7);
+    }
+
+    #[test]
+    fn bad_options_are_clear_errors() {
+        for (text, needle) in [
+            ("write_bufer_size = 1", "write_bufer_size"),
+            ("write_buffer_size = \"big\"", "write_buffer_size"),
+            (
+                "max_bytes_for_level_multiplier = 0.5",
+                "max_bytes_for_level_multiplier",
+            ),
+            (
+                "level0_slowdown_writes_trigger = 2",
+                "level0_slowdown_writes_trigger",
+            ),
+            ("compaction_pri = \"kFastest\"", "compaction_pri"),
+            ("num_levels = 1", "num_levels"),
+            ("write_buffer_size = -5", "write_buffer_size"),
+            ("[[[", ""),
+        ] {
+            let e = DbOptions::from_toml(text).unwrap_err().to_string();
+            assert!(e.contains(needle), "{text}: {e}");
+        }
+    }
+}
