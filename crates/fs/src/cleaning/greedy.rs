@@ -50,20 +50,9 @@ impl CleaningPolicy for GreedyCleaner {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::placement::{Lifetime, ZoneView};
+    use crate::placement::ZoneView;
 
-    const CAP: u64 = 100;
-
-    fn zone(index: u32, remaining: u64, used: u64) -> ZoneView {
-        ZoneView {
-            index,
-            max_capacity_bytes: CAP,
-            remaining_bytes: remaining,
-            used_bytes: used,
-            lifetime: Lifetime::Long,
-            busy: false,
-        }
-    }
+    use crate::cleaning::test_zones::{CAP, zone};
 
     /// 100 zones with exactly `free_pct` % free: `free_pct` empty zones, full zones with the
     /// given used bytes (indices 0..), the rest fully used full zones.

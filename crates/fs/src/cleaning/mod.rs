@@ -82,3 +82,24 @@ pub fn by_name(
         }
     })
 }
+
+/// Zones for the cleaners' unit tests.
+#[cfg(test)]
+pub(crate) mod test_zones {
+    use crate::placement::{Lifetime, ZoneView};
+
+    /// Capacity of every test zone.
+    pub const CAP: u64 = 100;
+
+    /// A zone of capacity [`CAP`] with `remaining` unwritten and `used` live bytes.
+    pub fn zone(index: u32, remaining: u64, used: u64) -> ZoneView {
+        ZoneView {
+            index,
+            max_capacity_bytes: CAP,
+            remaining_bytes: remaining,
+            used_bytes: used,
+            lifetime: Lifetime::Long,
+            busy: false,
+        }
+    }
+}

@@ -68,20 +68,8 @@ impl CleaningPolicy for ZenFsCleaner {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::placement::Lifetime;
 
-    const CAP: u64 = 100;
-
-    fn zone(index: u32, remaining: u64, used: u64) -> ZoneView {
-        ZoneView {
-            index,
-            max_capacity_bytes: CAP,
-            remaining_bytes: remaining,
-            used_bytes: used,
-            lifetime: Lifetime::Medium,
-            busy: false,
-        }
-    }
+    use crate::cleaning::test_zones::{CAP, zone};
 
     /// `n` empty zones of capacity [`CAP`], indexed from 100: free space to tune the
     /// free percentage.
