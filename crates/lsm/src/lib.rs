@@ -2,7 +2,11 @@
 //!
 //! - [`key`] — internal keys and their order.
 //! - [`options`] — `DbOptions` under RocksDB's names and defaults, from TOML.
+//! - [`batch`] — `WriteBatch` and its encoding (also the WAL record).
+//! - [`log_format`] — the WAL/MANIFEST record format and `RecoveryMode`.
+//! - [`memtable`] — the skiplist memtable.
 //! - [`block_cache`] — LRU block cache bounded in bytes, with an eviction callback.
+//! - [`sst`] — SST format: blocks, Bloom filter, builder, reader.
 //! - [`version`] — version edits (the manifest's records).
 #![deny(unsafe_code)]
 #![deny(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -16,10 +20,14 @@
     clippy::cast_precision_loss
 )]
 
+pub mod batch;
 pub mod block_cache;
 mod error;
 pub mod key;
+pub mod log_format;
+pub mod memtable;
 pub mod options;
+pub mod sst;
 pub mod version;
 
 pub use error::{LsmError, LsmErrorKind};

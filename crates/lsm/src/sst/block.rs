@@ -1,0 +1,250 @@
+//! Data and index blocks: entries with the key prefix shared with the previous entry elided,
+//! full keys at every `restart_interval`-th entry, and the restart offsets at the end:
+//!
+//! `entry* | restart: u32 LE * n | n: u32 LE`, entry = `shared | non_shared | value_len`
+//! (varints), key suffix, value.
+
+use std::cmp::Ordering;
+
+use super::format::{get_u32, get_varint, put_varint};
+
+/// Builds one block.
+#[derive(Debug)]
+pub struct BlockBuilder {
+    buf: Vec<u8>,
+    restarts: Vec<u32>,
+    restart_interval: usize,
+    counter: usize,
+    last_key: Vec<u8>,
+    entries: usize,
+}
+
+impl BlockBuilder {
+    /// A builder with full keys every `restart_interval` entries (at least 1).
+    pub fn new(restart_interval: usize) -> Self {
+        Self {
+            buf: Vec::new(),
+            restarts: vec![0],
+            restart_interval: restart_interval.max(1),
+            counter: 0,
+            last_key: Vec::new(),
+            entries: 0,
+        }
+    }
+
+    /// Appends an entry; keys must come in increasing order.
+    pub fn add(&mut self, key: &[u8], value: &[u8]) {
+        let shared = if self.counter < self.restart_interval {
+            self.last_key
+                .iter()
+                .zip(key)
+                .take_while(|(a, b)| a == b)
+                .count()
+        } else {
+            self.restarts.push(self.buf.len() as u32);
+            self.counter = 0;
+            0
+        };
+        put_varint(&mut self.buf, shared as u64);
+        put_varint(&mut self.buf, (key.len() - shared) as u64);
+        put_varint(&mut self.buf, value.len() as u64);
+        self.buf.extend_from_slice(&key[shared..]);
+        self.buf.extend_from_slice(value);
+        self.last_key.clear();
+        self.last_key.extend_from_slice(key);
+        self.counter += 1;
+        self.entries += 1;
+    }
+
+    /// Bytes the finished block would take.
+    pub fn estimated_size(&self) -> usize {
+        self.buf.len() + self.restarts.len() * 4 + 4
+    }
+
+    /// Whether nothing was added.
+    pub fn is_empty(&self) -> bool {
+        self.entries == 0
+    }
+
+    /// The last key added.
+    pub fn last_key(&self) -> &[u8] {
+        &self.last_key
+    }
+
+    /// Finishes the block and resets the builder.
+    pub fn finish(&mut self) -> Vec<u8> {
+        let mut out = std::mem::take(&mut self.buf);
+        for r in &self.restarts {
+            out.extend_from_slice(&r.to_le_bytes());
+        }
+        out.extend_from_slice(&(self.restarts.len() as u32).to_le_bytes());
+        self.restarts = vec![0];
+        self.counter = 0;
+        self.last_key.clear();
+        self.entries = 0;
+        out
+    }
+}
+
+/// A decoded view of a block. Construction checks the restart array; entry decoding checks
+/// every length, so a damaged block yields `None` (the caller reports corruption), never a
+/// panic.
+#[derive(Debug, Clone)]
+pub struct Block<'a> {
+    data: &'a [u8],
+    restarts: Vec<usize>,
+}
+
+impl<'a> Block<'a> {
+    /// Parses the restart array; `None` if it is malformed.
+    pub fn new(block: &'a [u8]) -> Option<Self> {
+        let n = get_u32(block, block.len().checked_sub(4)?)? as usize;
+        let restarts_at = block.len().checked_sub(4)?.checked_sub(n.checked_mul(4)?)?;
+        if n == 0 {
+            return None;
+        }
+        let mut restarts = Vec::with_capacity(n);
+        let mut prev = 0usize;
+        for i in 0..n {
+            let r = get_u32(block, restarts_at + i * 4)? as usize;
+            if (restarts_at > 0 && r >= restarts_at)
+                || (restarts_at == 0 && r != 0)
+                || (i > 0 && r <= prev)
+            {
+                return None;
+            }
+            prev = r;
+            restarts.push(r);
+        }
+        if restarts[0] != 0 {
+            return None;
+        }
+        Some(Self {
+            data: &block[..restarts_at],
+            restarts,
+        })
+    }
+
+    /// Decodes the entry at `pos` given the previous key; returns (key, value, next pos).
+    fn entry(&self, pos: usize, prev: &[u8]) -> Option<(Vec<u8>, &'a [u8], usize)> {
+        let mut p = pos;
+        let shared = usize::try_from(get_varint(self.data, &mut p)?).ok()?;
+        let non_shared = usize::try_from(get_varint(self.data, &mut p)?).ok()?;
+        let vlen = usize::try_from(get_varint(self.data, &mut p)?).ok()?;
+        if shared > prev.len() {
+            return None;
+        }
+        let kend = p.checked_add(non_shared)?;
+        let vend = kend.checked_add(vlen)?;
+        if vend > self.data.len() {
+            return None;
+        }
+        let mut key = Vec::with_capacity(shared + non_shared);
+        key.extend_from_slice(&prev[..shared]);
+        key.extend_from_slice(&self.data[p..kend]);
+        Some((key, &self.data[kend..vend], vend))
+    }
+
+    /// All entries in order; `None` if any is malformed.
+    pub fn entries(&self) -> Option<Vec<(Vec<u8>, Vec<u8>)>> {
+        let mut out = Vec::new();
+        let mut pos = 0;
+        let mut prev: Vec<u8> = Vec::new();
+        while pos < self.data.len() {
+            let (k, v, next) = self.entry(pos, &prev)?;
+            out.push((k.clone(), v.to_vec()));
+            prev = k;
+            pos = next;
+        }
+        Some(out)
+    }
+
+    /// The first entry whose key is `>= target` under `cmp`; `Ok(None)` if every key is
+    /// smaller; `Err(())` if the block is malformed.
+    #[allow(clippy::result_unit_err)]
+    pub fn seek(
+        &self,
+        target: &[u8],
+        cmp: impl Fn(&[u8], &[u8]) -> Ordering,
+    ) -> Result<Option<(Vec<u8>, Vec<u8>)>, ()> {
+        // Binary search for the last restart whose key is < target.
+        let (mut lo, mut hi) = (0usize, self.restarts.len() - 1);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            let (k, _, _) = self.entry(self.restarts[mid], &[]).ok_or(())?;
+            if cmp(&k, target) == Ordering::Less {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        let mut pos = self.restarts[lo];
+        let mut prev: Vec<u8> = Vec::new();
+        while pos < self.data.len() {
+            let (k, v, next) = self.entry(pos, &prev).ok_or(())?;
+            if cmp(&k, target) != Ordering::Less {
+                return Ok(Some((k, v.to_vec())));
+            }
+            prev = k;
+            pos = next;
+        }
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_round_trip_and_seek_finds_lower_bound() {
+        for interval in [1, 2, 16] {
+            let mut b = BlockBuilder::new(interval);
+            let keys: Vec<Vec<u8>> = (0..100u32)
+                .map(|i| format!("key{:05}", i * 2).into_bytes())
+                .collect();
+            for k in &keys {
+                b.add(k, &k[3..]);
+            }
+            let raw = b.finish();
+            let blk = Block::new(&raw).unwrap();
+            let e = blk.entries().unwrap();
+            assert_eq!(e.len(), 100);
+            assert!(
+                e.iter()
+                    .zip(&keys)
+                    .all(|((k, v), want)| k == want && v[..] == want[3..])
+            );
+            for i in 0..201u32 {
+                let t = format!("key{i:05}").into_bytes();
+                let got = blk.seek(&t, |a, b| a.cmp(b)).unwrap();
+                let want = keys.iter().find(|k| **k >= t);
+                assert_eq!(got.map(|g| g.0).as_ref(), want, "interval {interval} t {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn damaged_blocks_never_panic() {
+        let mut b = BlockBuilder::new(4);
+        for i in 0..20u32 {
+            b.add(format!("k{i:03}").as_bytes(), b"value");
+        }
+        let raw = b.finish();
+        for i in 0..raw.len() {
+            for bit in [0x01, 0x80] {
+                let mut d = raw.clone();
+                d[i] ^= bit;
+                if let Some(blk) = Block::new(&d) {
+                    let _ = blk.entries();
+                    let _ = blk.seek(b"k010", |a, b| a.cmp(b));
+                }
+            }
+        }
+        for n in 0..raw.len() {
+            if let Some(blk) = Block::new(&raw[..n]) {
+                let _ = blk.entries();
+            }
+        }
+    }
+}

@@ -1,0 +1,20 @@
+//! Sorted string tables.
+//!
+//! - [`format`] — varints, block handles, block trailers (compression + masked CRC32C),
+//!   properties, footer.
+//! - [`block`] — data/index blocks with prefix compression and restart points.
+//! - [`bloom`] — the whole-table Bloom filter over user keys.
+//! - [`builder`] — `TableBuilder`.
+//! - [`reader`] — `Table` (open, get) and `TableIter` over a [`reader::BlockSource`].
+//!
+//! File layout: `data block* | filter block | index block | properties block | footer (64 B)`.
+
+pub mod block;
+pub mod bloom;
+pub mod builder;
+pub mod format;
+pub mod reader;
+
+pub use builder::{TableBuilder, TableOptions};
+pub use format::Properties;
+pub use reader::{BlockSource, MemSource, Table, TableIter};

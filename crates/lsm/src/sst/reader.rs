@@ -1,0 +1,279 @@
+//! Reading an SST through a [`BlockSource`]: open checks the footer and reads the index,
+//! filter and properties; `get` consults the Bloom filter, then one data block (through the
+//! block cache); [`TableIter`] walks the table in key order. Every block is verified; damage is
+//! [`LsmError::Corruption`], never a panic and never wrong data.
+
+use std::cmp::Ordering;
+use std::future::Future;
+use std::sync::Arc;
+
+use super::block::Block;
+use super::bloom;
+use super::format::{BlockHandle, FOOTER_LEN, Footer, Properties, TRAILER_LEN, verify_block};
+use crate::LsmError;
+use crate::block_cache::BlockCache;
+use crate::key;
+
+/// Where a table's bytes come from.
+pub trait BlockSource: Send + Sync + 'static {
+    /// Reads `len` bytes at `offset`.
+    fn read(&self, offset: u64, len: u64)
+    -> impl Future<Output = Result<Vec<u8>, LsmError>> + Send;
+    /// Name for error messages.
+    fn name(&self) -> &str;
+}
+
+/// In-memory bytes as a block source (tests, tools).
+#[derive(Debug, Clone)]
+pub struct MemSource(pub Arc<Vec<u8>>, pub String);
+
+impl BlockSource for MemSource {
+    async fn read(&self, offset: u64, len: u64) -> Result<Vec<u8>, LsmError> {
+        let s = usize::try_from(offset).unwrap_or(usize::MAX);
+        let e = s.saturating_add(usize::try_from(len).unwrap_or(usize::MAX));
+        self.0
+            .get(s..e)
+            .map(<[u8]>::to_vec)
+            .ok_or_else(|| LsmError::corruption(&self.1, offset, "read beyond the end"))
+    }
+
+    fn name(&self) -> &str {
+        &self.1
+    }
+}
+
+/// An open SST.
+#[derive(Debug)]
+pub struct Table<S: BlockSource> {
+    source: S,
+    number: u64,
+    index: Vec<(Vec<u8>, BlockHandle)>,
+    filter: Vec<u8>,
+    props: Properties,
+    cache: Option<Arc<BlockCache>>,
+}
+
+impl<S: BlockSource> Table<S> {
+    /// Opens table `number` of `file_size` bytes.
+    ///
+    /// # Errors
+    /// [`LsmError::Corruption`] for a damaged footer, index, filter or properties block; read
+    /// errors of the source.
+    pub async fn open(
+        source: S,
+        number: u64,
+        file_size: u64,
+        cache: Option<Arc<BlockCache>>,
+    ) -> Result<Self, LsmError> {
+        let name = source.name().to_owned();
+        if file_size < FOOTER_LEN as u64 {
+            return Err(LsmError::corruption(&name, 0, "file too short for a table"));
+        }
+        let fbuf = source
+            .read(file_size - FOOTER_LEN as u64, FOOTER_LEN as u64)
+            .await?;
+        let footer = Footer::decode(&name, &fbuf, file_size)?;
+        let read = |h: BlockHandle| {
+            let source = &source;
+            let name = &name;
+            async move {
+                let raw = source.read(h.offset, h.size + TRAILER_LEN as u64).await?;
+                verify_block(name, h, &raw)
+            }
+        };
+        let props_raw = read(footer.properties).await?;
+        let props = Properties::decode(&props_raw).ok_or_else(|| {
+            LsmError::corruption(&name, footer.properties.offset, "bad properties block")
+        })?;
+        let filter = if footer.filter.size > 0 {
+            read(footer.filter).await?
+        } else {
+            Vec::new()
+        };
+        let index_raw = read(footer.index).await?;
+        let bad_index = || LsmError::corruption(&name, footer.index.offset, "bad index block");
+        let entries = Block::new(&index_raw)
+            .and_then(|b| b.entries())
+            .ok_or_else(bad_index)?;
+        let mut index = Vec::with_capacity(entries.len());
+        let mut end = 0u64;
+        for (k, v) in entries {
+            let h = BlockHandle::decode(&v).ok_or_else(bad_index)?;
+            if h.offset != end
+                || index
+                    .last()
+                    .is_some_and(|(p, _): &(Vec<u8>, _)| key::compare(p, &k) != Ordering::Less)
+            {
+                return Err(bad_index());
+            }
+            end = h.offset + h.size + TRAILER_LEN as u64;
+            index.push((k, h));
+        }
+        if end != props.data_size || index.len() as u64 != props.num_data_blocks {
+            return Err(bad_index());
+        }
+        Ok(Self {
+            source,
+            number,
+            index,
+            filter,
+            props,
+            cache,
+        })
+    }
+
+    /// Properties.
+    pub fn properties(&self) -> &Properties {
+        &self.props
+    }
+
+    /// File number.
+    pub fn number(&self) -> u64 {
+        self.number
+    }
+
+    /// Data blocks.
+    pub fn num_blocks(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Reads and verifies data block `i` (through the cache).
+    ///
+    /// # Errors
+    /// Corruption or read errors.
+    pub async fn block(&self, i: usize) -> Result<Arc<Vec<u8>>, LsmError> {
+        let h = self.index[i].1;
+        if let Some(c) = &self.cache
+            && let Some(b) = c.get((self.number, h.offset))
+        {
+            return Ok(b);
+        }
+        let raw = self
+            .source
+            .read(h.offset, h.size + TRAILER_LEN as u64)
+            .await?;
+        let b = Arc::new(verify_block(self.source.name(), h, &raw)?);
+        if let Some(c) = &self.cache {
+            c.insert((self.number, h.offset), b.clone());
+        }
+        Ok(b)
+    }
+
+    fn corrupt_block(&self, i: usize) -> LsmError {
+        LsmError::corruption(self.source.name(), self.index[i].1.offset, "bad data block")
+    }
+
+    /// The first block whose last key is `>= target`.
+    fn find_block(&self, target: &[u8]) -> usize {
+        self.index
+            .partition_point(|(k, _)| key::compare(k, target) == Ordering::Less)
+    }
+
+    /// The newest entry of `lookup`'s user key with sequence <= the lookup's (the first entry
+    /// `>= lookup` if its user key matches).
+    ///
+    /// # Errors
+    /// Corruption or read errors.
+    pub async fn get(&self, lookup: &[u8]) -> Result<Option<(Vec<u8>, Vec<u8>)>, LsmError> {
+        let ukey = key::user_key(lookup);
+        if !self.filter.is_empty() && !bloom::may_contain(&self.filter, ukey) {
+            return Ok(None);
+        }
+        let i = self.find_block(lookup);
+        if i >= self.index.len() {
+            return Ok(None);
+        }
+        let data = self.block(i).await?;
+        let blk = Block::new(&data).ok_or_else(|| self.corrupt_block(i))?;
+        match blk.seek(lookup, key::compare) {
+            Ok(Some((k, v))) if key::user_key(&k) == ukey => Ok(Some((k, v))),
+            Ok(_) => Ok(None),
+            Err(()) => Err(self.corrupt_block(i)),
+        }
+    }
+
+    /// Whether the filter rules out `user_key`.
+    pub fn filter_excludes(&self, user_key: &[u8]) -> bool {
+        !self.filter.is_empty() && !bloom::may_contain(&self.filter, user_key)
+    }
+}
+
+/// Walks a table in key order, one decoded block at a time.
+#[derive(Debug)]
+pub struct TableIter<S: BlockSource> {
+    table: Arc<Table<S>>,
+    block: usize,
+    entries: Vec<(Vec<u8>, Vec<u8>)>,
+    pos: usize,
+}
+
+impl<S: BlockSource> TableIter<S> {
+    /// An iterator positioned nowhere (call a seek).
+    pub fn new(table: Arc<Table<S>>) -> Self {
+        Self {
+            table,
+            block: usize::MAX,
+            entries: Vec::new(),
+            pos: 0,
+        }
+    }
+
+    async fn load(&mut self, i: usize) -> Result<(), LsmError> {
+        self.block = i;
+        self.pos = 0;
+        self.entries.clear();
+        if i < self.table.index.len() {
+            let data = self.table.block(i).await?;
+            self.entries = Block::new(&data)
+                .and_then(|b| b.entries())
+                .ok_or_else(|| self.table.corrupt_block(i))?;
+            if self.entries.is_empty() {
+                return Err(self.table.corrupt_block(i));
+            }
+        }
+        Ok(())
+    }
+
+    /// Positions at the first entry.
+    ///
+    /// # Errors
+    /// Corruption or read errors.
+    pub async fn seek_to_first(&mut self) -> Result<(), LsmError> {
+        self.load(0).await
+    }
+
+    /// Positions at the first entry `>= target` (internal key order).
+    ///
+    /// # Errors
+    /// Corruption or read errors.
+    pub async fn seek(&mut self, target: &[u8]) -> Result<(), LsmError> {
+        let i = self.table.find_block(target);
+        self.load(i).await?;
+        self.pos = self
+            .entries
+            .partition_point(|(k, _)| key::compare(k, target) == Ordering::Less);
+        if self.pos >= self.entries.len() && i < self.table.index.len() {
+            self.load(i + 1).await?;
+        }
+        Ok(())
+    }
+
+    /// The current entry, if valid.
+    pub fn current(&self) -> Option<(&[u8], &[u8])> {
+        self.entries
+            .get(self.pos)
+            .map(|(k, v)| (k.as_slice(), v.as_slice()))
+    }
+
+    /// Moves to the next entry.
+    ///
+    /// # Errors
+    /// Corruption or read errors.
+    pub async fn next(&mut self) -> Result<(), LsmError> {
+        self.pos += 1;
+        if self.pos >= self.entries.len() && self.block < self.table.index.len() {
+            self.load(self.block + 1).await?;
+        }
+        Ok(())
+    }
+}
