@@ -22,6 +22,13 @@ pub enum LsmError {
     /// Bad argument or option.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// A background flush or compaction failed earlier; the database refuses writes until
+    /// it is reopened (RocksDB's background error).
+    #[error("background error, writes refused: {0}")]
+    Background(String),
+    /// The database is closed.
+    #[error("database is closed")]
+    Closed,
 }
 
 impl LsmError {
@@ -54,7 +61,7 @@ impl LsmError {
             Self::Fs(e) if e.kind() == zonedb_fs::FsErrorKind::Corruption => {
                 LsmErrorKind::Corruption
             }
-            Self::Fs(_) => LsmErrorKind::Io,
+            Self::Fs(_) | Self::Background(_) | Self::Closed => LsmErrorKind::Io,
             Self::InvalidArgument(_) => LsmErrorKind::InvalidArgument,
         }
     }

@@ -22,7 +22,11 @@
 
 pub mod batch;
 pub mod block_cache;
+pub mod compaction;
+pub mod cost;
+pub mod db;
 mod error;
+pub mod hints;
 pub mod key;
 pub mod log_format;
 pub mod memtable;
@@ -30,4 +34,5 @@ pub mod options;
 pub mod sst;
 pub mod version;
 
+pub use db::{Db, DbConfig, DbIter, DbStats, FileSummary, Snapshot};
 pub use error::{LsmError, LsmErrorKind};

@@ -92,6 +92,7 @@ pub struct LogContents {
 }
 
 /// Reads every record of a log held in `data`.
+#[allow(clippy::too_many_lines, reason = "one state machine over fragments")]
 ///
 /// # Errors
 /// [`LsmError::Corruption`] when `mode` does not tolerate the damage found.

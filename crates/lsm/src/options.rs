@@ -40,6 +40,7 @@ pub enum Compression {
 /// Options of a database. Field names and defaults are RocksDB's.
 #[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
 #[serde(default, deny_unknown_fields)]
+#[allow(clippy::struct_excessive_bools, reason = "RocksDB's option set")]
 pub struct DbOptions {
     /// Memtable size that triggers a switch to a new memtable and a flush (64 MiB).
     pub write_buffer_size: u64,
@@ -89,6 +90,10 @@ pub struct DbOptions {
     pub sync: bool,
     /// Skip the WAL.
     pub disable_wal: bool,
+    /// What WAL damage recovery tolerates (`kPointInTimeRecovery`).
+    pub wal_recovery_mode: crate::log_format::RecoveryMode,
+    /// Create the database if `CURRENT` is missing (true).
+    pub create_if_missing: bool,
 }
 
 impl Default for DbOptions {
@@ -118,6 +123,8 @@ impl Default for DbOptions {
             block_cache_size: 32 << 20,
             sync: false,
             disable_wal: false,
+            wal_recovery_mode: crate::log_format::RecoveryMode::PointInTimeRecovery,
+            create_if_missing: true,
         }
     }
 }

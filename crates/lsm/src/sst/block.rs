@@ -8,6 +8,9 @@ use std::cmp::Ordering;
 
 use super::format::{get_u32, get_varint, put_varint};
 
+/// A key and its value.
+pub type Entry = (Vec<u8>, Vec<u8>);
+
 /// Builds one block.
 #[derive(Debug)]
 pub struct BlockBuilder {
@@ -160,13 +163,16 @@ impl<'a> Block<'a> {
     }
 
     /// The first entry whose key is `>= target` under `cmp`; `Ok(None)` if every key is
-    /// smaller; `Err(())` if the block is malformed.
+    /// smaller.
+    ///
+    /// # Errors
+    /// `Err(())` if the block is malformed (the caller names the file).
     #[allow(clippy::result_unit_err)]
     pub fn seek(
         &self,
         target: &[u8],
         cmp: impl Fn(&[u8], &[u8]) -> Ordering,
-    ) -> Result<Option<(Vec<u8>, Vec<u8>)>, ()> {
+    ) -> Result<Option<Entry>, ()> {
         // Binary search for the last restart whose key is < target.
         let (mut lo, mut hi) = (0usize, self.restarts.len() - 1);
         while lo < hi {
@@ -217,7 +223,7 @@ mod tests {
             );
             for i in 0..201u32 {
                 let t = format!("key{i:05}").into_bytes();
-                let got = blk.seek(&t, |a, b| a.cmp(b)).unwrap();
+                let got = blk.seek(&t, Ord::cmp).unwrap();
                 let want = keys.iter().find(|k| **k >= t);
                 assert_eq!(got.map(|g| g.0).as_ref(), want, "interval {interval} t {i}");
             }
@@ -237,7 +243,7 @@ mod tests {
                 d[i] ^= bit;
                 if let Some(blk) = Block::new(&d) {
                     let _ = blk.entries();
-                    let _ = blk.seek(b"k010", |a, b| a.cmp(b));
+                    let _ = blk.seek(b"k010", Ord::cmp);
                 }
             }
         }

@@ -12,7 +12,10 @@ pub struct BloomBuilder {
 }
 
 fn probes(bits_per_key: u32) -> u32 {
-    ((f64::from(bits_per_key) * std::f64::consts::LN_2).round() as u32).clamp(1, 30)
+    // bits_per_key × ln 2 is non-negative.
+    #[allow(clippy::cast_sign_loss)]
+    let k = (f64::from(bits_per_key) * std::f64::consts::LN_2).round() as u32;
+    k.clamp(1, 30)
 }
 
 impl BloomBuilder {

@@ -2,5 +2,13 @@
 //!
 //! - [`edit`] — `VersionEdit`: new and deleted files per level, log and file numbers, last
 //!   sequence; its binary encoding (the manifest's records).
+//! - [`version`] — `Version` (files per level) and `LiveFile` (deferred deletion).
+//! - [`manifest`] — file names, the MANIFEST writer, `CURRENT`, and reading them back.
 
 pub mod edit;
+pub mod manifest;
+#[allow(clippy::module_inception)]
+pub mod version;
+
+pub use edit::{NewFile, VersionEdit};
+pub use version::{Graveyard, LiveFile, Version};

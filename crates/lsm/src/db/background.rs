@@ -1,0 +1,634 @@
+//! Background work: scheduling (one flush at a time, up to
+//! `max(1, max_background_jobs − max(1, max_background_jobs / 4))` compactions in parallel, as
+//! RocksDB splits its job budget), flushes, compactions (trivial moves edit only the
+//! MANIFEST), installing version edits, and deleting files no version uses.
+//!
+//! Compaction drops a version when a newer version of its key is visible to every snapshot,
+//! and a tombstone when it is visible to every snapshot and no deeper level overlaps the
+//! compaction (LevelDB's rule, which is exact with one snapshot and conservative with more).
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, PoisonError};
+
+use zonedb_device::ZonedDevice;
+use zonedb_env::Env;
+use zonedb_fs::ZoneFs;
+use zonedb_fs::placement::Lifetime;
+
+use super::iter::{Child, MergingIter};
+use super::{Inner, State};
+use crate::LsmError;
+use crate::compaction::{
+    CompactionPlan, FileInfo, PickerInput, RunningCompaction as PickerRunning,
+    calculate_sst_write_hint, compaction_scores, estimated_pending_compaction_bytes, level_targets,
+};
+use crate::cost;
+use crate::hints::{FileKindHint, Hint, HintListener, LevelFiles};
+use crate::key::{self, ValueType};
+use crate::options::DbOptions;
+use crate::sst::{TableBuilder, TableOptions};
+use crate::version::manifest::sst_name;
+use crate::version::{NewFile, VersionEdit};
+
+/// A compaction registered as running.
+#[derive(Debug, Clone)]
+pub(crate) struct RunningCompaction {
+    pub(crate) job: u64,
+    pub(crate) view: PickerRunning,
+}
+
+fn max_compactions(opts: &DbOptions) -> u32 {
+    let flushes = (opts.max_background_jobs / 4).max(1);
+    opts.max_background_jobs.saturating_sub(flushes).max(1)
+}
+
+/// The picker's view of a version.
+pub(crate) fn file_infos(st: &State) -> Vec<Vec<FileInfo>> {
+    st.version
+        .levels
+        .iter()
+        .map(|l| {
+            l.iter()
+                .map(|f| FileInfo {
+                    number: f.meta.number,
+                    file_size: f.meta.file_size,
+                    smallest: f.meta.smallest.clone(),
+                    largest: f.meta.largest.clone(),
+                    smallest_seq: f.meta.smallest_seq,
+                    largest_seq: f.meta.largest_seq,
+                    num_entries: f.meta.num_entries,
+                    num_deletions: f.meta.num_deletions,
+                    being_compacted: st.being_compacted.contains(&f.meta.number),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Recomputes the pending compaction bytes and tells listeners the level scores.
+pub(crate) fn refresh_scores<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
+    let (scores, base) = {
+        let mut st = inner.lock();
+        let levels = file_infos(&st);
+        let t = level_targets(&levels, &inner.opts);
+        st.pending_compaction_bytes = estimated_pending_compaction_bytes(&levels, &t, &inner.opts);
+        (compaction_scores(&levels, &t, &inner.opts), t.base_level)
+    };
+    inner.hint(&Hint::LevelScores {
+        scores,
+        base_level: base,
+    });
+}
+
+/// Waits until `cond` holds (or a background error).
+pub(crate) async fn wait_until<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    cond: impl Fn(&State) -> bool,
+) -> Result<(), LsmError> {
+    loop {
+        let notified = inner.bg_done.notified();
+        let mut notified = std::pin::pin!(notified);
+        notified.as_mut().enable();
+        {
+            let st = inner.lock();
+            if let Some(e) = &st.bg_error {
+                return Err(LsmError::Background(e.clone()));
+            }
+            if cond(&st) {
+                return Ok(());
+            }
+        }
+        notified.await;
+    }
+}
+
+/// Starts whatever background work is due and allowed.
+pub(crate) fn maybe_schedule<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
+    let mut st = inner.lock();
+    if st.bg_error.is_some() || st.closing || st.closed {
+        return;
+    }
+    if !st.flush_running && !st.imm.is_empty() {
+        st.flush_running = true;
+        let job = st.next_job;
+        st.next_job += 1;
+        let i = inner.clone();
+        drop(inner.env.spawn("flush", async move {
+            let r = flush_one(&i, job).await;
+            finish_job(&i, r, |st| st.flush_running = false);
+        }));
+    }
+    while st.compactions_running < max_compactions(&inner.opts) {
+        let levels = file_infos(&st);
+        let running: Vec<PickerRunning> = st.running.iter().map(|r| r.view.clone()).collect();
+        let plan = inner.picker.pick(&PickerInput {
+            levels: &levels,
+            running: &running,
+            next_compaction_index: &st.next_compaction_index,
+            compact_cursor: &st.compact_cursor,
+            options: &inner.opts,
+        });
+        let Some(plan) = plan else { break };
+        if let Some((l, i)) = plan.next_compaction_index
+            && let Some(x) = st.next_compaction_index.get_mut(l as usize)
+        {
+            *x = i;
+        }
+        if let Some((l, c)) = &plan.compact_cursor
+            && let Some(x) = st.compact_cursor.get_mut(*l as usize)
+        {
+            x.clone_from(c);
+        }
+        let job = st.next_job;
+        st.next_job += 1;
+        let inputs: Vec<u64> = plan.inputs.iter().flat_map(|i| i.files.clone()).collect();
+        let (mut lo, mut hi): (Option<Vec<u8>>, Option<Vec<u8>>) = (None, None);
+        for (level, files) in levels.iter().enumerate() {
+            let _ = level;
+            for f in files.iter().filter(|f| inputs.contains(&f.number)) {
+                let s = key::user_key(&f.smallest).to_vec();
+                let l = key::user_key(&f.largest).to_vec();
+                if lo.as_ref().is_none_or(|x| s < *x) {
+                    lo = Some(s);
+                }
+                if hi.as_ref().is_none_or(|x| l > *x) {
+                    hi = Some(l);
+                }
+            }
+        }
+        for n in &inputs {
+            st.being_compacted.insert(*n);
+        }
+        st.running.push(RunningCompaction {
+            job,
+            view: PickerRunning {
+                start_level: plan.start_level,
+                output_level: plan.output_level,
+                smallest_user_key: lo.unwrap_or_default(),
+                largest_user_key: hi.unwrap_or_default(),
+            },
+        });
+        st.compactions_running += 1;
+        let i = inner.clone();
+        drop(inner.env.spawn("compaction", async move {
+            let r = compact(&i, job, &plan).await;
+            finish_job(&i, r, |st| {
+                st.compactions_running -= 1;
+                st.running.retain(|r| r.job != job);
+                for n in &inputs {
+                    st.being_compacted.remove(n);
+                }
+            });
+        }));
+    }
+}
+
+fn finish_job<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    r: Result<(), LsmError>,
+    release: impl FnOnce(&mut State),
+) {
+    {
+        let mut st = inner.lock();
+        release(&mut st);
+        if let Err(e) = r
+            && st.bg_error.is_none()
+        {
+            st.bg_error = Some(e.to_string());
+        }
+    }
+    refresh_scores(inner);
+    inner.bg_done.notify_waiters();
+    maybe_schedule(inner);
+}
+
+/// Builds an SST from sorted entries and writes it; `None` if there was nothing to write.
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn write_table<E: Env, D: ZonedDevice>(
+    env: &E,
+    fs: &Arc<ZoneFs<E, D>>,
+    hints: &dyn HintListener,
+    opts: &DbOptions,
+    number: u64,
+    level: u32,
+    lifetime: Lifetime,
+    entries: impl Iterator<Item = (Vec<u8>, Vec<u8>)>,
+    job: u64,
+) -> Result<Option<NewFile>, LsmError> {
+    let mut b = TableBuilder::new(table_options(opts));
+    let mut n = 0u64;
+    for (k, v) in entries {
+        b.add(&k, &v);
+        n += 1;
+    }
+    if n == 0 {
+        return Ok(None);
+    }
+    let (bytes, props) = b.finish();
+    env.cpu(n * cost::MERGE_ENTRY_NS + bytes.len() as u64 / 1024 * cost::BUILD_NS_PER_KIB)
+        .await;
+    Ok(Some(
+        write_built(fs, hints, number, level, lifetime, bytes, &props, job).await?,
+    ))
+}
+
+pub(crate) fn table_options(opts: &DbOptions) -> TableOptions {
+    TableOptions {
+        block_size: usize::try_from(opts.block_size).unwrap_or(4096),
+        restart_interval: opts.block_restart_interval as usize,
+        bloom_bits_per_key: opts.bloom_bits_per_key,
+        compression: opts.compression,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn write_built<E: Env, D: ZonedDevice>(
+    fs: &Arc<ZoneFs<E, D>>,
+    hints: &dyn HintListener,
+    number: u64,
+    level: u32,
+    lifetime: Lifetime,
+    bytes: Vec<u8>,
+    props: &crate::sst::Properties,
+    job: u64,
+) -> Result<NewFile, LsmError> {
+    hints.on_hint(&Hint::FileCreated {
+        number,
+        kind: FileKindHint::Sst,
+        level: Some(level),
+        smallest: key::user_key(&props.smallest_key).to_vec(),
+        largest: key::user_key(&props.largest_key).to_vec(),
+        size: bytes.len() as u64,
+        lifetime,
+        job,
+    });
+    let mut f = fs.create(&sst_name(number), lifetime).await?;
+    f.append(&bytes).await?;
+    f.close().await?;
+    Ok(NewFile {
+        level,
+        number,
+        file_size: bytes.len() as u64,
+        smallest: props.smallest_key.clone(),
+        largest: props.largest_key.clone(),
+        smallest_seq: props.smallest_seq,
+        largest_seq: props.largest_seq,
+        num_entries: props.num_entries,
+        num_deletions: props.num_deletions,
+    })
+}
+
+/// Logs `edit` to the MANIFEST and makes it the current version.
+async fn install<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    mut edit: VersionEdit,
+    after: impl FnOnce(&mut State),
+) -> Result<(), LsmError> {
+    let mut m = inner.manifest.lock().await;
+    let Some(mw) = m.as_mut() else {
+        return Err(LsmError::Closed);
+    };
+    let v = {
+        let st = inner.lock();
+        edit.next_file_number = Some(st.next_file);
+        edit.last_sequence = Some(st.last_seq);
+        st.version.apply(&edit, &inner.graveyard)?
+    };
+    mw.append(&edit).await?;
+    let mut st = inner.lock();
+    // Re-apply to the version current now (only this task changes versions while it holds
+    // the MANIFEST lock, so it is the same one).
+    st.version = Arc::new(v);
+    after(&mut st);
+    Ok(())
+}
+
+/// Deletes files no version uses any more.
+pub(crate) async fn delete_obsolete<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+) -> Result<(), LsmError> {
+    let dead: Vec<u64> = std::mem::take(
+        &mut *inner
+            .graveyard
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner),
+    );
+    for n in dead {
+        inner.tables.evict(n);
+        match inner.fs.delete(&sst_name(n)).await {
+            Ok(()) | Err(zonedb_fs::FsError::NotFound(_)) => {}
+            Err(e) => return Err(e.into()),
+        }
+        inner.hint(&Hint::FileDeleted { number: n });
+    }
+    Ok(())
+}
+
+async fn flush_one<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    job: u64,
+) -> Result<(), LsmError> {
+    let (mem, log, number, smallest_snapshot) = {
+        let mut st = inner.lock();
+        let Some((m, log)) = st.imm.first().cloned() else {
+            return Ok(());
+        };
+        let n = st.new_file_number();
+        (m, log, n, st.smallest_snapshot())
+    };
+    inner.hint(&Hint::FlushStarted {
+        job,
+        memtable_bytes: mem.approximate_bytes(),
+    });
+    let entries = drop_obsolete(mem.entries(), smallest_snapshot, false);
+    let nf = write_table(
+        &inner.env,
+        &inner.fs,
+        &*inner.hints,
+        &inner.opts,
+        number,
+        0,
+        calculate_sst_write_hint(0, 1),
+        entries.into_iter(),
+        job,
+    )
+    .await?;
+    let next_log = {
+        let st = inner.lock();
+        st.imm.get(1).map_or(st.mem_log, |(_, l)| *l)
+    };
+    let mut edit = VersionEdit {
+        log_number: Some(next_log),
+        ..VersionEdit::default()
+    };
+    let written = nf.as_ref().map_or(0, |f| f.file_size);
+    let outputs: Vec<u64> = nf.iter().map(|f| f.number).collect();
+    edit.new_files.extend(nf);
+    install(inner, edit, |st| {
+        st.imm.remove(0);
+        st.stats.flushes += 1;
+        st.stats.flush_bytes_written += written;
+    })
+    .await?;
+    // WALs below the new log number are no longer needed.
+    for n in inner.fs.list() {
+        if let Some((num, "log")) = crate::version::manifest::parse_name(&n)
+            && num < next_log
+            && num >= log
+        {
+            inner.fs.delete(&n).await?;
+        }
+    }
+    inner.hint(&Hint::FlushFinished { job, outputs });
+    delete_obsolete(inner).await
+}
+
+/// Applies the drop rules to sorted internal entries (flush: tombstones are kept).
+fn drop_obsolete(
+    entries: Vec<(Vec<u8>, Vec<u8>)>,
+    smallest_snapshot: u64,
+    drop_tombstones: bool,
+) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut out = Vec::with_capacity(entries.len());
+    let mut f = DropFilter::new(smallest_snapshot, drop_tombstones);
+    for (k, v) in entries {
+        if f.keep(&k) {
+            out.push((k, v));
+        }
+    }
+    out
+}
+
+struct DropFilter {
+    smallest_snapshot: u64,
+    drop_tombstones: bool,
+    current: Option<Vec<u8>>,
+    last_seq_for_key: u64,
+}
+
+impl DropFilter {
+    fn new(smallest_snapshot: u64, drop_tombstones: bool) -> Self {
+        Self {
+            smallest_snapshot,
+            drop_tombstones,
+            current: None,
+            last_seq_for_key: u64::MAX,
+        }
+    }
+
+    fn keep(&mut self, ikey: &[u8]) -> bool {
+        let Some(p) = key::parse(ikey) else {
+            return true;
+        };
+        if self.current.as_deref() != Some(p.user_key) {
+            self.current = Some(p.user_key.to_vec());
+            self.last_seq_for_key = u64::MAX;
+        }
+        let drop = if self.last_seq_for_key <= self.smallest_snapshot {
+            true
+        } else {
+            self.drop_tombstones
+                && p.value_type == ValueType::Deletion
+                && p.seq <= self.smallest_snapshot
+        };
+        self.last_seq_for_key = p.seq;
+        !drop
+    }
+}
+
+async fn compact<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    job: u64,
+    plan: &CompactionPlan,
+) -> Result<(), LsmError> {
+    let level_files: Vec<LevelFiles> = plan
+        .inputs
+        .iter()
+        .map(|i| LevelFiles {
+            level: i.level,
+            files: i.files.clone(),
+        })
+        .collect();
+    inner.hint(&Hint::CompactionStarted {
+        job,
+        start_level: plan.start_level,
+        output_level: plan.output_level,
+        inputs: level_files.clone(),
+        trivial_move: plan.trivial_move,
+    });
+    let (version, smallest_snapshot, base_level) = {
+        let st = inner.lock();
+        let levels = file_infos(&st);
+        let base = level_targets(&levels, &inner.opts).base_level;
+        (st.version.clone(), st.smallest_snapshot(), base)
+    };
+    let find = |level: u32, n: u64| {
+        version.levels[level as usize]
+            .iter()
+            .find(|f| f.meta.number == n)
+            .cloned()
+            .ok_or_else(|| {
+                LsmError::corruption(&sst_name(n), 0, "compaction input not in the version")
+            })
+    };
+    let mut edit = VersionEdit::default();
+    let mut outputs = Vec::new();
+    let mut read_bytes = 0u64;
+    let mut written = 0u64;
+    if plan.trivial_move {
+        for i in &plan.inputs {
+            for &n in &i.files {
+                let f = find(i.level, n)?;
+                edit.deleted_files.push((i.level, n));
+                edit.new_files.push(NewFile {
+                    level: plan.output_level,
+                    ..f.meta.clone()
+                });
+                outputs.push(n);
+            }
+        }
+    } else {
+        let mut children = Vec::new();
+        for i in &plan.inputs {
+            let mut files = Vec::new();
+            for &n in &i.files {
+                let f = find(i.level, n)?;
+                read_bytes += f.meta.file_size;
+                edit.deleted_files.push((i.level, n));
+                files.push(f);
+            }
+            if i.level == 0 {
+                for f in files {
+                    children.push(Child::files(vec![f], inner.tables.clone()));
+                }
+            } else if !files.is_empty() {
+                files.sort_by(|a, b| key::compare(&a.meta.smallest, &b.meta.smallest));
+                children.push(Child::files(files, inner.tables.clone()));
+            }
+        }
+        let (files, w) =
+            merge_inputs(inner, job, plan, children, smallest_snapshot, base_level).await?;
+        written = w;
+        for nf in files {
+            outputs.push(nf.number);
+            edit.new_files.push(nf);
+        }
+    }
+    let start = plan.start_level as usize;
+    let trivial = plan.trivial_move;
+    install(inner, edit, |st| {
+        st.stats.compactions += 1;
+        if trivial {
+            st.stats.trivial_moves += 1;
+        }
+        st.stats.compaction_bytes_read += read_bytes;
+        st.stats.compaction_bytes_written += written;
+        if st.stats.compactions_by_level.len() <= start {
+            st.stats.compactions_by_level.resize(start + 1, 0);
+        }
+        st.stats.compactions_by_level[start] += 1;
+    })
+    .await?;
+    inner.hint(&Hint::CompactionFinished {
+        job,
+        inputs: level_files,
+        outputs: vec![LevelFiles {
+            level: plan.output_level,
+            files: outputs,
+        }],
+    });
+    delete_obsolete(inner).await
+}
+
+/// Merges the inputs, drops what no snapshot can see, and writes outputs cut at the plan's
+/// file size (only between user keys). Returns the outputs and their bytes.
+async fn merge_inputs<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    job: u64,
+    plan: &CompactionPlan,
+    children: Vec<Child<E, D>>,
+    smallest_snapshot: u64,
+    base_level: u32,
+) -> Result<(Vec<NewFile>, u64), LsmError> {
+    let mut it = MergingIter::new(children);
+    it.seek(&[]).await?;
+    let mut filter = DropFilter::new(smallest_snapshot, plan.bottommost);
+    let lifetime = calculate_sst_write_hint(plan.output_level, base_level);
+    let mut builder: Option<TableBuilder> = None;
+    let mut last_user_key: Vec<u8> = Vec::new();
+    let mut entries = 0u64;
+    let mut out = Vec::new();
+    let mut written = 0;
+    while let Some((k, v)) = it.current() {
+        entries += 1;
+        if filter.keep(k) {
+            let uk = key::user_key(k);
+            let cut = builder.as_ref().is_some_and(|b| {
+                b.estimated_file_size() >= plan.max_output_file_size && uk != last_user_key
+            });
+            if cut && let Some(b) = builder.take() {
+                let nf = finish_output(inner, b, plan.output_level, lifetime, job).await?;
+                written += nf.file_size;
+                out.push(nf);
+            }
+            builder
+                .get_or_insert_with(|| TableBuilder::new(table_options(&inner.opts)))
+                .add(k, v);
+            uk.clone_into(&mut last_user_key);
+        }
+        if entries.is_multiple_of(256) {
+            inner.env.cpu(256 * cost::MERGE_ENTRY_NS).await;
+        }
+        it.next().await?;
+    }
+    if let Some(b) = builder.take() {
+        let nf = finish_output(inner, b, plan.output_level, lifetime, job).await?;
+        written += nf.file_size;
+        out.push(nf);
+    }
+    Ok((out, written))
+}
+
+async fn finish_output<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    b: TableBuilder,
+    level: u32,
+    lifetime: Lifetime,
+    job: u64,
+) -> Result<NewFile, LsmError> {
+    let number = inner.lock().new_file_number();
+    let (bytes, props) = b.finish();
+    inner
+        .env
+        .cpu(bytes.len() as u64 / 1024 * cost::BUILD_NS_PER_KIB)
+        .await;
+    write_built(
+        &inner.fs,
+        &*inner.hints,
+        number,
+        level,
+        lifetime,
+        bytes,
+        &props,
+        job,
+    )
+    .await
+}
+
+/// File number → (zone, bytes) for every SST.
+pub(crate) fn zone_view<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+) -> BTreeMap<u64, Vec<(u32, u64)>> {
+    let zone_size = inner.fs.device().geometry().zone_size_bytes;
+    let mut out = BTreeMap::new();
+    for f in inner.fs.files() {
+        if let Some((n, "sst")) = crate::version::manifest::parse_name(&f.name) {
+            let mut per: BTreeMap<u32, u64> = BTreeMap::new();
+            for e in &f.extents {
+                *per.entry((e.start / zone_size) as u32).or_insert(0) += e.len;
+            }
+            out.insert(n, per.into_iter().collect());
+        }
+    }
+    out
+}

@@ -1,0 +1,306 @@
+//! Iterators: a cursor per source (memtable, L0 table, level of tables), a merging iterator
+//! that yields every internal entry in order, and [`DbIter`], which shows the newest version
+//! of each user key visible at its snapshot and hides deleted keys.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use zonedb_device::ZonedDevice;
+use zonedb_env::Env;
+
+use super::source::{FsSource, TableCache};
+use crate::LsmError;
+use crate::cost;
+use crate::key::{self, ValueType};
+use crate::memtable::MemTable;
+use crate::sst::TableIter;
+use crate::version::{LiveFile, Version};
+
+const MEM_BATCH: usize = 64;
+
+/// A memtable cursor that copies entries out in small batches.
+#[derive(Debug)]
+pub(crate) struct MemCursor {
+    mem: Arc<MemTable>,
+    buf: Vec<(Vec<u8>, Vec<u8>)>,
+    pos: usize,
+}
+
+impl MemCursor {
+    fn seek(&mut self, target: &[u8]) {
+        self.buf = self.mem.range_from(target, false, MEM_BATCH);
+        self.pos = 0;
+    }
+
+    fn next(&mut self) {
+        self.pos += 1;
+        if self.pos >= self.buf.len() && self.buf.len() == MEM_BATCH {
+            let last = self.buf[MEM_BATCH - 1].0.clone();
+            self.buf = self.mem.range_from(&last, true, MEM_BATCH);
+            self.pos = 0;
+        }
+    }
+
+    fn current(&self) -> Option<(&[u8], &[u8])> {
+        self.buf
+            .get(self.pos)
+            .map(|(k, v)| (k.as_slice(), v.as_slice()))
+    }
+}
+
+/// A cursor over the files of one sorted level.
+#[derive(Debug)]
+pub(crate) struct LevelCursor<E: Env, D: ZonedDevice> {
+    files: Vec<Arc<LiveFile>>,
+    tables: Arc<TableCache<E, D>>,
+    idx: usize,
+    cur: Option<TableIter<FsSource<E, D>>>,
+}
+
+impl<E: Env, D: ZonedDevice> LevelCursor<E, D> {
+    async fn open(&mut self, idx: usize) -> Result<(), LsmError> {
+        self.idx = idx;
+        self.cur = None;
+        if let Some(f) = self.files.get(idx) {
+            let t = self.tables.get(f.meta.number, f.meta.file_size).await?;
+            self.cur = Some(TableIter::new(t));
+        }
+        Ok(())
+    }
+
+    async fn skip_empty(&mut self) -> Result<(), LsmError> {
+        while self.cur.as_ref().is_some_and(|c| c.current().is_none()) {
+            self.open(self.idx + 1).await?;
+            if let Some(c) = &mut self.cur {
+                c.seek_to_first().await?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn seek(&mut self, target: &[u8]) -> Result<(), LsmError> {
+        let i = self
+            .files
+            .partition_point(|f| key::compare(&f.meta.largest, target) == Ordering::Less);
+        self.open(i).await?;
+        if let Some(c) = &mut self.cur {
+            c.seek(target).await?;
+        }
+        self.skip_empty().await
+    }
+
+    async fn next(&mut self) -> Result<(), LsmError> {
+        if let Some(c) = &mut self.cur {
+            c.next().await?;
+        }
+        self.skip_empty().await
+    }
+
+    fn current(&self) -> Option<(&[u8], &[u8])> {
+        self.cur.as_ref().and_then(TableIter::current)
+    }
+}
+
+/// One source of entries.
+#[derive(Debug)]
+pub(crate) enum Child<E: Env, D: ZonedDevice> {
+    Mem(MemCursor),
+    Level(LevelCursor<E, D>),
+}
+
+impl<E: Env, D: ZonedDevice> Child<E, D> {
+    /// A memtable source.
+    pub(crate) fn mem(mem: Arc<MemTable>) -> Self {
+        Self::Mem(MemCursor {
+            mem,
+            buf: Vec::new(),
+            pos: 0,
+        })
+    }
+
+    /// A source over sorted, non-overlapping files (one L0 file, or a whole level).
+    pub(crate) fn files(files: Vec<Arc<LiveFile>>, tables: Arc<TableCache<E, D>>) -> Self {
+        Self::Level(LevelCursor {
+            files,
+            tables,
+            idx: 0,
+            cur: None,
+        })
+    }
+
+    async fn seek(&mut self, target: &[u8]) -> Result<(), LsmError> {
+        match self {
+            Self::Mem(m) => {
+                m.seek(target);
+                Ok(())
+            }
+            Self::Level(l) => l.seek(target).await,
+        }
+    }
+
+    async fn next(&mut self) -> Result<(), LsmError> {
+        match self {
+            Self::Mem(m) => {
+                m.next();
+                Ok(())
+            }
+            Self::Level(l) => l.next().await,
+        }
+    }
+
+    fn current(&self) -> Option<(&[u8], &[u8])> {
+        match self {
+            Self::Mem(m) => m.current(),
+            Self::Level(l) => l.current(),
+        }
+    }
+}
+
+/// Every internal entry of its children, in internal-key order.
+#[derive(Debug)]
+pub(crate) struct MergingIter<E: Env, D: ZonedDevice> {
+    children: Vec<Child<E, D>>,
+    cur: Option<usize>,
+}
+
+impl<E: Env, D: ZonedDevice> MergingIter<E, D> {
+    pub(crate) fn new(children: Vec<Child<E, D>>) -> Self {
+        Self {
+            children,
+            cur: None,
+        }
+    }
+
+    fn pick(&mut self) {
+        let mut best: Option<usize> = None;
+        for (i, c) in self.children.iter().enumerate() {
+            if let Some((k, _)) = c.current() {
+                let better = match best.and_then(|b| self.children[b].current()) {
+                    None => true,
+                    Some((bk, _)) => key::compare(k, bk) == Ordering::Less,
+                };
+                if better {
+                    best = Some(i);
+                }
+            }
+        }
+        self.cur = best;
+    }
+
+    pub(crate) async fn seek(&mut self, target: &[u8]) -> Result<(), LsmError> {
+        for c in &mut self.children {
+            c.seek(target).await?;
+        }
+        self.pick();
+        Ok(())
+    }
+
+    pub(crate) async fn next(&mut self) -> Result<(), LsmError> {
+        if let Some(i) = self.cur {
+            self.children[i].next().await?;
+            self.pick();
+        }
+        Ok(())
+    }
+
+    pub(crate) fn current(&self) -> Option<(&[u8], &[u8])> {
+        self.cur.and_then(|i| self.children[i].current())
+    }
+}
+
+/// A user-facing iterator at a snapshot. Holds the memtables and version it started with, so
+/// what it sees does not change while it lives.
+#[derive(Debug)]
+pub struct DbIter<E: Env, D: ZonedDevice> {
+    env: E,
+    merge: MergingIter<E, D>,
+    seq: u64,
+    key: Vec<u8>,
+    value: Vec<u8>,
+    valid: bool,
+    _version: Arc<Version>,
+}
+
+impl<E: Env, D: ZonedDevice> DbIter<E, D> {
+    pub(crate) fn new(env: E, merge: MergingIter<E, D>, seq: u64, version: Arc<Version>) -> Self {
+        Self {
+            env,
+            merge,
+            seq,
+            key: Vec::new(),
+            value: Vec::new(),
+            valid: false,
+            _version: version,
+        }
+    }
+
+    async fn settle(&mut self, mut skip: Option<Vec<u8>>) -> Result<(), LsmError> {
+        self.valid = false;
+        while let Some((k, v)) = self.merge.current() {
+            let p = key::parse(k)
+                .ok_or_else(|| LsmError::corruption("iterator", 0, "malformed internal key"))?;
+            let hidden = p.seq > self.seq || skip.as_deref() == Some(p.user_key);
+            if !hidden {
+                match p.value_type {
+                    ValueType::Deletion => skip = Some(p.user_key.to_vec()),
+                    ValueType::Value => {
+                        self.key = p.user_key.to_vec();
+                        self.value = v.to_vec();
+                        self.valid = true;
+                        self.env.cpu(cost::ITER_ENTRY_NS).await;
+                        return Ok(());
+                    }
+                }
+            }
+            self.merge.next().await?;
+        }
+        Ok(())
+    }
+
+    /// Positions at the first key `>= user_key`.
+    ///
+    /// # Errors
+    /// Corruption or file layer errors.
+    pub async fn seek(&mut self, user_key: &[u8]) -> Result<(), LsmError> {
+        self.merge
+            .seek(&key::lookup_key(user_key, self.seq))
+            .await?;
+        self.settle(None).await
+    }
+
+    /// Positions at the first key.
+    ///
+    /// # Errors
+    /// Corruption or file layer errors.
+    pub async fn seek_to_first(&mut self) -> Result<(), LsmError> {
+        self.seek(&[]).await
+    }
+
+    /// Moves to the next key.
+    ///
+    /// # Errors
+    /// Corruption or file layer errors.
+    pub async fn next(&mut self) -> Result<(), LsmError> {
+        if !self.valid {
+            return Ok(());
+        }
+        let skip = std::mem::take(&mut self.key);
+        self.merge.next().await?;
+        self.settle(Some(skip)).await
+    }
+
+    /// Whether positioned at a key.
+    pub fn valid(&self) -> bool {
+        self.valid
+    }
+
+    /// The current key (empty if not valid).
+    pub fn key(&self) -> &[u8] {
+        &self.key
+    }
+
+    /// The current value (empty if not valid).
+    pub fn value(&self) -> &[u8] {
+        &self.value
+    }
+}

@@ -1,0 +1,771 @@
+//! The database: `Db::open` (recovery of the tree from the MANIFEST and of unflushed writes
+//! from the WAL), the write path (group commit, stalls), the read path (get, iterators,
+//! snapshots), and background flushes and compactions, all on one `Env`.
+//!
+//! - [`write`] — group commit, WAL, memtable switch, write stalls.
+//! - [`background`] — scheduling, flush, compaction, obsolete file deletion.
+//! - [`iter`] — merging iterator and `DbIter`.
+//! - [`source`] — tables over the zone layer, the table cache.
+//! - [`stats`] — `DbStats`.
+
+pub mod background;
+pub mod iter;
+pub mod source;
+pub mod stats;
+pub mod write;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use zonedb_device::ZonedDevice;
+use zonedb_env::Env;
+use zonedb_fs::ZoneFs;
+use zonedb_fs::placement::Lifetime;
+
+use crate::LsmError;
+use crate::batch::WriteBatch;
+use crate::block_cache::BlockCache;
+use crate::compaction::{CompactionPicker, LeveledPicker};
+use crate::cost;
+use crate::hints::{FileKindHint, Hint, HintListener, NoHints};
+use crate::key::{self, ValueType};
+use crate::log_format::{LogWriter, RecoveryMode, read_log};
+use crate::memtable::{Lookup, MemTable};
+use crate::options::DbOptions;
+use crate::version::manifest::{self, ManifestWriter, parse_name, sst_name, wal_name};
+use crate::version::{Graveyard, Version, VersionEdit};
+
+pub use iter::DbIter;
+pub use stats::DbStats;
+
+use background::RunningCompaction;
+use write::{Pending, WalWriter};
+
+/// Everything needed to open a database besides the file layer.
+#[derive(Debug, Clone)]
+pub struct DbConfig {
+    /// Engine options.
+    pub options: DbOptions,
+    /// Compaction picker (default: RocksDB's leveled picker).
+    pub picker: Arc<dyn CompactionPicker>,
+    /// Hint listener.
+    pub hints: Arc<dyn HintListener>,
+}
+
+impl DbConfig {
+    /// Default picker and no hint listener.
+    pub fn new(options: DbOptions) -> Self {
+        Self {
+            options,
+            picker: Arc::new(LeveledPicker),
+            hints: Arc::new(NoHints),
+        }
+    }
+}
+
+/// Mutable engine state, under one mutex that is never held across an await.
+#[derive(Debug)]
+pub(crate) struct State {
+    pub(crate) mem: Arc<MemTable>,
+    pub(crate) mem_log: u64,
+    /// Immutable memtables, oldest first, with the WAL that holds them.
+    pub(crate) imm: Vec<(Arc<MemTable>, u64)>,
+    pub(crate) version: Arc<Version>,
+    pub(crate) last_seq: u64,
+    pub(crate) next_file: u64,
+    pub(crate) snapshots: BTreeMap<u64, usize>,
+    pub(crate) running: Vec<RunningCompaction>,
+    pub(crate) being_compacted: BTreeSet<u64>,
+    pub(crate) next_compaction_index: Vec<usize>,
+    pub(crate) compact_cursor: Vec<Vec<u8>>,
+    pub(crate) flush_running: bool,
+    pub(crate) compactions_running: u32,
+    pub(crate) pending_compaction_bytes: u64,
+    pub(crate) bg_error: Option<String>,
+    pub(crate) closing: bool,
+    pub(crate) closed: bool,
+    pub(crate) next_job: u64,
+    pub(crate) stats: DbStats,
+}
+
+impl State {
+    fn new(opts: &DbOptions, version: Version, wal: u64, next_file: u64, last_seq: u64) -> Self {
+        let levels = opts.num_levels as usize;
+        Self {
+            mem: Arc::new(MemTable::new()),
+            mem_log: wal,
+            imm: Vec::new(),
+            version: Arc::new(version),
+            last_seq,
+            next_file,
+            snapshots: BTreeMap::new(),
+            running: Vec::new(),
+            being_compacted: BTreeSet::new(),
+            next_compaction_index: vec![0; levels],
+            compact_cursor: vec![Vec::new(); levels],
+            flush_running: false,
+            compactions_running: 0,
+            pending_compaction_bytes: 0,
+            bg_error: None,
+            closing: false,
+            closed: false,
+            next_job: 1,
+            stats: DbStats::default(),
+        }
+    }
+
+    pub(crate) fn new_file_number(&mut self) -> u64 {
+        let n = self.next_file;
+        self.next_file += 1;
+        n
+    }
+
+    pub(crate) fn smallest_snapshot(&self) -> u64 {
+        self.snapshots
+            .keys()
+            .next()
+            .copied()
+            .unwrap_or(self.last_seq)
+    }
+}
+
+/// Shared engine internals.
+#[derive(Debug)]
+pub(crate) struct Inner<E: Env, D: ZonedDevice> {
+    pub(crate) env: E,
+    pub(crate) fs: Arc<ZoneFs<E, D>>,
+    pub(crate) opts: DbOptions,
+    pub(crate) picker: Arc<dyn CompactionPicker>,
+    pub(crate) hints: Arc<dyn HintListener>,
+    pub(crate) tables: Arc<source::TableCache<E, D>>,
+    pub(crate) block_cache: Arc<BlockCache>,
+    pub(crate) state: Mutex<State>,
+    pub(crate) writer: tokio::sync::Mutex<WalWriter<E, D>>,
+    pub(crate) queue: Mutex<Vec<Arc<Pending>>>,
+    pub(crate) manifest: tokio::sync::Mutex<Option<ManifestWriter<E, D>>>,
+    pub(crate) graveyard: Graveyard,
+    /// Signalled whenever background work finishes (stalled writers and `flush` wait on it).
+    pub(crate) bg_done: tokio::sync::Notify,
+}
+
+impl<E: Env, D: ZonedDevice> Inner<E, D> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn hint(&self, h: &Hint) {
+        self.hints.on_hint(h);
+    }
+}
+
+/// A ZoneDB database on a zone file layer, in environment `E` (real or simulated).
+#[derive(Debug)]
+pub struct Db<E: Env, D: ZonedDevice> {
+    inner: Arc<Inner<E, D>>,
+}
+
+impl<E: Env, D: ZonedDevice> Clone for Db<E, D> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+/// One SST of the tree.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FileSummary {
+    /// Level.
+    pub level: u32,
+    /// File number.
+    pub number: u64,
+    /// Bytes.
+    pub size: u64,
+    /// Smallest user key.
+    pub smallest: Vec<u8>,
+    /// Largest user key.
+    pub largest: Vec<u8>,
+    /// Entries.
+    pub entries: u64,
+    /// Tombstones.
+    pub deletions: u64,
+}
+
+/// A consistent read view; released when dropped.
+#[derive(Debug)]
+pub struct Snapshot<E: Env, D: ZonedDevice> {
+    seq: u64,
+    inner: Arc<Inner<E, D>>,
+}
+
+impl<E: Env, D: ZonedDevice> Snapshot<E, D> {
+    /// The snapshot's sequence number.
+    pub fn sequence(&self) -> u64 {
+        self.seq
+    }
+}
+
+impl<E: Env, D: ZonedDevice> Drop for Snapshot<E, D> {
+    fn drop(&mut self) {
+        let mut st = self.inner.lock();
+        if let Some(n) = st.snapshots.get_mut(&self.seq) {
+            *n -= 1;
+            if *n == 0 {
+                st.snapshots.remove(&self.seq);
+            }
+        }
+    }
+}
+
+/// Applies a batch to a memtable, returning the last sequence used.
+pub(crate) fn apply_batch(mem: &MemTable, batch: &WriteBatch) -> Result<u64, LsmError> {
+    let mut seq = batch.sequence();
+    for op in batch.ops() {
+        let op = op?;
+        mem.add(seq, op.value_type, op.key, op.value);
+        seq += 1;
+    }
+    Ok(seq.saturating_sub(1))
+}
+
+/// The block cache, reporting evictions as hints.
+fn block_cache_with_hints(opts: &DbOptions, hints: Arc<dyn HintListener>) -> Arc<BlockCache> {
+    Arc::new(BlockCache::with_eviction_callback(
+        opts.block_cache_size,
+        Box::new(move |(file, offset), bytes| {
+            hints.on_hint(&Hint::BlockEvicted {
+                file,
+                offset,
+                bytes,
+            });
+        }),
+    ))
+}
+
+/// What the MANIFEST says.
+struct Recovered {
+    version: Version,
+    log_number: u64,
+    next_file: u64,
+    last_seq: u64,
+}
+
+/// Rebuilds the version from the MANIFEST (an empty one for a new database).
+async fn recover_version<E: Env, D: ZonedDevice>(
+    fs: &Arc<ZoneFs<E, D>>,
+    opts: &DbOptions,
+    graveyard: &Graveyard,
+) -> Result<Recovered, LsmError> {
+    let mut version = Version::new(opts.num_levels as usize);
+    let mut log_number = 0;
+    let mut next_file = 2;
+    let mut last_seq = 0;
+    match manifest::read_manifest(fs).await? {
+        None => {
+            if !opts.create_if_missing {
+                return Err(LsmError::InvalidArgument(
+                    "database does not exist (create_if_missing is false)".into(),
+                ));
+            }
+        }
+        Some((number, edits)) => {
+            next_file = next_file.max(number + 1);
+            for e in &edits {
+                version = version.apply(e, graveyard)?;
+                log_number = e.log_number.unwrap_or(log_number);
+                next_file = e.next_file_number.unwrap_or(next_file).max(next_file);
+                last_seq = e.last_sequence.unwrap_or(last_seq).max(last_seq);
+                for f in &e.new_files {
+                    next_file = next_file.max(f.number + 1);
+                }
+            }
+        }
+    }
+    // Files dropped by old edits are long gone (or orphans, removed after recovery).
+    graveyard
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clear();
+    for (_, f) in version.all_files() {
+        if !fs.exists(&sst_name(f.meta.number)) {
+            return Err(LsmError::corruption(
+                &sst_name(f.meta.number),
+                0,
+                "file named by the MANIFEST is missing",
+            ));
+        }
+    }
+    for n in &fs.list() {
+        if let Some((num, _)) = parse_name(n) {
+            next_file = next_file.max(num + 1);
+        }
+    }
+    Ok(Recovered {
+        version,
+        log_number,
+        next_file,
+        last_seq,
+    })
+}
+
+/// Replays the WALs at or after `log_number` into a memtable, as `wal_recovery_mode` allows.
+async fn replay_wals<E: Env, D: ZonedDevice>(
+    fs: &Arc<ZoneFs<E, D>>,
+    opts: &DbOptions,
+    log_number: u64,
+    last_seq: &mut u64,
+) -> Result<MemTable, LsmError> {
+    let mut logs: Vec<u64> = fs
+        .list()
+        .iter()
+        .filter_map(|n| parse_name(n))
+        .filter(|&(num, kind)| kind == "log" && num >= log_number)
+        .map(|(num, _)| num)
+        .collect();
+    logs.sort_unstable();
+    let mem = MemTable::new();
+    let mode = opts.wal_recovery_mode;
+    'logs: for &num in &logs {
+        let name = wal_name(num);
+        let data = fs.read_all(&name).await?;
+        let contents = read_log(&name, &data, mode)?;
+        for (at, rec) in &contents.records {
+            match WriteBatch::from_data(&name, rec) {
+                Ok(b) => {
+                    // Logs at or after the MANIFEST's log number hold only unflushed writes
+                    // (the last sequence it records may be newer than them).
+                    let s = apply_batch(&mem, &b)?;
+                    *last_seq = (*last_seq).max(s);
+                }
+                Err(e) => match mode {
+                    RecoveryMode::AbsoluteConsistency
+                    | RecoveryMode::TolerateCorruptedTailRecords => {
+                        return Err(LsmError::corruption(&name, *at, e.to_string()));
+                    }
+                    RecoveryMode::PointInTimeRecovery => break 'logs,
+                    RecoveryMode::SkipAnyCorruptedRecords => {}
+                },
+            }
+        }
+        if contents.stopped_early && mode == RecoveryMode::PointInTimeRecovery {
+            break;
+        }
+    }
+    Ok(mem)
+}
+
+/// Deletes WALs older than `wal_number`, SSTs not in `version`, other MANIFESTs, temp files.
+async fn remove_stale<E: Env, D: ZonedDevice>(
+    fs: &Arc<ZoneFs<E, D>>,
+    version: &Version,
+    wal_number: u64,
+    manifest_number: u64,
+) -> Result<(), LsmError> {
+    let live: BTreeSet<u64> = version.all_files().map(|(_, f)| f.meta.number).collect();
+    for n in fs.list() {
+        let stale = match parse_name(&n) {
+            Some((num, "log")) => num < wal_number,
+            Some((num, "sst")) => !live.contains(&num),
+            Some((num, "manifest")) => num != manifest_number,
+            _ => std::path::Path::new(&n)
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("dbtmp")),
+        };
+        if stale {
+            fs.delete(&n).await?;
+        }
+    }
+    Ok(())
+}
+
+impl<E: Env, D: ZonedDevice> Db<E, D> {
+    /// Opens (or creates) the database kept in `fs` with default picker and no hints.
+    ///
+    /// # Errors
+    /// See [`Db::open_with`].
+    pub async fn open(fs: Arc<ZoneFs<E, D>>, options: DbOptions) -> Result<Self, LsmError> {
+        Self::open_with(fs, DbConfig::new(options)).await
+    }
+
+    /// Opens the database kept in `fs`: replays the MANIFEST, replays WALs newer than the
+    /// flushed state into a memtable and flushes it to L0, starts a new WAL and MANIFEST, and
+    /// deletes files nothing refers to.
+    ///
+    /// # Errors
+    /// [`LsmError::InvalidArgument`] for bad options or a missing database without
+    /// `create_if_missing`; [`LsmError::Corruption`] for damaged metadata or WAL damage the
+    /// recovery mode does not tolerate; file layer errors.
+    pub async fn open_with(fs: Arc<ZoneFs<E, D>>, cfg: DbConfig) -> Result<Self, LsmError> {
+        let opts = cfg.options.clone();
+        opts.validate()?;
+        let env = fs.env().clone();
+        let graveyard: Graveyard = Arc::default();
+        let Recovered {
+            mut version,
+            log_number,
+            mut next_file,
+            mut last_seq,
+        } = recover_version(&fs, &opts, &graveyard).await?;
+        let mem = replay_wals(&fs, &opts, log_number, &mut last_seq).await?;
+        let mut edit = VersionEdit::default();
+        let hints = cfg.hints.clone();
+        if !mem.is_empty() {
+            let number = next_file;
+            next_file += 1;
+            if let Some(nf) = background::write_table(
+                &env,
+                &fs,
+                &*hints,
+                &opts,
+                number,
+                0,
+                Lifetime::Medium,
+                mem.entries().into_iter(),
+                0,
+            )
+            .await?
+            {
+                edit.new_files.push(nf);
+            }
+        }
+        version = version.apply(&edit, &graveyard)?;
+        let wal_number = next_file;
+        let manifest_number = next_file + 1;
+        next_file += 2;
+        let wal_file = if opts.disable_wal {
+            None
+        } else {
+            Some(fs.create(&wal_name(wal_number), Lifetime::Short).await?)
+        };
+        let mut snap = version.snapshot_edit();
+        snap.log_number = Some(wal_number);
+        snap.next_file_number = Some(next_file);
+        snap.last_sequence = Some(last_seq);
+        let mw = ManifestWriter::create(&fs, manifest_number, &snap).await?;
+        // Delete what the new MANIFEST does not refer to.
+        remove_stale(&fs, &version, wal_number, manifest_number).await?;
+        let block_cache = block_cache_with_hints(&opts, hints.clone());
+        let state = State::new(&opts, version, wal_number, next_file, last_seq);
+        if wal_file.is_some() {
+            hints.on_hint(&Hint::FileCreated {
+                number: wal_number,
+                kind: FileKindHint::Wal,
+                level: None,
+                smallest: Vec::new(),
+                largest: Vec::new(),
+                size: 0,
+                lifetime: Lifetime::Short,
+                job: 0,
+            });
+        }
+        let inner = Arc::new(Inner {
+            env,
+            tables: Arc::new(source::TableCache::new(
+                fs.clone(),
+                Some(block_cache.clone()),
+            )),
+            fs,
+            opts,
+            picker: cfg.picker,
+            hints,
+            block_cache,
+            state: Mutex::new(state),
+            writer: tokio::sync::Mutex::new(WalWriter {
+                file: wal_file,
+                log: LogWriter::new(),
+                number: wal_number,
+            }),
+            queue: Mutex::new(Vec::new()),
+            manifest: tokio::sync::Mutex::new(Some(mw)),
+            graveyard,
+            bg_done: tokio::sync::Notify::new(),
+        });
+        background::refresh_scores(&inner);
+        background::maybe_schedule(&inner);
+        Ok(Self { inner })
+    }
+
+    /// Writes `value` under `key`.
+    ///
+    /// # Errors
+    /// See [`Db::write`].
+    pub async fn put(&self, key: &[u8], value: &[u8]) -> Result<(), LsmError> {
+        let mut b = WriteBatch::new();
+        b.put(key, value);
+        self.write(b).await
+    }
+
+    /// Deletes `key` (writes a tombstone).
+    ///
+    /// # Errors
+    /// See [`Db::write`].
+    pub async fn delete(&self, key: &[u8]) -> Result<(), LsmError> {
+        let mut b = WriteBatch::new();
+        b.delete(key);
+        self.write(b).await
+    }
+
+    /// Applies a batch atomically (synced to the WAL if the `sync` option is set).
+    ///
+    /// # Errors
+    /// A background error, a closed database, file layer errors.
+    pub async fn write(&self, batch: WriteBatch) -> Result<(), LsmError> {
+        let sync = self.inner.opts.sync;
+        write::write(&self.inner, batch, sync).await
+    }
+
+    /// Applies a batch and syncs the WAL before returning, whatever the `sync` option says.
+    ///
+    /// # Errors
+    /// See [`Db::write`].
+    pub async fn write_sync(&self, batch: WriteBatch) -> Result<(), LsmError> {
+        write::write(&self.inner, batch, true).await
+    }
+
+    /// The value of `key` now.
+    ///
+    /// # Errors
+    /// Corruption or file layer errors.
+    pub async fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, LsmError> {
+        let seq = self.inner.lock().last_seq;
+        self.get_at_seq(key, seq).await
+    }
+
+    /// The value of `key` as of `snapshot`.
+    ///
+    /// # Errors
+    /// Corruption or file layer errors.
+    pub async fn get_at(
+        &self,
+        key: &[u8],
+        snapshot: &Snapshot<E, D>,
+    ) -> Result<Option<Vec<u8>>, LsmError> {
+        self.get_at_seq(key, snapshot.seq).await
+    }
+
+    async fn get_at_seq(&self, user_key: &[u8], seq: u64) -> Result<Option<Vec<u8>>, LsmError> {
+        let (mem, imm, version) = {
+            let mut st = self.inner.lock();
+            if st.closed {
+                return Err(LsmError::Closed);
+            }
+            st.stats.gets += 1;
+            let imm: Vec<Arc<MemTable>> = st.imm.iter().rev().map(|(m, _)| m.clone()).collect();
+            (st.mem.clone(), imm, st.version.clone())
+        };
+        self.inner.env.cpu(cost::GET_NS).await;
+        for m in std::iter::once(&mem).chain(imm.iter()) {
+            match m.get(user_key, seq) {
+                Lookup::Value(v) => return Ok(Some(v)),
+                Lookup::Deleted => return Ok(None),
+                Lookup::NotFound => {}
+            }
+        }
+        let lookup = key::lookup_key(user_key, seq);
+        for level in 0..version.levels.len() {
+            for f in version.files_for_key(level, user_key) {
+                let t = self
+                    .inner
+                    .tables
+                    .get(f.meta.number, f.meta.file_size)
+                    .await?;
+                if t.filter_excludes(user_key) {
+                    continue;
+                }
+                if let Some((ik, v)) = t.get(&lookup).await? {
+                    let p = key::parse(&ik).ok_or_else(|| {
+                        LsmError::corruption(&sst_name(f.meta.number), 0, "malformed key")
+                    })?;
+                    return Ok(match p.value_type {
+                        ValueType::Value => Some(v),
+                        ValueType::Deletion => None,
+                    });
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// A snapshot of the current state.
+    pub fn snapshot(&self) -> Snapshot<E, D> {
+        let mut st = self.inner.lock();
+        let seq = st.last_seq;
+        *st.snapshots.entry(seq).or_insert(0) += 1;
+        Snapshot {
+            seq,
+            inner: self.inner.clone(),
+        }
+    }
+
+    /// An iterator over the current state (call a seek first). Async, so not a
+    /// `std::iter::Iterator`.
+    #[allow(
+        clippy::iter_not_returning_iterator,
+        reason = "RocksDB's name; the iterator is async"
+    )]
+    pub fn iter(&self) -> DbIter<E, D> {
+        let seq = self.inner.lock().last_seq;
+        self.iter_at_seq(seq)
+    }
+
+    /// An iterator over `snapshot`.
+    pub fn iter_at(&self, snapshot: &Snapshot<E, D>) -> DbIter<E, D> {
+        self.iter_at_seq(snapshot.seq)
+    }
+
+    fn iter_at_seq(&self, seq: u64) -> DbIter<E, D> {
+        let (mem, imm, version) = {
+            let st = self.inner.lock();
+            let imm: Vec<Arc<MemTable>> = st.imm.iter().map(|(m, _)| m.clone()).collect();
+            (st.mem.clone(), imm, st.version.clone())
+        };
+        let mut children = vec![iter::Child::mem(mem)];
+        children.extend(imm.into_iter().map(iter::Child::mem));
+        for f in &version.levels[0] {
+            children.push(iter::Child::files(
+                vec![f.clone()],
+                self.inner.tables.clone(),
+            ));
+        }
+        for l in version.levels.iter().skip(1).filter(|l| !l.is_empty()) {
+            children.push(iter::Child::files(l.clone(), self.inner.tables.clone()));
+        }
+        DbIter::new(
+            self.inner.env.clone(),
+            iter::MergingIter::new(children),
+            seq,
+            version,
+        )
+    }
+
+    /// Up to `limit` pairs with `start <= key < end` (`end` empty = no bound), in order.
+    ///
+    /// # Errors
+    /// Corruption or file layer errors.
+    pub async fn scan(
+        &self,
+        start: &[u8],
+        end: &[u8],
+        limit: usize,
+    ) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LsmError> {
+        let mut it = self.iter();
+        it.seek(start).await?;
+        let mut out = Vec::new();
+        while it.valid() && out.len() < limit && (end.is_empty() || it.key() < end) {
+            out.push((it.key().to_vec(), it.value().to_vec()));
+            it.next().await?;
+        }
+        Ok(out)
+    }
+
+    /// Flushes the memtable and waits until every immutable memtable is in L0.
+    ///
+    /// # Errors
+    /// A background error; file layer errors.
+    pub async fn flush(&self) -> Result<(), LsmError> {
+        {
+            let mut w = self.inner.writer.lock().await;
+            write::switch_memtable(&self.inner, &mut w, true).await?;
+        }
+        background::maybe_schedule(&self.inner);
+        background::wait_until(&self.inner, |st| st.imm.is_empty() && !st.flush_running).await
+    }
+
+    /// Waits until no flush or compaction is running or needed.
+    ///
+    /// # Errors
+    /// A background error.
+    pub async fn wait_for_compactions(&self) -> Result<(), LsmError> {
+        background::maybe_schedule(&self.inner);
+        background::wait_until(&self.inner, |st| {
+            st.imm.is_empty() && !st.flush_running && st.compactions_running == 0
+        })
+        .await?;
+        loop {
+            background::maybe_schedule(&self.inner);
+            let idle = {
+                let st = self.inner.lock();
+                !st.flush_running && st.compactions_running == 0
+            };
+            if idle {
+                return Ok(());
+            }
+            background::wait_until(&self.inner, |st| {
+                !st.flush_running && st.compactions_running == 0
+            })
+            .await?;
+        }
+    }
+
+    /// Stops background work, syncs and closes the WAL and MANIFEST. With `disable_wal` the
+    /// memtables are flushed first (RocksDB's `avoid_flush_during_shutdown = false`).
+    ///
+    /// # Errors
+    /// File layer errors.
+    pub async fn close(&self) -> Result<(), LsmError> {
+        if self.inner.opts.disable_wal && self.inner.lock().bg_error.is_none() {
+            self.flush().await?;
+        }
+        self.inner.lock().closing = true;
+        let _ = background::wait_until(&self.inner, |st| {
+            !st.flush_running && st.compactions_running == 0
+        })
+        .await;
+        let mut w = self.inner.writer.lock().await;
+        if let Some(f) = w.file.take() {
+            f.close().await?;
+        }
+        if let Some(m) = self.inner.manifest.lock().await.take() {
+            m.close().await?;
+        }
+        background::delete_obsolete(&self.inner).await?;
+        self.inner.lock().closed = true;
+        Ok(())
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> DbStats {
+        let st = self.inner.lock();
+        let mut s = st.stats.clone();
+        s.last_sequence = st.last_seq;
+        s.level_files = st.version.levels.iter().map(|l| l.len() as u64).collect();
+        s.level_bytes = (0..st.version.levels.len())
+            .map(|l| st.version.level_bytes(l))
+            .collect();
+        s.pending_compaction_bytes = st.pending_compaction_bytes;
+        s.block_cache = self.inner.block_cache.stats();
+        s
+    }
+
+    /// The current files, level by level.
+    pub fn files(&self) -> Vec<FileSummary> {
+        let v = self.inner.lock().version.clone();
+        v.all_files()
+            .map(|(level, f)| FileSummary {
+                level,
+                number: f.meta.number,
+                size: f.meta.file_size,
+                smallest: f.smallest_user_key().to_vec(),
+                largest: f.largest_user_key().to_vec(),
+                entries: f.meta.num_entries,
+                deletions: f.meta.num_deletions,
+            })
+            .collect()
+    }
+
+    /// Which zones hold the bytes of each SST: file number → (zone index, bytes) (a read-only
+    /// view of the zone layer for pickers and tools).
+    pub fn zone_view(&self) -> BTreeMap<u64, Vec<(u32, u64)>> {
+        background::zone_view(&self.inner)
+    }
+
+    /// The file layer underneath.
+    pub fn fs(&self) -> &Arc<ZoneFs<E, D>> {
+        &self.inner.fs
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> &DbOptions {
+        &self.inner.opts
+    }
+}

@@ -1,0 +1,281 @@
+//! The write path. Writers queue their batch; whoever gets the writer lock first is the
+//! leader and commits every queued batch as one group: it makes room (memtable switch, write
+//! stalls), assigns sequence numbers, appends one WAL write (synced if any member asked),
+//! inserts into the memtable and publishes the new last sequence. Followers find their batch
+//! done when they get the lock.
+//!
+//! Stalls follow RocksDB's write controller: writes **stop** while the immutable memtables
+//! reach `max_write_buffer_number`, L0 reaches `level0_stop_writes_trigger` files, or the
+//! estimated pending compaction bytes reach `hard_pending_compaction_bytes_limit`; they are
+//! **delayed** (at `delayed_write_rate`) past `level0_slowdown_writes_trigger`,
+//! `soft_pending_compaction_bytes_limit`, or with more than three write buffers and only one
+//! left. Stopped writers wait on a notification from background work, never spin.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use zonedb_device::ZonedDevice;
+use zonedb_env::Env;
+use zonedb_fs::WritableFile;
+use zonedb_fs::placement::Lifetime;
+
+use super::{Inner, apply_batch, background};
+use crate::LsmError;
+use crate::batch::WriteBatch;
+use crate::cost;
+use crate::hints::{FileKindHint, Hint};
+use crate::log_format::LogWriter;
+use crate::memtable::MemTable;
+use crate::version::manifest::wal_name;
+
+/// The WAL being written.
+#[derive(Debug)]
+pub(crate) struct WalWriter<E: Env, D: ZonedDevice> {
+    pub(crate) file: Option<WritableFile<E, D>>,
+    pub(crate) log: LogWriter,
+    pub(crate) number: u64,
+}
+
+/// A queued write.
+#[derive(Debug)]
+pub(crate) struct Pending {
+    batch: Mutex<Option<WriteBatch>>,
+    sync: bool,
+    result: Mutex<Option<Result<(), String>>>,
+}
+
+enum Room {
+    Ready,
+    Switch,
+    Stop,
+    Delay,
+}
+
+/// Commits `batch` (see the module docs).
+pub(crate) async fn write<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    batch: WriteBatch,
+    sync: bool,
+) -> Result<(), LsmError> {
+    if batch.is_empty() {
+        return Ok(());
+    }
+    let me = Arc::new(Pending {
+        batch: Mutex::new(Some(batch)),
+        sync,
+        result: Mutex::new(None),
+    });
+    inner
+        .queue
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(me.clone());
+    let mut w = inner.writer.lock().await;
+    if let Some(r) = me
+        .result
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take()
+    {
+        return r.map_err(LsmError::Background);
+    }
+    let group: Vec<Arc<Pending>> =
+        std::mem::take(&mut *inner.queue.lock().unwrap_or_else(PoisonError::into_inner));
+    let bytes: usize = group
+        .iter()
+        .filter_map(|p| {
+            p.batch
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .as_ref()
+                .map(WriteBatch::size_bytes)
+        })
+        .sum();
+    let r = commit_group(inner, &mut w, &group, bytes as u64).await;
+    for p in &group {
+        if !Arc::ptr_eq(p, &me) {
+            *p.result.lock().unwrap_or_else(PoisonError::into_inner) =
+                Some(r.as_ref().copied().map_err(ToString::to_string));
+        }
+    }
+    drop(w);
+    r
+}
+
+async fn commit_group<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    w: &mut WalWriter<E, D>,
+    group: &[Arc<Pending>],
+    bytes: u64,
+) -> Result<(), LsmError> {
+    make_room(inner, w, bytes).await?;
+    let mut batches: Vec<WriteBatch> = group
+        .iter()
+        .filter_map(|p| {
+            p.batch
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take()
+        })
+        .collect();
+    let (mem, first_seq) = {
+        let st = inner.lock();
+        if st.closing || st.closed {
+            return Err(LsmError::Closed);
+        }
+        (st.mem.clone(), st.last_seq + 1)
+    };
+    let mut seq = first_seq;
+    let mut ops = 0u64;
+    let mut user_bytes = 0u64;
+    for b in &mut batches {
+        b.set_sequence(seq);
+        seq += u64::from(b.count());
+        ops += u64::from(b.count());
+        for op in b.ops().flatten() {
+            user_bytes += (op.key.len() + op.value.len()) as u64;
+        }
+    }
+    let want_sync = group.iter().any(|p| p.sync);
+    let mut wal_bytes = 0;
+    if let Some(f) = &mut w.file {
+        let mut buf =
+            Vec::with_capacity(batches.iter().map(WriteBatch::size_bytes).sum::<usize>() + 64);
+        for b in &batches {
+            w.log.add_record(b.data(), &mut buf);
+        }
+        wal_bytes = buf.len() as u64;
+        f.append(&buf).await?;
+        if want_sync {
+            f.sync().await?;
+        }
+    }
+    inner
+        .env
+        .cpu(cost::WRITE_BATCH_NS * batches.len() as u64 + cost::WRITE_OP_NS * ops)
+        .await;
+    let mut last = first_seq - 1;
+    for b in &batches {
+        last = last.max(apply_batch(&mem, b)?);
+    }
+    let mut st = inner.lock();
+    st.last_seq = last;
+    st.stats.write_batches += batches.len() as u64;
+    st.stats.write_groups += 1;
+    st.stats.write_ops += ops;
+    st.stats.user_bytes_written += user_bytes;
+    st.stats.wal_bytes += wal_bytes;
+    if want_sync && w.file.is_some() {
+        st.stats.wal_syncs += 1;
+    }
+    Ok(())
+}
+
+/// Switches, stops or delays until the memtable can take `bytes` more.
+async fn make_room<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    w: &mut WalWriter<E, D>,
+    bytes: u64,
+) -> Result<(), LsmError> {
+    let o = &inner.opts;
+    let mut delayed = false;
+    loop {
+        let notified = inner.bg_done.notified();
+        let mut notified = std::pin::pin!(notified);
+        notified.as_mut().enable();
+        let room = {
+            let st = inner.lock();
+            if let Some(e) = &st.bg_error {
+                return Err(LsmError::Background(e.clone()));
+            }
+            if st.closing || st.closed {
+                return Err(LsmError::Closed);
+            }
+            let l0 = st.version.levels[0].len() as u64;
+            let imm = st.imm.len() as u64;
+            let max_wb = u64::from(o.max_write_buffer_number);
+            if imm >= max_wb
+                || l0 >= u64::from(o.level0_stop_writes_trigger)
+                || st.pending_compaction_bytes >= o.hard_pending_compaction_bytes_limit
+            {
+                Room::Stop
+            } else if st.mem.approximate_bytes() >= o.write_buffer_size {
+                Room::Switch
+            } else if !delayed
+                && (l0 >= u64::from(o.level0_slowdown_writes_trigger)
+                    || st.pending_compaction_bytes >= o.soft_pending_compaction_bytes_limit
+                    || (max_wb > 3 && imm + 1 >= max_wb))
+            {
+                Room::Delay
+            } else {
+                Room::Ready
+            }
+        };
+        match room {
+            Room::Ready => return Ok(()),
+            Room::Switch => {
+                switch_memtable(inner, w, false).await?;
+                background::maybe_schedule(inner);
+            }
+            Room::Stop => {
+                background::maybe_schedule(inner);
+                let t0 = inner.env.now();
+                notified.await;
+                let mut st = inner.lock();
+                st.stats.stall_stops += 1;
+                st.stats.stall_stop_ns += inner.env.now() - t0;
+            }
+            Room::Delay => {
+                delayed = true;
+                let ns = bytes.saturating_mul(1_000_000_000) / o.delayed_write_rate.max(1);
+                let t0 = inner.env.now();
+                inner.env.sleep(ns.max(1_000)).await;
+                let mut st = inner.lock();
+                st.stats.stall_delays += 1;
+                st.stats.stall_delay_ns += inner.env.now() - t0;
+            }
+        }
+    }
+}
+
+/// Makes the memtable immutable and starts a new one with a new WAL (unless it is empty and
+/// `only_if_nonempty`... an empty memtable is never switched).
+pub(crate) async fn switch_memtable<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    w: &mut WalWriter<E, D>,
+    _forced: bool,
+) -> Result<(), LsmError> {
+    let number = {
+        let mut st = inner.lock();
+        if st.mem.is_empty() {
+            return Ok(());
+        }
+        st.new_file_number()
+    };
+    let new_file = if inner.opts.disable_wal {
+        None
+    } else {
+        let f = inner.fs.create(&wal_name(number), Lifetime::Short).await?;
+        inner.hint(&Hint::FileCreated {
+            number,
+            kind: FileKindHint::Wal,
+            level: None,
+            smallest: Vec::new(),
+            largest: Vec::new(),
+            size: 0,
+            lifetime: Lifetime::Short,
+            job: 0,
+        });
+        Some(f)
+    };
+    if let Some(old) = w.file.take() {
+        old.close().await?;
+    }
+    w.file = new_file;
+    w.log = LogWriter::new();
+    w.number = number;
+    let mut st = inner.lock();
+    let old = std::mem::replace(&mut st.mem, Arc::new(MemTable::new()));
+    let old_log = std::mem::replace(&mut st.mem_log, number);
+    st.imm.push((old, old_log));
+    Ok(())
+}

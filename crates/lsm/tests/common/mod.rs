@@ -1,0 +1,77 @@
+//! Shared set-up for the engine's integration tests: a small simulated ZNS SSD, small engine
+//! options that build a multi-level tree from a few thousand writes, and an op generator.
+#![allow(dead_code, clippy::unwrap_used, reason = "test support")]
+
+use std::sync::Arc;
+
+use zonedb_device::payload::Payload;
+use zonedb_device::{Profile, ZnsSsd, ZonedDevice};
+use zonedb_env::{Env, SimEnv};
+use zonedb_fs::{FsOptions, ZoneFs};
+use zonedb_lsm::options::DbOptions;
+
+/// The `tiny` profile with `zones` zones and roomy open/active limits.
+pub fn profile(zones: u32) -> Profile {
+    let mut p = Profile::by_name("tiny").unwrap();
+    p.zones.zone_count = zones;
+    p.zones.max_open_zones = 8;
+    p.zones.max_active_zones = 10;
+    p.validate().unwrap();
+    p
+}
+
+/// Engine options scaled down ~1000×: 64 KiB memtables and files, 256 KiB L1.
+pub fn small_options() -> DbOptions {
+    DbOptions {
+        write_buffer_size: 64 << 10,
+        target_file_size_base: 64 << 10,
+        max_bytes_for_level_base: 256 << 10,
+        block_size: 1 << 10,
+        block_cache_size: 256 << 10,
+        level0_slowdown_writes_trigger: 8,
+        level0_stop_writes_trigger: 12,
+        max_background_jobs: 4,
+        ..DbOptions::default()
+    }
+}
+
+/// File layer options for tests (small write buffers so zone switches happen often).
+pub fn fs_options() -> FsOptions {
+    FsOptions {
+        write_buffer_bytes: 16 << 10,
+        ..FsOptions::default()
+    }
+}
+
+/// A simulated device of `zones` zones with memory payload.
+pub fn sim_device(env: &SimEnv, zones: u32) -> Arc<ZnsSsd<SimEnv>> {
+    let p = profile(zones);
+    Arc::new(ZnsSsd::new(env.clone(), p.clone(), Payload::memory(p.zones.zone_count)).unwrap())
+}
+
+/// Formats (if `format`) and mounts.
+pub async fn mount<E: Env, D: ZonedDevice>(
+    env: &E,
+    dev: &Arc<D>,
+    format: bool,
+) -> Arc<ZoneFs<E, D>> {
+    if format {
+        ZoneFs::<E, D>::mkfs(dev.as_ref(), 0).await.unwrap();
+    }
+    ZoneFs::mount(env.clone(), dev.clone(), fs_options())
+        .await
+        .unwrap()
+}
+
+/// Key `i` as db_bench would print it (16 bytes, zero-padded).
+pub fn key(i: u64) -> Vec<u8> {
+    format!("{i:016}").into_bytes()
+}
+
+/// A value that names its key and version, of a length that varies with both.
+pub fn value(k: u64, version: u64) -> Vec<u8> {
+    let len = ((k * 7 + version * 13) % 180 + 8) as usize;
+    let mut v = format!("{k}:{version}:").into_bytes();
+    v.resize(len, b'a' + (version % 26) as u8);
+    v
+}
