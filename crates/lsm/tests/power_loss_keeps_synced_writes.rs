@@ -1,0 +1,197 @@
+//! Simulated power loss at random virtual times while one writer writes (some writes synced)
+//! and flushes and compactions run in the background. After reopen the database must equal
+//! the state after some prefix of the writes that includes every synced write (point-in-time
+//! recovery), and stay writable. `ZONEDB_LSM_CRASH_SEEDS` sets the number of seeds.
+#![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::pin;
+use std::sync::{Arc, Mutex};
+use std::task::Poll;
+
+use zonedb_device::ZnsSsd;
+use zonedb_env::{Env, SimConfig, SimEnv, SimRng};
+use zonedb_lsm::Db;
+use zonedb_lsm::batch::WriteBatch;
+
+/// One logical write: the keys it sets (None = delete).
+type Op = Vec<(u64, Option<Vec<u8>>)>;
+
+#[derive(Debug, Default)]
+struct Log {
+    ops: Vec<Op>,
+    /// Number of ops acknowledged when the last synced write was acknowledged.
+    synced_prefix: usize,
+}
+
+async fn until<E: Env, F: Future<Output = ()>>(env: &E, deadline: u64, f: F) {
+    let mut f = pin!(f);
+    let mut t = pin!(env.sleep_until(deadline));
+    std::future::poll_fn(|cx| {
+        if f.as_mut().poll(cx).is_ready() || t.as_mut().poll(cx).is_ready() {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    })
+    .await;
+}
+
+async fn writer(db: Db<SimEnv, ZnsSsd<SimEnv>>, log: Arc<Mutex<Log>>, seed: u64) {
+    let mut rng = SimRng::seed_from_u64(seed ^ 0xabc);
+    for i in 0..2500u64 {
+        let mut op: Op = Vec::new();
+        let mut b = WriteBatch::new();
+        for j in 0..rng.gen_range(1..4) {
+            let k = rng.gen_range(0..400);
+            if rng.gen_range(0..6) == 0 {
+                b.delete(&common::key(k));
+                op.push((k, None));
+            } else {
+                let v = common::value(k, i * 4 + j);
+                b.put(&common::key(k), &v);
+                op.push((k, Some(v)));
+            }
+        }
+        let sync = rng.gen_range(0..10) == 0;
+        log.lock().unwrap().ops.push(op);
+        let r = if sync {
+            db.write_sync(b).await
+        } else {
+            db.write(b).await
+        };
+        if r.is_err() {
+            return;
+        }
+        if sync {
+            let mut l = log.lock().unwrap();
+            l.synced_prefix = (i + 1) as usize;
+        }
+    }
+}
+
+fn crash_once(seed: u64, crash_at: u64) -> u64 {
+    let env = SimEnv::new(SimConfig {
+        seed,
+        shuffle_same_instant: true,
+        ..SimConfig::default()
+    });
+    let dev = common::sim_device(&env, 300);
+    let log: Arc<Mutex<Log>> = Arc::default();
+    {
+        let (e2, d2, l2) = (env.clone(), dev.clone(), log.clone());
+        env.run(async move {
+            let fs = common::mount(&e2, &d2, true).await;
+            let db = Db::open(fs, common::small_options()).await.unwrap();
+            let h = e2.spawn("writer", writer(db.clone(), l2, seed));
+            until(&e2, crash_at, async move {
+                let _ = h.await;
+            })
+            .await;
+        })
+        .unwrap();
+    }
+    let end = env.now();
+    env.kill_all_tasks();
+    dev.power_cycle().unwrap();
+    let log = std::mem::take(&mut *log.lock().unwrap());
+    let e2 = env.clone();
+    env.run(async move {
+        let fs = common::mount(&e2, &dev, false).await;
+        let db = match Db::open(fs, common::small_options()).await {
+            Ok(db) => db,
+            Err(e) => panic!("seed {seed}: reopen after power loss at {crash_at} ns: {e}"),
+        };
+        let got: BTreeMap<u64, Vec<u8>> = db
+            .scan(&[], &[], usize::MAX)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|(k, v)| (std::str::from_utf8(&k).unwrap().parse().unwrap(), v))
+            .collect();
+        // Find a prefix P >= synced_prefix whose state equals what was recovered.
+        let mut state: BTreeMap<u64, Vec<u8>> = BTreeMap::new();
+        let apply = |state: &mut BTreeMap<u64, Vec<u8>>, op: &Op| {
+            for (k, v) in op {
+                match v {
+                    Some(v) => state.insert(*k, v.clone()),
+                    None => state.remove(k),
+                };
+            }
+        };
+        for op in &log.ops[..log.synced_prefix] {
+            apply(&mut state, op);
+        }
+        let keys: Vec<u64> = (0..400).collect();
+        let mismatched = |state: &BTreeMap<u64, Vec<u8>>, k: u64| state.get(&k) != got.get(&k);
+        let mut diff: usize = keys.iter().filter(|&&k| mismatched(&state, k)).count();
+        let mut p = log.synced_prefix;
+        while diff != 0 && p < log.ops.len() {
+            let before: Vec<bool> = log.ops[p]
+                .iter()
+                .map(|(k, _)| mismatched(&state, *k))
+                .collect();
+            apply(&mut state, &log.ops[p]);
+            // Count each key once even if the op touches it twice.
+            let mut seen = Vec::new();
+            for ((k, _), was) in log.ops[p].iter().zip(before) {
+                if seen.contains(k) {
+                    continue;
+                }
+                seen.push(*k);
+                let now = mismatched(&state, *k);
+                match (was, now) {
+                    (true, false) => diff -= 1,
+                    (false, true) => diff += 1,
+                    _ => {}
+                }
+            }
+            p += 1;
+        }
+        assert_eq!(
+            diff,
+            0,
+            "seed {seed}, crash at {crash_at} ns: recovered state is no prefix of the writes \
+             that keeps all {} synced ones ({} issued)",
+            log.synced_prefix,
+            log.ops.len()
+        );
+        if std::env::var("ZONEDB_CRASH_DEBUG").is_ok() {
+            eprintln!(
+                "seed {seed} crash {crash_at}: ops {} synced {} recovered keys {} prefix {p}",
+                log.ops.len(),
+                log.synced_prefix,
+                got.len()
+            );
+        }
+        // Point reads agree with the scan, and the database takes writes again.
+        for k in (0..400).step_by(7) {
+            assert_eq!(db.get(&common::key(k)).await.unwrap(), got.get(&k).cloned());
+        }
+        db.put(b"after", b"crash").await.unwrap();
+        db.flush().await.unwrap();
+        assert_eq!(
+            db.get(b"after").await.unwrap().as_deref(),
+            Some(&b"crash"[..])
+        );
+        db.close().await.unwrap();
+    })
+    .unwrap();
+    end
+}
+
+#[test]
+fn synced_writes_survive_power_loss_at_random_times() {
+    let seeds: u64 = std::env::var("ZONEDB_LSM_CRASH_SEEDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(150);
+    for seed in 0..seeds {
+        let full = crash_once(seed, u64::MAX);
+        let mut rng = SimRng::seed_from_u64(seed);
+        crash_once(seed, rng.gen_range(0..full.max(1)));
+    }
+}
