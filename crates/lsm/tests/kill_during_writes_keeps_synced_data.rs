@@ -40,7 +40,7 @@ fn kill_child_writer() {
         for i in first.. {
             let mut b = zonedb_lsm::batch::WriteBatch::new();
             b.put(&common::key(i), &common::value(i, i));
-            if i % 5 == 0 && i > 0 {
+            if i.is_multiple_of(5) && i > 0 {
                 b.delete(&common::key(i - 3));
             }
             db.write_sync(b).await.unwrap();
@@ -52,7 +52,7 @@ fn kill_child_writer() {
 fn expected(i: u64, acked_until: u64) -> Option<Vec<u8>> {
     // Key i is deleted by write i + 3 when i + 3 is a multiple of 5.
     let deleted_by = i + 3;
-    if deleted_by % 5 == 0 && deleted_by <= acked_until {
+    if deleted_by.is_multiple_of(5) && deleted_by <= acked_until {
         None
     } else {
         Some(common::value(i, i))
@@ -105,7 +105,7 @@ fn synced_writes_survive_sigkill() {
             for i in 0..=last {
                 let got = db.get(&common::key(i)).await.unwrap();
                 // A delete issued after the last acknowledgement may or may not have landed.
-                let unacked_delete = (i + 3) % 5 == 0 && i + 3 > last;
+                let unacked_delete = (i + 3).is_multiple_of(5) && i + 3 > last;
                 if !(unacked_delete && got.is_none()) {
                     assert_eq!(
                         got,
