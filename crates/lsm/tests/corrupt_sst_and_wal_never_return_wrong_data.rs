@@ -17,7 +17,9 @@ use zonedb_lsm::options::Compression;
 use zonedb_lsm::sst::{MemSource, Table, TableBuilder, TableIter, TableOptions};
 use zonedb_lsm::{Db, LsmErrorKind};
 
-fn build_table(compression: Compression) -> (Vec<u8>, Vec<(Vec<u8>, Vec<u8>)>) {
+type Entries = Vec<(Vec<u8>, Vec<u8>)>;
+
+fn build_table(compression: Compression) -> (Vec<u8>, Entries) {
     let mut b = TableBuilder::new(TableOptions {
         block_size: 256,
         restart_interval: 4,

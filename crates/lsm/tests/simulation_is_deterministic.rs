@@ -19,8 +19,7 @@ fn run(seed: u64) -> String {
     });
     let dev = common::sim_device(&env, 300);
     let e2 = env.clone();
-    let out = env
-        .run(async move {
+    env.run(async move {
             let fs = common::mount(&e2, &dev, true).await;
             let hints = Arc::new(RecordingHints::default());
             let mut cfg = DbConfig::new(common::small_options());
@@ -71,9 +70,8 @@ fn run(seed: u64) -> String {
                 "end_ns": e2.now(),
             })
             .to_string()
-        })
-        .unwrap();
-    out
+    })
+    .unwrap()
 }
 
 #[test]
