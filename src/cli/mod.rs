@@ -1,5 +1,6 @@
 //! Subcommands.
 
+mod bench;
 mod compare;
 mod device;
 mod fs;
@@ -24,6 +25,8 @@ enum Command {
     /// Zone file layer tools on a file-backed zoned device.
     #[command(subcommand)]
     Fs(fs::FsCommand),
+    /// db_bench's benchmarks on the engine (sim or real mode).
+    Bench(Box<bench::BenchArgs>),
     /// Side-by-side comparison of configurations, normalized to the first, with a report.
     Compare(compare::CompareArgs),
 }
@@ -52,6 +55,7 @@ pub enum CliError {
 pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
     match cli.command {
         Command::Device(cmd) => device::run(cmd),
+        Command::Bench(args) => bench::run(&args),
         Command::Compare(args) => compare::run(&args),
         Command::Fs(cmd) => fs::run(cmd),
     }

@@ -1,0 +1,382 @@
+//! db_bench's benchmarks on a [`Db`], with its semantics: counts are per thread, `fillrandom`
+//! and `overwrite` draw keys uniformly **with replacement**, `readrandom` reports
+//! `(found of reads found)`, `seekrandom` counts a seek as found when it lands on the key
+//! sought and then takes `seek_nexts` steps. Time comes from the `Env`: virtual in simulation,
+//! real otherwise. The result line is db_bench's:
+//!
+//! `name : X micros/op Y ops/sec Z seconds N operations; M MB/s (message)`
+//!
+//! where micros/op is per-thread busy time per op and ops/sec is ops over wall time.
+
+use std::fmt::Write as _;
+
+use hdrhistogram::Histogram;
+use zonedb_device::ZonedDevice;
+use zonedb_env::{Env, SimRng};
+use zonedb_lsm::batch::WriteBatch;
+use zonedb_lsm::{Db, LsmError};
+
+use crate::keys::{ValueGen, make_key};
+
+/// Benchmarks this harness runs, in db_bench's names.
+pub const BENCHMARKS: &[&str] = &[
+    "fillseq",
+    "fillrandom",
+    "overwrite",
+    "readrandom",
+    "readseq",
+    "seekrandom",
+    "deleterandom",
+];
+
+/// Whether db_bench starts `name` on a fresh database.
+pub fn is_fresh_db(name: &str) -> bool {
+    matches!(name, "fillseq" | "fillrandom")
+}
+
+/// Errors of a benchmark run.
+#[derive(Debug, thiserror::Error)]
+pub enum HarnessError {
+    /// The engine failed.
+    #[error(transparent)]
+    Lsm(#[from] LsmError),
+    /// Bad configuration.
+    #[error("{0}")]
+    Config(String),
+}
+
+/// What to run (db_bench's flags).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct BenchConfig {
+    /// `--num`: keys in the key space, and writes per thread.
+    pub num: u64,
+    /// `--reads` (None = `num`).
+    pub reads: Option<u64>,
+    /// `--key_size` (at least 8).
+    pub key_size: usize,
+    /// `--value_size`.
+    pub value_size: usize,
+    /// `--threads`.
+    pub threads: u32,
+    /// `--seed`.
+    pub seed: u64,
+    /// `--seek_nexts`.
+    pub seek_nexts: u64,
+    /// `--batch_size`.
+    pub batch_size: u64,
+}
+
+impl Default for BenchConfig {
+    fn default() -> Self {
+        Self {
+            num: 1_000_000,
+            reads: None,
+            key_size: 16,
+            value_size: 100,
+            threads: 1,
+            seed: 0,
+            seek_nexts: 0,
+            batch_size: 1,
+        }
+    }
+}
+
+/// Latency summary in microseconds.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Latency {
+    /// Count.
+    pub count: u64,
+    /// Mean.
+    pub avg_us: f64,
+    /// Median.
+    pub p50_us: f64,
+    /// 75th percentile.
+    pub p75_us: f64,
+    /// 99th percentile.
+    pub p99_us: f64,
+    /// 99.9th percentile.
+    pub p999_us: f64,
+    /// 99.99th percentile.
+    pub p9999_us: f64,
+    /// Maximum.
+    pub max_us: f64,
+}
+
+/// One benchmark's outcome.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct BenchResult {
+    /// Benchmark name.
+    pub name: String,
+    /// Operations done (all threads).
+    pub ops: u64,
+    /// Sum of per-thread busy time, ns.
+    pub busy_ns: u64,
+    /// Wall (or virtual) time from the first start to the last finish, ns.
+    pub wall_ns: u64,
+    /// Key + value bytes moved.
+    pub bytes: u64,
+    /// Reads that found their key (reads only).
+    pub found: Option<u64>,
+    /// db_bench's message after the MB/s figure.
+    pub message: String,
+    /// Per-op latency.
+    pub latency: Latency,
+    /// Skipped (a fresh-DB benchmark under `--use_existing_db`).
+    pub skipped: bool,
+}
+
+impl BenchResult {
+    /// micros/op as db_bench computes it (per-thread busy time per op).
+    pub fn micros_per_op(&self) -> f64 {
+        self.busy_ns as f64 / 1e3 / self.ops.max(1) as f64
+    }
+
+    /// ops/sec over wall time.
+    pub fn ops_per_sec(&self) -> f64 {
+        self.ops.max(1) as f64 / (self.wall_ns.max(1) as f64 / 1e9)
+    }
+
+    /// MB/s (MiB of key + value bytes per wall second).
+    pub fn mb_per_sec(&self) -> f64 {
+        self.bytes as f64 / 1_048_576.0 / (self.wall_ns.max(1) as f64 / 1e9)
+    }
+
+    /// db_bench's result line.
+    pub fn line(&self) -> String {
+        if self.skipped {
+            return format!("{:<12} : skipped (--use_existing_db is true)", self.name);
+        }
+        let mut s = format!(
+            "{:<12} : {:>11.3} micros/op {:.0} ops/sec {:.3} seconds {} operations;",
+            self.name,
+            self.micros_per_op(),
+            self.ops_per_sec().floor(),
+            self.wall_ns as f64 / 1e9,
+            self.ops.max(1)
+        );
+        if self.bytes > 0 {
+            let _ = write!(s, " {:>6.1} MB/s", self.mb_per_sec());
+        }
+        if !self.message.is_empty() {
+            let _ = write!(s, " {}", self.message);
+        }
+        s
+    }
+
+    /// A skipped benchmark.
+    pub fn skipped(name: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            ops: 0,
+            busy_ns: 0,
+            wall_ns: 0,
+            bytes: 0,
+            found: None,
+            message: String::new(),
+            latency: Latency::default(),
+            skipped: true,
+        }
+    }
+}
+
+/// What one thread did.
+struct ThreadOut {
+    ops: u64,
+    busy_ns: u64,
+    bytes: u64,
+    found: u64,
+    hist: Histogram<u64>,
+}
+
+#[allow(
+    clippy::expect_used,
+    reason = "constant bounds that hdrhistogram accepts"
+)]
+fn new_hist() -> Histogram<u64> {
+    // 1 ns .. 1000 s at 3 significant digits.
+    Histogram::new_with_bounds(1, 1_000_000_000_000, 3).expect("valid histogram bounds")
+}
+
+/// Runs benchmark `name` on `db` with `cfg.threads` tasks. Thread `t` seeds its RNG from
+/// `cfg.seed` and `*thread_count + t + 1`, and `thread_count` advances by the thread count, so
+/// every benchmark of a run draws new keys (db_bench's `total_thread_count_`).
+///
+/// # Errors
+/// [`HarnessError::Config`] for an unknown benchmark or bad sizes; engine errors.
+pub async fn run_one<E: Env, D: ZonedDevice>(
+    env: &E,
+    db: &Db<E, D>,
+    name: &str,
+    cfg: &BenchConfig,
+    thread_count: &mut u64,
+) -> Result<BenchResult, HarnessError> {
+    if !BENCHMARKS.contains(&name) {
+        return Err(HarnessError::Config(format!(
+            "unknown benchmark '{name}'; known: {}",
+            BENCHMARKS.join(", ")
+        )));
+    }
+    if cfg.key_size < 8 || cfg.threads == 0 || cfg.num == 0 {
+        return Err(HarnessError::Config(
+            "--key_size must be at least 8, --threads and --num at least 1".into(),
+        ));
+    }
+    let start = env.now();
+    let mut handles = Vec::new();
+    for t in 0..cfg.threads {
+        let (db, env2, cfg2, name2) = (db.clone(), env.clone(), cfg.clone(), name.to_owned());
+        let seed = cfg
+            .seed
+            .wrapping_mul(1_000_003)
+            .wrapping_add(*thread_count + u64::from(t) + 1);
+        handles.push(env.spawn(&format!("{name}-{t}"), async move {
+            thread_body(&env2, &db, &name2, &cfg2, seed).await
+        }));
+    }
+    *thread_count += u64::from(cfg.threads);
+    let mut total = ThreadOut {
+        ops: 0,
+        busy_ns: 0,
+        bytes: 0,
+        found: 0,
+        hist: new_hist(),
+    };
+    for h in handles {
+        let out = h
+            .await
+            .map_err(|e| HarnessError::Config(format!("benchmark thread failed: {e:?}")))??;
+        total.ops += out.ops;
+        total.busy_ns += out.busy_ns;
+        total.bytes += out.bytes;
+        total.found += out.found;
+        let _ = total.hist.add(&out.hist);
+    }
+    let wall_ns = env.now() - start;
+    let reads = matches!(name, "readrandom" | "seekrandom");
+    let h = &total.hist;
+    let us = |v: u64| v as f64 / 1e3;
+    Ok(BenchResult {
+        name: name.to_owned(),
+        ops: total.ops,
+        busy_ns: total.busy_ns,
+        wall_ns,
+        bytes: total.bytes,
+        found: reads.then_some(total.found),
+        message: if reads {
+            format!("({} of {} found)", total.found, total.ops)
+        } else {
+            String::new()
+        },
+        latency: Latency {
+            count: h.len(),
+            avg_us: h.mean() / 1e3,
+            p50_us: us(h.value_at_quantile(0.5)),
+            p75_us: us(h.value_at_quantile(0.75)),
+            p99_us: us(h.value_at_quantile(0.99)),
+            p999_us: us(h.value_at_quantile(0.999)),
+            p9999_us: us(h.value_at_quantile(0.9999)),
+            max_us: us(h.max()),
+        },
+        skipped: false,
+    })
+}
+
+async fn thread_body<E: Env, D: ZonedDevice>(
+    env: &E,
+    db: &Db<E, D>,
+    name: &str,
+    cfg: &BenchConfig,
+    seed: u64,
+) -> Result<ThreadOut, HarnessError> {
+    let mut rng = SimRng::seed_from_u64(seed);
+    let mut values = ValueGen::new();
+    let mut out = ThreadOut {
+        ops: 0,
+        busy_ns: 0,
+        bytes: 0,
+        found: 0,
+        hist: new_hist(),
+    };
+    let reads = cfg.reads.unwrap_or(cfg.num);
+    let ks = cfg.key_size;
+    let record = |out: &mut ThreadOut, t0: u64, n: u64| {
+        let dt = env.now() - t0;
+        out.busy_ns += dt;
+        out.ops += n;
+        let _ = out.hist.record(dt.max(1));
+    };
+    match name {
+        "fillseq" | "fillrandom" | "overwrite" | "deleterandom" => {
+            let batch = cfg.batch_size.max(1);
+            let mut i = 0;
+            while i < cfg.num {
+                let n = batch.min(cfg.num - i);
+                let mut b = WriteBatch::new();
+                for j in 0..n {
+                    let k = if name == "fillseq" {
+                        i + j
+                    } else {
+                        rng.gen_range(0..cfg.num)
+                    };
+                    let key = make_key(k, ks);
+                    if name == "deleterandom" {
+                        b.delete(&key);
+                        out.bytes += key.len() as u64;
+                    } else {
+                        b.put(&key, values.next(cfg.value_size));
+                        out.bytes += (key.len() + cfg.value_size) as u64;
+                    }
+                }
+                let t0 = env.now();
+                db.write(b).await?;
+                record(&mut out, t0, n);
+                i += n;
+            }
+        }
+        "readrandom" => {
+            for _ in 0..reads {
+                let key = make_key(rng.gen_range(0..cfg.num), ks);
+                let t0 = env.now();
+                let v = db.get(&key).await?;
+                record(&mut out, t0, 1);
+                if let Some(v) = v {
+                    out.found += 1;
+                    out.bytes += (key.len() + v.len()) as u64;
+                }
+            }
+        }
+        "readseq" => {
+            let mut it = db.iter();
+            let t0 = env.now();
+            it.seek_to_first().await?;
+            record(&mut out, t0, 0);
+            while it.valid() && out.ops < reads {
+                out.bytes += (it.key().len() + it.value().len()) as u64;
+                let t0 = env.now();
+                it.next().await?;
+                record(&mut out, t0, 1);
+            }
+        }
+        _ => {
+            // seekrandom
+            for _ in 0..reads {
+                let key = make_key(rng.gen_range(0..cfg.num), ks);
+                let t0 = env.now();
+                let mut it = db.iter();
+                it.seek(&key).await?;
+                if it.valid() && it.key() == key.as_slice() {
+                    out.found += 1;
+                }
+                for _ in 0..cfg.seek_nexts {
+                    if !it.valid() {
+                        break;
+                    }
+                    out.bytes += (it.key().len() + it.value().len()) as u64;
+                    it.next().await?;
+                }
+                record(&mut out, t0, 1);
+            }
+        }
+    }
+    Ok(out)
+}

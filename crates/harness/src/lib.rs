@@ -1,0 +1,20 @@
+//! ZoneDB's benchmark harness: the workloads users know (db_bench's, first), run on the
+//! engine in real or simulated mode, with db_bench's result lines.
+//!
+//! - [`keys`] — db_bench's key format and value generator.
+//! - [`db_bench`] — the benchmarks (`fillseq`, `fillrandom`, `overwrite`, `readrandom`,
+//!   `readseq`, `seekrandom`, `deleterandom`), their timing and result lines.
+#![deny(unsafe_code)]
+#![deny(clippy::disallowed_methods, clippy::disallowed_types)]
+#![warn(clippy::pedantic)]
+#![allow(
+    clippy::module_name_repetitions,
+    clippy::must_use_candidate,
+    clippy::doc_markdown,
+    clippy::missing_panics_doc,
+    clippy::cast_possible_truncation,
+    clippy::cast_precision_loss
+)]
+
+pub mod db_bench;
+pub mod keys;

@@ -1,0 +1,154 @@
+//! `zonedb bench`: db_bench's result lines; a simulated run is deterministic in its seed
+//! (identical JSON outside `host`); real mode keeps the database in `--db DIR` and a second
+//! run with `--use_existing_db` reopens it and finds the keys; bad flags exit 2 with an error.
+#![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+use std::process::Command;
+
+use serde_json::Value;
+
+fn zonedb(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_zonedb"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+const SMALL: &[&str] = &[
+    "--num",
+    "30000",
+    "--reads",
+    "5000",
+    "--write_buffer_size",
+    "262144",
+    "--target_file_size_base",
+    "262144",
+    "--max_bytes_for_level_base",
+    "1048576",
+    "--profile",
+    "splitzns-paper",
+    "--scale",
+    "1/64",
+];
+
+fn json_run(extra: &[&str]) -> Value {
+    let mut args = vec!["bench", "--json"];
+    args.extend_from_slice(SMALL);
+    args.extend_from_slice(extra);
+    let out = zonedb(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn simulated_bench_prints_db_bench_lines_and_is_deterministic() {
+    let mut args = vec![
+        "bench",
+        "--benchmarks",
+        "fillseq,fillrandom,overwrite,readrandom,readseq,seekrandom,deleterandom",
+    ];
+    args.extend_from_slice(SMALL);
+    let out = zonedb(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    for name in [
+        "fillseq ",
+        "fillrandom ",
+        "overwrite ",
+        "readrandom ",
+        "readseq ",
+        "seekrandom ",
+        "deleterandom ",
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} line in\n{text}"));
+        assert!(
+            line.contains(" micros/op ")
+                && line.contains(" ops/sec ")
+                && line.contains(" operations;"),
+            "{line}"
+        );
+    }
+    let rr = text.lines().find(|l| l.starts_with("readrandom")).unwrap();
+    assert!(rr.contains(" of 5000 found)"), "{rr}");
+
+    let mut a = json_run(&[
+        "--benchmarks",
+        "fillrandom,readrandom",
+        "--seed",
+        "3",
+        "--threads",
+        "2",
+    ]);
+    let mut b = json_run(&[
+        "--benchmarks",
+        "fillrandom,readrandom",
+        "--seed",
+        "3",
+        "--threads",
+        "2",
+    ]);
+    a.as_object_mut().unwrap().remove("host");
+    b.as_object_mut().unwrap().remove("host");
+    assert_eq!(a, b, "same seed, different results");
+    assert!(a["db"]["flushes"].as_u64().unwrap() > 0);
+    let found = a["benchmarks"][1]["found"].as_u64().unwrap();
+    // 2 threads × 30000 random writes over 30000 keys: about 1 - e^-2 = 86 % exist.
+    assert!((8000..9500).contains(&found), "found {found} of 10000");
+}
+
+#[test]
+fn real_mode_keeps_the_database_for_use_existing_db() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    let d = dir.to_str().unwrap();
+    let first = json_run(&["--mode", "real", "--db", d, "--benchmarks", "fillseq"]);
+    assert_eq!(first["benchmarks"][0]["ops"].as_u64(), Some(30000));
+    let second = json_run(&[
+        "--mode",
+        "real",
+        "--db",
+        d,
+        "--use_existing_db",
+        "--benchmarks",
+        "fillseq,readrandom",
+    ]);
+    assert_eq!(second["benchmarks"][0]["skipped"].as_bool(), Some(true));
+    assert_eq!(
+        second["benchmarks"][1]["found"].as_u64(),
+        Some(5000),
+        "fillseq wrote every key"
+    );
+    // Without --use_existing_db the database starts fresh.
+    let third = json_run(&["--mode", "real", "--db", d, "--benchmarks", "readrandom"]);
+    assert_eq!(third["benchmarks"][0]["found"].as_u64(), Some(0));
+}
+
+#[test]
+fn bad_flags_exit_2_with_an_error() {
+    for args in [
+        vec!["bench", "--benchmarks", "nosuch"],
+        vec!["bench", "--mode", "warp"],
+        vec!["bench", "--mode", "real"],
+        vec!["bench", "--use_existing_db"],
+        vec!["bench", "--write_buffer_size", "5"],
+        vec!["bench", "--compaction_pri", "kNope"],
+        vec!["bench", "--key_size", "4", "--num", "10"],
+    ] {
+        let out = zonedb(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("error"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
