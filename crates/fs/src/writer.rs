@@ -240,28 +240,34 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         }
     }
 
-    /// Gives a zone back: closes it on the device if it is not full, returns its tokens.
+    /// Gives a zone back: closes it on the device if it is not full, returns its tokens. The
+    /// zone stays busy until the close is done, so no other writer (or a finish decided by the
+    /// allocator) can touch it in between.
     pub(crate) async fn release_zone(&self, zone: u32, reserved: bool) -> Result<(), FsError> {
         let close = {
+            let mut s = self.lock();
+            s.zone_mut(zone)
+                .is_some_and(|z| z.remaining() > 0 && z.written() > 0)
+        };
+        let closed = if close {
+            self.dev.manage(zone, ZoneOp::Close).await
+        } else {
+            Ok(())
+        };
+        {
             let mut s = self.lock();
             if !reserved {
                 s.open_tokens = s.open_tokens.saturating_sub(1);
             }
-            match s.zone_mut(zone) {
-                Some(z) => {
-                    z.busy = false;
-                    if z.remaining() == 0 {
-                        z.active = false;
-                    }
-                    z.remaining() > 0 && z.written() > 0
+            if let Some(z) = s.zone_mut(zone) {
+                z.busy = false;
+                if z.remaining() == 0 {
+                    z.active = false;
                 }
-                None => false,
             }
-        };
-        if close {
-            self.dev.manage(zone, ZoneOp::Close).await?;
         }
         self.tokens.notify_waiters();
+        closed?;
         Ok(())
     }
 }

@@ -484,9 +484,9 @@ async fn compact<E: Env, D: ZonedDevice>(
                     level: plan.output_level,
                     ..f.meta.clone()
                 });
-                outputs.push(n);
             }
         }
+        outputs = edit.new_files.iter().map(|f| f.number).collect();
     } else {
         let mut children = Vec::new();
         for i in &plan.inputs {
@@ -506,27 +506,21 @@ async fn compact<E: Env, D: ZonedDevice>(
                 children.push(Child::files(files, inner.tables.clone()));
             }
         }
-        let (files, w) =
-            merge_inputs(inner, job, plan, children, smallest_snapshot, base_level).await?;
+        let ctx = MergeContext {
+            job,
+            smallest_snapshot,
+            base_level,
+            grandparents: grandparent_files(&version, plan),
+        };
+        let (files, w) = merge_inputs(inner, plan, children, &ctx).await?;
         written = w;
         for nf in files {
             outputs.push(nf.number);
             edit.new_files.push(nf);
         }
     }
-    let start = plan.start_level as usize;
-    let trivial = plan.trivial_move;
     install(inner, edit, |st| {
-        st.stats.compactions += 1;
-        if trivial {
-            st.stats.trivial_moves += 1;
-        }
-        st.stats.compaction_bytes_read += read_bytes;
-        st.stats.compaction_bytes_written += written;
-        if st.stats.compactions_by_level.len() <= start {
-            st.stats.compactions_by_level.resize(start + 1, 0);
-        }
-        st.stats.compactions_by_level[start] += 1;
+        record_compaction(st, plan, read_bytes, written);
     })
     .await?;
     inner.hint(&Hint::CompactionFinished {
@@ -540,16 +534,92 @@ async fn compact<E: Env, D: ZonedDevice>(
     delete_obsolete(inner).await
 }
 
+fn record_compaction(st: &mut State, plan: &CompactionPlan, read: u64, written: u64) {
+    let start = plan.start_level as usize;
+    st.stats.compactions += 1;
+    if plan.trivial_move {
+        st.stats.trivial_moves += 1;
+    }
+    st.stats.compaction_bytes_read += read;
+    st.stats.compaction_bytes_written += written;
+    if st.stats.compactions_by_level.len() <= start {
+        st.stats.compactions_by_level.resize(start + 1, 0);
+    }
+    st.stats.compactions_by_level[start] += 1;
+}
+
+/// The plan's grandparents as (largest internal key, size), in key order.
+fn grandparent_files(
+    version: &crate::version::Version,
+    plan: &CompactionPlan,
+) -> Vec<(Vec<u8>, u64)> {
+    let mut g: Vec<(Vec<u8>, u64)> = version
+        .all_files()
+        .filter(|(l, f)| *l > plan.output_level && plan.grandparents.contains(&f.meta.number))
+        .map(|(_, f)| (f.meta.largest.clone(), f.meta.file_size))
+        .collect();
+    g.sort_by(|a, b| key::compare(&a.0, &b.0));
+    g
+}
+
+/// What a compaction's merge needs besides the plan.
+struct MergeContext {
+    job: u64,
+    smallest_snapshot: u64,
+    base_level: u32,
+    /// Grandparent files (largest internal key, size), in key order.
+    grandparents: Vec<(Vec<u8>, u64)>,
+}
+
+/// RocksDB's `ShouldStopBefore`: cut an output once the grandparent bytes it overlaps plus its
+/// own size exceed `max_compaction_bytes`, so no later compaction of it gets too large.
+struct GrandparentCut<'a> {
+    files: &'a [(Vec<u8>, u64)],
+    index: usize,
+    overlapped: u64,
+    seen_key: bool,
+    limit: u64,
+}
+
+impl<'a> GrandparentCut<'a> {
+    fn new(files: &'a [(Vec<u8>, u64)], limit: u64) -> Self {
+        Self {
+            files,
+            index: 0,
+            overlapped: 0,
+            seen_key: false,
+            limit,
+        }
+    }
+
+    fn should_stop_before(&mut self, ikey: &[u8], output_size: u64) -> bool {
+        while self.index < self.files.len()
+            && key::compare(ikey, &self.files[self.index].0) == std::cmp::Ordering::Greater
+        {
+            if self.seen_key {
+                self.overlapped += self.files[self.index].1;
+            }
+            self.index += 1;
+        }
+        self.seen_key = true;
+        if self.overlapped + output_size > self.limit {
+            self.overlapped = 0;
+            return true;
+        }
+        false
+    }
+}
+
 /// Merges the inputs, drops what no snapshot can see, and writes outputs cut at the plan's
 /// file size (only between user keys). Returns the outputs and their bytes.
 async fn merge_inputs<E: Env, D: ZonedDevice>(
     inner: &Arc<Inner<E, D>>,
-    job: u64,
     plan: &CompactionPlan,
     children: Vec<Child<E, D>>,
-    smallest_snapshot: u64,
-    base_level: u32,
+    ctx: &MergeContext,
 ) -> Result<(Vec<NewFile>, u64), LsmError> {
+    let (job, smallest_snapshot, base_level) = (ctx.job, ctx.smallest_snapshot, ctx.base_level);
+    let mut gp = GrandparentCut::new(&ctx.grandparents, plan.max_compaction_bytes);
     let mut it = MergingIter::new(children);
     it.seek(&[]).await?;
     let mut filter = DropFilter::new(smallest_snapshot, plan.bottommost);
@@ -563,9 +633,13 @@ async fn merge_inputs<E: Env, D: ZonedDevice>(
         entries += 1;
         if filter.keep(k) {
             let uk = key::user_key(k);
-            let cut = builder.as_ref().is_some_and(|b| {
-                b.estimated_file_size() >= plan.max_output_file_size && uk != last_user_key
-            });
+            let size = builder
+                .as_ref()
+                .map_or(0, TableBuilder::estimated_file_size);
+            let gp_cut = gp.should_stop_before(k, size);
+            let cut = builder.is_some()
+                && uk != last_user_key
+                && (size >= plan.max_output_file_size || gp_cut);
             if cut && let Some(b) = builder.take() {
                 let nf = finish_output(inner, b, plan.output_level, lifetime, job).await?;
                 written += nf.file_size;
