@@ -94,6 +94,8 @@ pub struct DbOptions {
     pub wal_recovery_mode: crate::log_format::RecoveryMode,
     /// Create the database if `CURRENT` is missing (true).
     pub create_if_missing: bool,
+    /// MANIFEST size at which a new one is started with a snapshot of the tree (1 GiB).
+    pub max_manifest_file_size: u64,
 }
 
 impl Default for DbOptions {
@@ -125,6 +127,7 @@ impl Default for DbOptions {
             disable_wal: false,
             wal_recovery_mode: crate::log_format::RecoveryMode::PointInTimeRecovery,
             create_if_missing: true,
+            max_manifest_file_size: 1 << 30,
         }
     }
 }
@@ -163,6 +166,9 @@ impl DbOptions {
     /// [`LsmError::InvalidArgument`] naming the option.
     pub fn validate(&self) -> Result<(), LsmError> {
         let bad = |name: &str, why: &str| Err(LsmError::InvalidArgument(format!("{name}: {why}")));
+        if self.max_manifest_file_size < 4 << 10 {
+            return bad("max_manifest_file_size", "must be at least 4 KiB");
+        }
         if self.write_buffer_size < 64 << 10 {
             return bad("write_buffer_size", "must be at least 64 KiB");
         }

@@ -138,6 +138,16 @@ async fn run<E: Env, D: ZonedDevice>(fs: Arc<ZoneFs<E, D>>, seed: u64, ops: u64)
     for (k, v) in &oracle {
         assert_eq!(db.get(k).await.unwrap().as_ref(), Some(v));
     }
+    // Exactly one MANIFEST is left however often it rolled.
+    let manifests = fs
+        .list()
+        .into_iter()
+        .filter(|n| n.starts_with("MANIFEST-"))
+        .count();
+    assert_eq!(manifests, 1);
+    if std::env::var("ZONEDB_ORACLE_DEBUG").is_ok() {
+        eprintln!("files: {:?}", fs.list());
+    }
     db
 }
 

@@ -27,7 +27,7 @@ use crate::hints::{FileKindHint, Hint, HintListener, LevelFiles};
 use crate::key::{self, ValueType};
 use crate::options::DbOptions;
 use crate::sst::{TableBuilder, TableOptions};
-use crate::version::manifest::sst_name;
+use crate::version::manifest::{ManifestWriter, sst_name};
 use crate::version::{NewFile, VersionEdit};
 
 /// A compaction registered as running.
@@ -295,6 +295,25 @@ async fn install<E: Env, D: ZonedDevice>(
         st.version.apply(&edit, &inner.graveyard)?
     };
     mw.append(&edit).await?;
+    if mw.len() > inner.opts.max_manifest_file_size {
+        // Start a new MANIFEST holding a snapshot of the new version (RocksDB's roll).
+        let (number, snap) = {
+            let mut st = inner.lock();
+            let n = st.new_file_number();
+            let mut snap = v.snapshot_edit();
+            snap.log_number = edit
+                .log_number
+                .or(Some(st.imm.first().map_or(st.mem_log, |(_, l)| *l)));
+            snap.next_file_number = Some(st.next_file);
+            snap.last_sequence = Some(st.last_seq);
+            (n, snap)
+        };
+        let new = ManifestWriter::create(&inner.fs, number, &snap).await?;
+        let old = std::mem::replace(mw, new);
+        let old_name = crate::version::manifest::manifest_name(old.number);
+        old.close().await?;
+        inner.fs.delete(&old_name).await?;
+    }
     let mut st = inner.lock();
     // Re-apply to the version current now (only this task changes versions while it holds
     // the MANIFEST lock, so it is the same one).

@@ -31,6 +31,8 @@ pub fn small_options() -> DbOptions {
         level0_slowdown_writes_trigger: 8,
         level0_stop_writes_trigger: 12,
         max_background_jobs: 4,
+        // Small, so MANIFEST rolls happen (and are recovered from) in every test.
+        max_manifest_file_size: 16 << 10,
         ..DbOptions::default()
     }
 }
