@@ -192,13 +192,60 @@ fn harness(e: db_bench::HarnessError) -> CliError {
     CliError::Usage(e.to_string())
 }
 
+/// A benchmark's JSON: its result plus the per-benchmark keys (engine and zone layer
+/// figures as differences over the benchmark).
+fn with_deltas(
+    r: &BenchResult,
+    db0: &zonedb_lsm::DbStats,
+    db1: &zonedb_lsm::DbStats,
+    fs0: &zonedb_fs::FsStats,
+    fs1: &zonedb_fs::FsStats,
+) -> serde_json::Value {
+    let user = db1.user_bytes_written - db0.user_bytes_written;
+    let device = fs1.device_bytes_written - fs0.device_bytes_written;
+    let mut v = serde_json::to_value(r).unwrap_or_default();
+    let ns = |us: f64| (us * 1e3).round();
+    if let Some(o) = v.as_object_mut() {
+        o.insert("ops_per_s".into(), json!(r.ops_per_sec()));
+        o.insert("micros_per_op".into(), json!(r.micros_per_op()));
+        o.insert("latency_ns_p50".into(), json!(ns(r.latency.p50_us)));
+        o.insert("latency_ns_p99".into(), json!(ns(r.latency.p99_us)));
+        o.insert("latency_ns_p999".into(), json!(ns(r.latency.p999_us)));
+        o.insert("latency_ns_p9999".into(), json!(ns(r.latency.p9999_us)));
+        o.insert(
+            "write_amplification".into(),
+            json!(if user == 0 {
+                0.0
+            } else {
+                device as f64 / user as f64
+            }),
+        );
+        o.insert(
+            "gc_copied_bytes".into(),
+            json!(fs1.gc_copied_bytes - fs0.gc_copied_bytes),
+        );
+        o.insert(
+            "zone_resets".into(),
+            json!(fs1.zone_resets - fs0.zone_resets),
+        );
+        o.insert(
+            "stall_ns".into(),
+            json!(
+                (db1.stall_stop_ns + db1.stall_delay_ns) - (db0.stall_stop_ns + db0.stall_delay_ns)
+            ),
+        );
+        o.insert("line".into(), json!(r.line()));
+    }
+    v
+}
+
 /// Runs the benchmark list on one device; a fresh-DB benchmark after the first reformats it.
 async fn run_list<E: Env, D: ZonedDevice>(
     env: &E,
     dev: &Arc<D>,
     a: &BenchArgs,
     fresh_first: bool,
-) -> Result<(Vec<BenchResult>, serde_json::Value), CliError> {
+) -> Result<(Vec<serde_json::Value>, serde_json::Value), CliError> {
     let opts = engine_options(a)?;
     let cfg = BenchConfig {
         num: a.num,
@@ -235,7 +282,7 @@ async fn run_list<E: Env, D: ZonedDevice>(
     for (i, n) in names.iter().enumerate() {
         if db_bench::is_fresh_db(n) {
             if a.use_existing_db {
-                results.push(BenchResult::skipped(n));
+                results.push(serde_json::to_value(BenchResult::skipped(n))?);
                 continue;
             }
             if i > 0 {
@@ -246,13 +293,14 @@ async fn run_list<E: Env, D: ZonedDevice>(
                 db = Db::open(fs.clone(), opts.clone()).await.map_err(lsm)?;
             }
         }
+        let (db0, fs0) = (db.stats(), fs.stats());
         let r = db_bench::run_one(env, &db, n, &cfg, &mut threads)
             .await
             .map_err(harness)?;
         if !a.json {
             println!("{}", r.line());
         }
-        results.push(r);
+        results.push(with_deltas(&r, &db0, &db.stats(), &fs0, &fs.stats()));
     }
     db.wait_for_compactions().await.map_err(lsm)?;
     let stats = db.stats();
@@ -330,6 +378,7 @@ pub fn run(a: &BenchArgs) -> Result<ExitCode, CliError> {
             )));
         }
     };
+    let total_ops: u64 = results.iter().filter_map(|r| r["ops"].as_u64()).sum();
     if a.json {
         let out = json!({
             "mode": a.mode,
@@ -342,7 +391,14 @@ pub fn run(a: &BenchArgs) -> Result<ExitCode, CliError> {
             "options": extra["options"],
             "bench": extra["bench"],
             "virtual_end_ns": if a.mode == "sim" { extra["end_ns"].clone() } else { serde_json::Value::Null },
-            "host": { "wall_time_ns": wall.elapsed_ns() },
+            "host": {
+                "wall_ns": wall.elapsed_ns(),
+                "sim_ops_per_wall_s": if a.mode == "sim" {
+                    json!(total_ops as f64 / (wall.elapsed_ns().max(1) as f64 / 1e9))
+                } else {
+                    serde_json::Value::Null
+                },
+            },
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
