@@ -18,3 +18,4 @@
 
 pub mod db_bench;
 pub mod keys;
+pub mod ycsb;
