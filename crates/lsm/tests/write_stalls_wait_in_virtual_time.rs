@@ -36,7 +36,8 @@ fn stalled_writers_wait_and_all_writes_land() {
                 let db = db.clone();
                 hs.push(e2.spawn(&format!("w{t}"), async move {
                     for i in 0..2500u64 {
-                        let k = i * 4 + t;
+                        // A permutation of 0..10000, so L0 files overlap (no trivial moves).
+                        let k = ((i * 4 + t) * 7919) % 10_000;
                         db.put(&common::key(k), &common::value(k, 0)).await.unwrap();
                     }
                 }));

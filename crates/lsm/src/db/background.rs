@@ -118,6 +118,7 @@ pub(crate) fn maybe_schedule<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
             finish_job(&i, r, |st| st.flush_running = false);
         }));
     }
+    let zone_map = inner.picker.wants_zone_view().then(|| zone_view(inner));
     while st.compactions_running < max_compactions(&inner.opts) {
         let levels = file_infos(&st);
         let running: Vec<PickerRunning> = st.running.iter().map(|r| r.view.clone()).collect();
@@ -127,6 +128,7 @@ pub(crate) fn maybe_schedule<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
             next_compaction_index: &st.next_compaction_index,
             compact_cursor: &st.compact_cursor,
             options: &inner.opts,
+            zones: zone_map.as_ref(),
         });
         let Some(plan) = plan else { break };
         if let Some((l, i)) = plan.next_compaction_index
@@ -318,6 +320,8 @@ async fn install<E: Env, D: ZonedDevice>(
     // Re-apply to the version current now (only this task changes versions while it holds
     // the MANIFEST lock, so it is the same one).
     st.version = Arc::new(v);
+    // A new version: file scans start over (RocksDB resets NextCompactionIndex).
+    st.next_compaction_index.iter_mut().for_each(|i| *i = 0);
     after(&mut st);
     Ok(())
 }
