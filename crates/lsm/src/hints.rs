@@ -111,6 +111,22 @@ pub enum Hint {
     },
 }
 
+impl Hint {
+    /// A new WAL (lifetime short, as RocksDB marks WALs).
+    pub fn wal_created(number: u64) -> Self {
+        Self::FileCreated {
+            number,
+            kind: FileKindHint::Wal,
+            level: None,
+            smallest: Vec::new(),
+            largest: Vec::new(),
+            size: 0,
+            lifetime: Lifetime::Short,
+            job: 0,
+        }
+    }
+}
+
 /// Receives hints.
 pub trait HintListener: Send + Sync + std::fmt::Debug {
     /// Called for every hint.

@@ -27,7 +27,7 @@ use crate::batch::WriteBatch;
 use crate::block_cache::BlockCache;
 use crate::compaction::{CompactionPicker, LeveledPicker};
 use crate::cost;
-use crate::hints::{FileKindHint, Hint, HintListener, NoHints};
+use crate::hints::{Hint, HintListener, NoHints};
 use crate::key::{self, ValueType};
 use crate::log_format::{LogWriter, RecoveryMode, read_log};
 use crate::memtable::{Lookup, MemTable};
@@ -447,16 +447,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
         let block_cache = block_cache_with_hints(&opts, hints.clone());
         let state = State::new(&opts, version, wal_number, next_file, last_seq);
         if wal_file.is_some() {
-            hints.on_hint(&Hint::FileCreated {
-                number: wal_number,
-                kind: FileKindHint::Wal,
-                level: None,
-                smallest: Vec::new(),
-                largest: Vec::new(),
-                size: 0,
-                lifetime: Lifetime::Short,
-                job: 0,
-            });
+            hints.on_hint(&Hint::wal_created(wal_number));
         }
         let inner = Arc::new(Inner {
             env,

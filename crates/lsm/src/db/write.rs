@@ -22,7 +22,7 @@ use super::{Inner, apply_batch, background};
 use crate::LsmError;
 use crate::batch::WriteBatch;
 use crate::cost;
-use crate::hints::{FileKindHint, Hint};
+use crate::hints::Hint;
 use crate::log_format::LogWriter;
 use crate::memtable::MemTable;
 use crate::version::manifest::wal_name;
@@ -255,16 +255,7 @@ pub(crate) async fn switch_memtable<E: Env, D: ZonedDevice>(
         None
     } else {
         let f = inner.fs.create(&wal_name(number), Lifetime::Short).await?;
-        inner.hint(&Hint::FileCreated {
-            number,
-            kind: FileKindHint::Wal,
-            level: None,
-            smallest: Vec::new(),
-            largest: Vec::new(),
-            size: 0,
-            lifetime: Lifetime::Short,
-            job: 0,
-        });
+        inner.hint(&Hint::wal_created(number));
         Some(f)
     };
     if let Some(old) = w.file.take() {
