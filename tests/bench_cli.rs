@@ -108,6 +108,49 @@ fn simulated_bench_prints_db_bench_lines_and_is_deterministic() {
 }
 
 #[test]
+fn mixed_benchmarks_and_histograms_print_as_db_bench_does() {
+    let mut args = vec![
+        "bench",
+        "--benchmarks",
+        "fillrandom,readwhilewriting,readrandomwriterandom",
+        "--histogram",
+    ];
+    args.extend_from_slice(SMALL);
+    let out = zonedb(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rww = text
+        .lines()
+        .find(|l| l.starts_with("readwhilewriting :"))
+        .unwrap();
+    assert!(rww.ends_with(" of 5000 found)"), "{rww}");
+    let rwr = text
+        .lines()
+        .find(|l| l.starts_with("readrandomwriterandom :"))
+        .unwrap();
+    assert!(
+        rwr.contains("( reads:4500 writes:500 total:5000 found:"),
+        "{rwr}"
+    );
+    for h in [
+        "Microseconds per write:",
+        "Microseconds per read:",
+        "Percentiles: P50: ",
+    ] {
+        assert!(text.contains(h), "no {h} in\n{text}");
+    }
+    assert!(
+        text.contains(
+            "------------------------------------------------------\n[       0,       1 ]"
+        )
+    );
+}
+
+#[test]
 fn real_mode_keeps_the_database_for_use_existing_db() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("db");

@@ -80,6 +80,12 @@ pub struct BenchArgs {
     /// Writes per batch.
     #[arg(long, default_value_t = 1)]
     batch_size: u64,
+    /// Percentage of reads in readrandomwriterandom.
+    #[arg(long, default_value_t = 90)]
+    readwritepercent: u64,
+    /// Print db_bench's latency histogram block per operation type.
+    #[arg(long, num_args = 0..=1, default_value = "false", default_missing_value = "true", value_parser = flag_bool)]
+    histogram: bool,
     /// Engine options from a TOML file (RocksDB names); the flags below override it.
     #[arg(long)]
     options_file: Option<PathBuf>,
@@ -256,6 +262,7 @@ async fn run_list<E: Env, D: ZonedDevice>(
         seed: a.seed,
         seek_nexts: a.seek_nexts,
         batch_size: a.batch_size,
+        readwritepercent: a.readwritepercent,
     };
     let names: Vec<String> = a
         .benchmarks
@@ -299,6 +306,9 @@ async fn run_list<E: Env, D: ZonedDevice>(
             .map_err(harness)?;
         if !a.json {
             println!("{}", r.line());
+            if a.histogram {
+                print!("{}", r.histogram_text());
+            }
         }
         results.push(with_deltas(&r, &db0, &db.stats(), &fs0, &fs.stats()));
     }

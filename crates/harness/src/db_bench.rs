@@ -8,7 +8,10 @@
 //!
 //! where micros/op is per-thread busy time per op and ops/sec is ops over wall time.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use hdrhistogram::Histogram;
 use zonedb_device::ZonedDevice;
@@ -16,6 +19,7 @@ use zonedb_env::{Env, SimRng};
 use zonedb_lsm::batch::WriteBatch;
 use zonedb_lsm::{Db, LsmError};
 
+use crate::histogram::DbBenchHistogram;
 use crate::keys::{ValueGen, make_key};
 
 /// Benchmarks this harness runs, in db_bench's names.
@@ -27,10 +31,13 @@ pub const BENCHMARKS: &[&str] = &[
     "readseq",
     "seekrandom",
     "deleterandom",
+    "readwhilewriting",
+    "readrandomwriterandom",
 ];
 
 /// Whether db_bench starts `name` on a fresh database.
 pub fn is_fresh_db(name: &str) -> bool {
+    // (readwhilewriting and readrandomwriterandom use the existing database, as in db_bench.)
     matches!(name, "fillseq" | "fillrandom")
 }
 
@@ -64,6 +71,8 @@ pub struct BenchConfig {
     pub seek_nexts: u64,
     /// `--batch_size`.
     pub batch_size: u64,
+    /// `--readwritepercent` (readrandomwriterandom).
+    pub readwritepercent: u64,
 }
 
 impl Default for BenchConfig {
@@ -77,6 +86,7 @@ impl Default for BenchConfig {
             seed: 0,
             seek_nexts: 0,
             batch_size: 1,
+            readwritepercent: 90,
         }
     }
 }
@@ -123,6 +133,9 @@ pub struct BenchResult {
     pub latency: Latency,
     /// Skipped (a fresh-DB benchmark under `--use_existing_db`).
     pub skipped: bool,
+    /// db_bench's histograms per operation type (`write`, `read`, `seek`, `delete`).
+    #[serde(skip)]
+    pub histograms: BTreeMap<&'static str, DbBenchHistogram>,
 }
 
 impl BenchResult {
@@ -163,6 +176,15 @@ impl BenchResult {
         s
     }
 
+    /// db_bench's `--histogram` blocks.
+    pub fn histogram_text(&self) -> String {
+        let mut s = String::new();
+        for (op, h) in &self.histograms {
+            let _ = writeln!(s, "Microseconds per {op}:\n{}", h.to_text());
+        }
+        s
+    }
+
     /// A skipped benchmark.
     pub fn skipped(name: &str) -> Self {
         Self {
@@ -175,6 +197,7 @@ impl BenchResult {
             message: String::new(),
             latency: Latency::default(),
             skipped: true,
+            histograms: BTreeMap::new(),
         }
     }
 }
@@ -185,7 +208,49 @@ struct ThreadOut {
     busy_ns: u64,
     bytes: u64,
     found: u64,
+    reads: u64,
+    writes: u64,
     hist: Histogram<u64>,
+    hists: BTreeMap<&'static str, DbBenchHistogram>,
+}
+
+impl ThreadOut {
+    fn new() -> Self {
+        Self {
+            ops: 0,
+            busy_ns: 0,
+            bytes: 0,
+            found: 0,
+            reads: 0,
+            writes: 0,
+            hist: new_hist(),
+            hists: BTreeMap::new(),
+        }
+    }
+
+    fn add(&mut self, o: &Self) {
+        self.ops += o.ops;
+        self.busy_ns += o.busy_ns;
+        self.bytes += o.bytes;
+        self.found += o.found;
+        self.reads += o.reads;
+        self.writes += o.writes;
+        let _ = self.hist.add(&o.hist);
+        for (k, h) in &o.hists {
+            self.hists.entry(k).or_default().merge(h);
+        }
+    }
+
+    /// Counts `n` ops of type `op` that started at `t0`.
+    fn record(&mut self, now: u64, t0: u64, n: u64, op: &'static str) {
+        let dt = now - t0;
+        self.busy_ns += dt;
+        self.ops += n;
+        let _ = self.hist.record(dt.max(1));
+        if n > 0 {
+            self.hists.entry(op).or_default().add(dt / 1000);
+        }
+    }
 }
 
 #[allow(
@@ -234,25 +299,33 @@ pub async fn run_one<E: Env, D: ZonedDevice>(
         }));
     }
     *thread_count += u64::from(cfg.threads);
-    let mut total = ThreadOut {
-        ops: 0,
-        busy_ns: 0,
-        bytes: 0,
-        found: 0,
-        hist: new_hist(),
-    };
+    // readwhilewriting: one more thread writes until the readers finish; it is not counted.
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = (name == "readwhilewriting").then(|| {
+        let (db, env2, cfg2, stop2) = (db.clone(), env.clone(), cfg.clone(), stop.clone());
+        let seed = cfg
+            .seed
+            .wrapping_mul(1_000_003)
+            .wrapping_add(*thread_count + 1);
+        *thread_count += 1;
+        env.spawn("bgwriter", async move {
+            background_writer(&env2, &db, &cfg2, seed, &stop2).await
+        })
+    });
+    let mut total = ThreadOut::new();
     for h in handles {
         let out = h
             .await
             .map_err(|e| HarnessError::Config(format!("benchmark thread failed: {e:?}")))??;
-        total.ops += out.ops;
-        total.busy_ns += out.busy_ns;
-        total.bytes += out.bytes;
-        total.found += out.found;
-        let _ = total.hist.add(&out.hist);
+        total.add(&out);
+    }
+    stop.store(true, Ordering::Relaxed);
+    if let Some(w) = writer {
+        w.await
+            .map_err(|e| HarnessError::Config(format!("writer thread failed: {e:?}")))??;
     }
     let wall_ns = env.now() - start;
-    let reads = matches!(name, "readrandom" | "seekrandom");
+    let reads = matches!(name, "readrandom" | "seekrandom" | "readwhilewriting");
     let h = &total.hist;
     let us = |v: u64| v as f64 / 1e3;
     Ok(BenchResult {
@@ -264,6 +337,14 @@ pub async fn run_one<E: Env, D: ZonedDevice>(
         found: reads.then_some(total.found),
         message: if reads {
             format!("({} of {} found)", total.found, total.ops)
+        } else if name == "readrandomwriterandom" {
+            format!(
+                "( reads:{} writes:{} total:{} found:{})",
+                total.reads,
+                total.writes,
+                cfg.reads.unwrap_or(cfg.num) * u64::from(cfg.threads),
+                total.found
+            )
         } else {
             String::new()
         },
@@ -278,7 +359,26 @@ pub async fn run_one<E: Env, D: ZonedDevice>(
             max_us: us(h.max()),
         },
         skipped: false,
+        histograms: total.hists,
     })
+}
+
+async fn background_writer<E: Env, D: ZonedDevice>(
+    env: &E,
+    db: &Db<E, D>,
+    cfg: &BenchConfig,
+    seed: u64,
+    stop: &AtomicBool,
+) -> Result<(), HarnessError> {
+    let mut rng = SimRng::seed_from_u64(seed);
+    let mut values = ValueGen::new();
+    while !stop.load(Ordering::Relaxed) {
+        let key = make_key(rng.gen_range(0..cfg.num), cfg.key_size);
+        db.put(&key, values.next(cfg.value_size)).await?;
+        // Let the readers run between writes even when nothing blocks (virtual time).
+        env.cpu(0).await;
+    }
+    Ok(())
 }
 
 async fn thread_body<E: Env, D: ZonedDevice>(
@@ -290,24 +390,17 @@ async fn thread_body<E: Env, D: ZonedDevice>(
 ) -> Result<ThreadOut, HarnessError> {
     let mut rng = SimRng::seed_from_u64(seed);
     let mut values = ValueGen::new();
-    let mut out = ThreadOut {
-        ops: 0,
-        busy_ns: 0,
-        bytes: 0,
-        found: 0,
-        hist: new_hist(),
-    };
+    let mut out = ThreadOut::new();
     let reads = cfg.reads.unwrap_or(cfg.num);
     let ks = cfg.key_size;
-    let record = |out: &mut ThreadOut, t0: u64, n: u64| {
-        let dt = env.now() - t0;
-        out.busy_ns += dt;
-        out.ops += n;
-        let _ = out.hist.record(dt.max(1));
-    };
     match name {
         "fillseq" | "fillrandom" | "overwrite" | "deleterandom" => {
             let batch = cfg.batch_size.max(1);
+            let op = if name == "deleterandom" {
+                "delete"
+            } else {
+                "write"
+            };
             let mut i = 0;
             while i < cfg.num {
                 let n = batch.min(cfg.num - i);
@@ -329,32 +422,35 @@ async fn thread_body<E: Env, D: ZonedDevice>(
                 }
                 let t0 = env.now();
                 db.write(b).await?;
-                record(&mut out, t0, n);
+                out.record(env.now(), t0, n, op);
                 i += n;
             }
         }
-        "readrandom" => {
+        "readrandom" | "readwhilewriting" => {
             for _ in 0..reads {
                 let key = make_key(rng.gen_range(0..cfg.num), ks);
                 let t0 = env.now();
                 let v = db.get(&key).await?;
-                record(&mut out, t0, 1);
+                out.record(env.now(), t0, 1, "read");
                 if let Some(v) = v {
                     out.found += 1;
                     out.bytes += (key.len() + v.len()) as u64;
                 }
             }
         }
+        "readrandomwriterandom" => {
+            read_write_mix(env, db, cfg, &mut rng, &mut values, &mut out).await?;
+        }
         "readseq" => {
             let mut it = db.iter();
             let t0 = env.now();
             it.seek_to_first().await?;
-            record(&mut out, t0, 0);
+            out.record(env.now(), t0, 0, "read");
             while it.valid() && out.ops < reads {
                 out.bytes += (it.key().len() + it.value().len()) as u64;
                 let t0 = env.now();
                 it.next().await?;
-                record(&mut out, t0, 1);
+                out.record(env.now(), t0, 1, "read");
             }
         }
         _ => {
@@ -374,9 +470,46 @@ async fn thread_body<E: Env, D: ZonedDevice>(
                     out.bytes += (it.key().len() + it.value().len()) as u64;
                     it.next().await?;
                 }
-                record(&mut out, t0, 1);
+                out.record(env.now(), t0, 1, "seek");
             }
         }
     }
     Ok(out)
+}
+
+/// readrandomwriterandom: a 100-op cycle of `readwritepercent` gets, then puts.
+async fn read_write_mix<E: Env, D: ZonedDevice>(
+    env: &E,
+    db: &Db<E, D>,
+    cfg: &BenchConfig,
+    rng: &mut SimRng,
+    values: &mut ValueGen,
+    out: &mut ThreadOut,
+) -> Result<(), HarnessError> {
+    let reads = cfg.reads.unwrap_or(cfg.num);
+    let ks = cfg.key_size;
+    let (mut gets, mut puts) = (0u64, 0u64);
+    for _ in 0..reads {
+        if gets == 0 && puts == 0 {
+            gets = cfg.readwritepercent.min(100);
+            puts = 100 - gets;
+        }
+        let key = make_key(rng.gen_range(0..cfg.num), ks);
+        let t0 = env.now();
+        if gets > 0 {
+            gets -= 1;
+            out.reads += 1;
+            let v = db.get(&key).await?;
+            out.record(env.now(), t0, 1, "read");
+            if v.is_some() {
+                out.found += 1;
+            }
+        } else {
+            puts -= 1;
+            out.writes += 1;
+            db.put(&key, values.next(cfg.value_size)).await?;
+            out.record(env.now(), t0, 1, "write");
+        }
+    }
+    Ok(())
 }

@@ -17,5 +17,6 @@
 )]
 
 pub mod db_bench;
+pub mod histogram;
 pub mod keys;
 pub mod ycsb;
