@@ -2,57 +2,29 @@
 //! simulated ZNS SSD; deterministic in `--seed`) or in real mode (a file-backed zoned device in
 //! `--db DIR` that a later run reopens with `--use_existing_db`).
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Args;
 use serde_json::json;
-use zonedb_device::payload::Payload;
-use zonedb_device::{DeviceError, ZnsSsd, ZoneFileDevice, ZonedDevice};
-use zonedb_env::{Env, RealEnv, SimConfig, SimEnv};
-use zonedb_fs::{FsOptions, ZoneFs};
+use zonedb_device::ZonedDevice;
+use zonedb_env::Env;
+use zonedb_fs::ZoneFs;
 use zonedb_harness::db_bench::{self, BenchConfig, BenchResult};
 use zonedb_lsm::Db;
-use zonedb_lsm::options::{CompactionPri, DbOptions};
 
 use super::CliError;
 use super::device::build_profile;
+use super::store::{
+    EngineArgs, StoreArgs, StoreJob, engine_options, flag_bool, fs_options, run_on_store,
+};
 use crate::host::Stopwatch;
-
-fn flag_bool(s: &str) -> Result<bool, String> {
-    match s {
-        "1" | "true" | "yes" => Ok(true),
-        "0" | "false" | "no" => Ok(false),
-        _ => Err(format!("'{s}' is not a boolean (use 1/0 or true/false)")),
-    }
-}
-
-fn parse_pri(s: &str) -> Result<CompactionPri, String> {
-    Ok(match s {
-        "0" | "kByCompensatedSize" => CompactionPri::ByCompensatedSize,
-        "1" | "kOldestLargestSeqFirst" => CompactionPri::OldestLargestSeqFirst,
-        "2" | "kOldestSmallestSeqFirst" => CompactionPri::OldestSmallestSeqFirst,
-        "3" | "kMinOverlappingRatio" => CompactionPri::MinOverlappingRatio,
-        "4" | "kRoundRobin" => CompactionPri::RoundRobin,
-        _ => return Err(format!("unknown compaction_pri '{s}' (0-4 or a kName)")),
-    })
-}
 
 /// db_bench's flags (names and meanings), plus the device and mode.
 #[derive(Debug, Args)]
 #[command(rename_all = "snake_case")]
 #[allow(clippy::struct_excessive_bools, reason = "db_bench's flags")]
 pub struct BenchArgs {
-    /// `sim` (virtual time, simulated ZNS SSD) or `real` (file-backed zoned device in --db).
-    #[arg(long, default_value = "sim")]
-    mode: String,
-    /// Directory of the database's device (real mode).
-    #[arg(long)]
-    db: Option<PathBuf>,
-    /// Reopen the database in --db instead of starting fresh.
-    #[arg(long, num_args = 0..=1, default_value = "false", default_missing_value = "true", value_parser = flag_bool)]
-    use_existing_db: bool,
     /// Comma-separated benchmarks, run in order.
     #[arg(long, default_value = "fillrandom,readrandom")]
     benchmarks: String,
@@ -86,108 +58,13 @@ pub struct BenchArgs {
     /// Print db_bench's latency histogram block per operation type.
     #[arg(long, num_args = 0..=1, default_value = "false", default_missing_value = "true", value_parser = flag_bool)]
     histogram: bool,
-    /// Engine options from a TOML file (RocksDB names); the flags below override it.
-    #[arg(long)]
-    options_file: Option<PathBuf>,
-    #[arg(long)]
-    write_buffer_size: Option<u64>,
-    #[arg(long)]
-    max_write_buffer_number: Option<u32>,
-    #[arg(long)]
-    target_file_size_base: Option<u64>,
-    #[arg(long)]
-    max_bytes_for_level_base: Option<u64>,
-    #[arg(long)]
-    max_bytes_for_level_multiplier: Option<f64>,
-    #[arg(long, value_parser = flag_bool)]
-    level_compaction_dynamic_level_bytes: Option<bool>,
-    #[arg(long)]
-    level0_file_num_compaction_trigger: Option<u32>,
-    #[arg(long)]
-    level0_slowdown_writes_trigger: Option<u32>,
-    #[arg(long)]
-    level0_stop_writes_trigger: Option<u32>,
-    #[arg(long)]
-    max_background_jobs: Option<u32>,
-    /// 0-4 or kByCompensatedSize, kOldestLargestSeqFirst, kOldestSmallestSeqFirst,
-    /// kMinOverlappingRatio, kRoundRobin.
-    #[arg(long, value_parser = parse_pri)]
-    compaction_pri: Option<CompactionPri>,
-    #[arg(long)]
-    block_size: Option<u64>,
-    /// Bloom bits per key (-1 = engine default 10, 0 = none).
-    #[arg(long, allow_negative_numbers = true)]
-    bloom_bits: Option<i64>,
-    /// Block cache bytes.
-    #[arg(long)]
-    cache_size: Option<u64>,
-    /// Sync the WAL on every write.
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = flag_bool)]
-    sync: Option<bool>,
-    /// Skip the WAL.
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = flag_bool)]
-    disable_wal: Option<bool>,
-    /// Device profile (geometry of a new real device; the simulated device in sim mode).
-    #[arg(long, default_value = "splitzns-paper")]
-    profile: String,
-    /// Scale of the profile.
-    #[arg(long, default_value = "1/8")]
-    scale: String,
-    /// Zone cleaner of the file layer: none, greedy, zenfs.
-    #[arg(long, default_value = "zenfs")]
-    cleaner: String,
+    #[command(flatten)]
+    engine: EngineArgs,
+    #[command(flatten)]
+    store: StoreArgs,
     /// Print JSON instead of db_bench lines.
     #[arg(long)]
     json: bool,
-}
-
-fn engine_options(a: &BenchArgs) -> Result<DbOptions, CliError> {
-    let mut o = match &a.options_file {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| CliError::Usage(format!("{}: {e}", p.display())))?;
-            DbOptions::from_toml(&text).map_err(|e| CliError::Usage(e.to_string()))?
-        }
-        None => DbOptions::default(),
-    };
-    macro_rules! set {
-        ($($f:ident),*) => { $( if let Some(v) = a.$f { o.$f = v; } )* };
-    }
-    set!(
-        write_buffer_size,
-        max_write_buffer_number,
-        target_file_size_base,
-        max_bytes_for_level_base,
-        max_bytes_for_level_multiplier,
-        level_compaction_dynamic_level_bytes,
-        level0_file_num_compaction_trigger,
-        level0_slowdown_writes_trigger,
-        level0_stop_writes_trigger,
-        max_background_jobs,
-        compaction_pri,
-        block_size,
-        sync,
-        disable_wal
-    );
-    if let Some(b) = a.bloom_bits
-        && b >= 0
-    {
-        o.bloom_bits_per_key = u32::try_from(b).unwrap_or(u32::MAX);
-    }
-    if let Some(c) = a.cache_size {
-        o.block_cache_size = c;
-    }
-    o.create_if_missing = !a.use_existing_db;
-    o.validate().map_err(|e| CliError::Usage(e.to_string()))?;
-    Ok(o)
-}
-
-fn fs_options(a: &BenchArgs) -> Result<FsOptions, CliError> {
-    Ok(FsOptions {
-        cleaner: zonedb_fs::cleaning::by_name(&a.cleaner, 20)
-            .map_err(|e| CliError::Usage(e.to_string()))?,
-        ..FsOptions::default()
-    })
 }
 
 fn lsm(e: zonedb_lsm::LsmError) -> CliError {
@@ -245,6 +122,21 @@ fn with_deltas(
     v
 }
 
+struct BenchJob<'a>(&'a BenchArgs);
+
+impl StoreJob for BenchJob<'_> {
+    type Out = (Vec<serde_json::Value>, serde_json::Value);
+
+    async fn run<E: Env, D: ZonedDevice>(
+        self,
+        env: &E,
+        dev: &Arc<D>,
+        fresh: bool,
+    ) -> Result<Self::Out, CliError> {
+        run_list(env, dev, self.0, fresh).await
+    }
+}
+
 /// Runs the benchmark list on one device; a fresh-DB benchmark after the first reformats it.
 async fn run_list<E: Env, D: ZonedDevice>(
     env: &E,
@@ -252,7 +144,7 @@ async fn run_list<E: Env, D: ZonedDevice>(
     a: &BenchArgs,
     fresh_first: bool,
 ) -> Result<(Vec<serde_json::Value>, serde_json::Value), CliError> {
-    let opts = engine_options(a)?;
+    let opts = engine_options(&a.engine, a.store.use_existing_db)?;
     let cfg = BenchConfig {
         num: a.num,
         reads: u64::try_from(a.reads).ok(),
@@ -282,13 +174,13 @@ async fn run_list<E: Env, D: ZonedDevice>(
     if fresh_first {
         ZoneFs::<E, D>::mkfs(dev.as_ref(), 0).await?;
     }
-    let mut fs = ZoneFs::mount(env.clone(), dev.clone(), fs_options(a)?).await?;
+    let mut fs = ZoneFs::mount(env.clone(), dev.clone(), fs_options(&a.store)?).await?;
     let mut db = Db::open(fs.clone(), opts.clone()).await.map_err(lsm)?;
     let mut results = Vec::new();
     let mut threads = 0;
     for (i, n) in names.iter().enumerate() {
         if db_bench::is_fresh_db(n) {
-            if a.use_existing_db {
+            if a.store.use_existing_db {
                 results.push(serde_json::to_value(BenchResult::skipped(n))?);
                 continue;
             }
@@ -296,7 +188,7 @@ async fn run_list<E: Env, D: ZonedDevice>(
                 db.close().await.map_err(lsm)?;
                 drop(db);
                 ZoneFs::<E, D>::mkfs(dev.as_ref(), 0).await?;
-                fs = ZoneFs::mount(env.clone(), dev.clone(), fs_options(a)?).await?;
+                fs = ZoneFs::mount(env.clone(), dev.clone(), fs_options(&a.store)?).await?;
                 db = Db::open(fs.clone(), opts.clone()).await.map_err(lsm)?;
             }
         }
@@ -327,12 +219,12 @@ async fn run_list<E: Env, D: ZonedDevice>(
 }
 
 pub fn run(a: &BenchArgs) -> Result<ExitCode, CliError> {
-    let profile = build_profile(&a.profile, &a.scale, None)?;
+    let profile = build_profile(&a.store.profile, &a.store.scale, None)?;
     let wall = Stopwatch::start();
     if !a.json {
         println!(
             "zonedb bench: mode {}, device {} ({} zones of {} MiB), seed {}",
-            a.mode,
+            a.store.mode,
             profile.name,
             profile.zones.zone_count,
             profile.zones.zone_capacity_bytes >> 20,
@@ -343,55 +235,11 @@ pub fn run(a: &BenchArgs) -> Result<ExitCode, CliError> {
         println!("Entries:    {}", a.num);
         println!("------------------------------------------------");
     }
-    let (results, extra) = match a.mode.as_str() {
-        "sim" => {
-            if a.use_existing_db {
-                return Err(CliError::Usage(
-                    "--use_existing_db needs --mode real (a simulated device lives for one run)"
-                        .into(),
-                ));
-            }
-            let env = SimEnv::new(SimConfig {
-                seed: a.seed,
-                ..SimConfig::default()
-            });
-            let dev = Arc::new(ZnsSsd::new(
-                env.clone(),
-                profile.clone(),
-                Payload::memory(profile.zones.zone_count),
-            )?);
-            let e2 = env.clone();
-            env.run(async move { run_list(&e2, &dev, a, true).await })??
-        }
-        "real" => {
-            let dir =
-                a.db.as_ref()
-                    .ok_or_else(|| CliError::Usage("--mode real needs --db DIR".into()))?;
-            let dev = if a.use_existing_db {
-                ZoneFileDevice::open(dir)?
-            } else {
-                match ZoneFileDevice::open(dir) {
-                    Ok(d) => d,
-                    Err(DeviceError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
-                        ZoneFileDevice::create(dir, profile.zones.clone())?
-                    }
-                    Err(e) => return Err(e.into()),
-                }
-            };
-            let dev = Arc::new(dev);
-            let env = RealEnv::new(a.seed);
-            env.block_on(run_list(&env, &dev, a, !a.use_existing_db))?
-        }
-        other => {
-            return Err(CliError::Usage(format!(
-                "unknown --mode '{other}'; known: sim, real"
-            )));
-        }
-    };
+    let (results, extra) = run_on_store(&a.store, &profile, a.seed, BenchJob(a))?;
     let total_ops: u64 = results.iter().filter_map(|r| r["ops"].as_u64()).sum();
     if a.json {
         let out = json!({
-            "mode": a.mode,
+            "mode": a.store.mode,
             "profile": profile.name,
             "seed": a.seed,
             "benchmarks": results,
@@ -400,10 +248,10 @@ pub fn run(a: &BenchArgs) -> Result<ExitCode, CliError> {
             "fs": extra["fs"],
             "options": extra["options"],
             "bench": extra["bench"],
-            "virtual_end_ns": if a.mode == "sim" { extra["end_ns"].clone() } else { serde_json::Value::Null },
+            "virtual_end_ns": if a.store.mode == "sim" { extra["end_ns"].clone() } else { serde_json::Value::Null },
             "host": {
                 "wall_ns": wall.elapsed_ns(),
-                "sim_ops_per_wall_s": if a.mode == "sim" {
+                "sim_ops_per_wall_s": if a.store.mode == "sim" {
                     json!(total_ops as f64 / (wall.elapsed_ns().max(1) as f64 / 1e9))
                 } else {
                     serde_json::Value::Null

@@ -4,6 +4,8 @@ mod bench;
 mod compare;
 mod device;
 mod fs;
+mod store;
+mod ycsb;
 
 use std::process::ExitCode;
 
@@ -27,6 +29,8 @@ enum Command {
     Fs(fs::FsCommand),
     /// db_bench's benchmarks on the engine (sim or real mode).
     Bench(Box<bench::BenchArgs>),
+    /// YCSB's core workload (load or run) on the engine.
+    Ycsb(Box<ycsb::YcsbArgs>),
     /// Side-by-side comparison of configurations, normalized to the first, with a report.
     Compare(compare::CompareArgs),
 }
@@ -56,6 +60,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
     match cli.command {
         Command::Device(cmd) => device::run(cmd),
         Command::Bench(args) => bench::run(&args),
+        Command::Ycsb(args) => ycsb::run(&args),
         Command::Compare(args) => compare::run(&args),
         Command::Fs(cmd) => fs::run(cmd),
     }

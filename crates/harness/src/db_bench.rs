@@ -257,7 +257,7 @@ impl ThreadOut {
     clippy::expect_used,
     reason = "constant bounds that hdrhistogram accepts"
 )]
-fn new_hist() -> Histogram<u64> {
+pub(crate) fn new_hist() -> Histogram<u64> {
     // 1 ns .. 1000 s at 3 significant digits.
     Histogram::new_with_bounds(1, 1_000_000_000_000, 3).expect("valid histogram bounds")
 }

@@ -215,12 +215,25 @@ impl Hotspot {
 }
 
 /// YCSB's `DiscreteGenerator`: weighted choice, walking the entries in insertion order.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Discrete<T: Copy> {
     entries: Vec<(f64, T)>,
 }
 
+impl<T: Copy> Default for Discrete<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl<T: Copy> Discrete<T> {
+    /// No choices yet.
+    pub fn new() -> Self {
+        Self {
+            entries: Vec::new(),
+        }
+    }
+
     /// Adds a choice (weights <= 0 are left out, as CoreWorkload does).
     pub fn add(&mut self, weight: f64, value: T) {
         if weight > 0.0 {
@@ -299,7 +312,7 @@ mod tests {
         let h = Hotspot::new(0, 999, 0.2, 0.8);
         let hot = (0..10_000).filter(|_| h.next(&mut rng) < 200).count();
         assert!((7_700..8_300).contains(&hot), "{hot}");
-        let mut d = Discrete::default();
+        let mut d = Discrete::new();
         d.add(0.5, 'r');
         d.add(0.0, 'x');
         d.add(0.5, 'u');

@@ -1,0 +1,506 @@
+//! Runs YCSB's load and transaction phases on a [`Db`] with `threadcount` client tasks of the
+//! `Env`, as YCSB's `CoreWorkload` and its RocksDB binding do: records are `fieldcount` fields
+//! serialized as the binding does (4-byte big-endian name length, name, 4-byte big-endian value
+//! length, value); updates read the record, replace one field (all with `writeallfields`) and
+//! write it back; read-modify-write times the read and the update together; run-phase inserts
+//! take key numbers from an acknowledged counter and readers only choose acknowledged keys.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use hdrhistogram::Histogram;
+use zonedb_device::ZonedDevice;
+use zonedb_env::{Env, SimRng};
+use zonedb_lsm::Db;
+
+use super::generators::{Discrete, Hotspot, ScrambledZipfian, SkewedLatest, Zipfian, key_name};
+use super::workload::{CoreWorkload, Distribution};
+use crate::db_bench::HarnessError;
+
+/// YCSB's operation names, in the order their blocks are printed.
+pub const OPS: [&str; 5] = ["READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Read,
+    Update,
+    Insert,
+    Scan,
+    Rmw,
+}
+
+impl Op {
+    fn name(self) -> &'static str {
+        OPS[self as usize]
+    }
+}
+
+/// Statistics of one operation type.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct OpStats {
+    /// Operations.
+    pub operations: u64,
+    /// Mean latency, µs.
+    pub average_us: f64,
+    /// Minimum, µs.
+    pub min_us: u64,
+    /// Maximum, µs.
+    pub max_us: u64,
+    /// Percentiles, µs.
+    pub p50_us: u64,
+    /// 95th percentile, µs.
+    pub p95_us: u64,
+    /// 99th percentile, µs.
+    pub p99_us: u64,
+    /// 99.9th percentile, µs.
+    pub p999_us: u64,
+    /// Returned OK.
+    pub ok: u64,
+    /// Returned NOT_FOUND.
+    pub not_found: u64,
+}
+
+/// A phase's outcome.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct YcsbResult {
+    /// `load` or `run`.
+    pub phase: String,
+    /// Run time, ns (virtual in simulation).
+    pub runtime_ns: u64,
+    /// Operations.
+    pub operations: u64,
+    /// ops/s.
+    pub throughput: f64,
+    /// Per operation type.
+    pub ops: BTreeMap<String, OpStats>,
+}
+
+impl YcsbResult {
+    /// YCSB's text output.
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "[OVERALL], RunTime(ms), {}", self.runtime_ns / 1_000_000);
+        let _ = writeln!(s, "[OVERALL], Throughput(ops/sec), {}", self.throughput);
+        for name in OPS {
+            let Some(o) = self.ops.get(name) else {
+                continue;
+            };
+            let _ = writeln!(s, "[{name}], Operations, {}", o.operations);
+            let _ = writeln!(s, "[{name}], AverageLatency(us), {}", o.average_us);
+            let _ = writeln!(s, "[{name}], MinLatency(us), {}", o.min_us);
+            let _ = writeln!(s, "[{name}], MaxLatency(us), {}", o.max_us);
+            let _ = writeln!(s, "[{name}], 95thPercentileLatency(us), {}", o.p95_us);
+            let _ = writeln!(s, "[{name}], 99thPercentileLatency(us), {}", o.p99_us);
+            if o.ok > 0 {
+                let _ = writeln!(s, "[{name}], Return=OK, {}", o.ok);
+            }
+            if o.not_found > 0 {
+                let _ = writeln!(s, "[{name}], Return=NOT_FOUND, {}", o.not_found);
+            }
+        }
+        s
+    }
+}
+
+/// YCSB's `AcknowledgedCounterGenerator`: hands out key numbers and knows the highest one
+/// below which every insert is acknowledged.
+#[derive(Debug)]
+struct AckCounter {
+    next: u64,
+    limit: u64,
+    acked: BTreeSet<u64>,
+}
+
+impl AckCounter {
+    fn take(this: &Mutex<Self>) -> u64 {
+        let mut s = this.lock().unwrap_or_else(PoisonError::into_inner);
+        s.next += 1;
+        s.next - 1
+    }
+
+    fn ack(this: &Mutex<Self>, v: u64) {
+        let mut s = this.lock().unwrap_or_else(PoisonError::into_inner);
+        s.acked.insert(v);
+        loop {
+            let n = s.limit + 1;
+            if !s.acked.remove(&n) {
+                break;
+            }
+            s.limit = n;
+        }
+    }
+
+    fn last(this: &Mutex<Self>) -> u64 {
+        this.lock().unwrap_or_else(PoisonError::into_inner).limit
+    }
+}
+
+/// The key chooser of one client.
+#[derive(Debug)]
+enum Chooser {
+    Uniform(u64, u64),
+    Zipfian(ScrambledZipfian),
+    Latest(SkewedLatest),
+    Hotspot(Hotspot),
+}
+
+fn chooser(w: &CoreWorkload) -> Result<Chooser, HarnessError> {
+    let lb = w.insertstart;
+    let ub = w.insertstart + w.insertcount - 1;
+    Ok(match w.requestdistribution {
+        Distribution::Uniform => Chooser::Uniform(lb, ub),
+        Distribution::Zipfian => {
+            #[allow(
+                clippy::cast_sign_loss,
+                clippy::cast_possible_truncation,
+                reason = "YCSB's (int) cast"
+            )]
+            let expected_new = (w.operationcount as f64 * w.insertproportion * 2.0) as u64;
+            Chooser::Zipfian(
+                ScrambledZipfian::new(lb, lb + w.insertcount + expected_new, w.zipfianconstant)
+                    .ok_or_else(|| HarnessError::Config("unsupported zipfian constant".into()))?,
+            )
+        }
+        Distribution::Latest => Chooser::Latest(SkewedLatest::new(w.recordcount.saturating_sub(1))),
+        Distribution::Hotspot => Chooser::Hotspot(Hotspot::new(
+            lb,
+            ub,
+            w.hotspotdatafraction,
+            w.hotspotopnfraction,
+        )),
+    })
+}
+
+/// YCSB's `nextKeynum`: draw until the key is acknowledged.
+fn next_keynum(c: &mut Chooser, rng: &mut SimRng, ack: &Mutex<AckCounter>) -> u64 {
+    let last = AckCounter::last(ack);
+    for _ in 0..1_000_000 {
+        let k = match c {
+            Chooser::Uniform(lb, ub) => *lb + rng.gen_range(0..*ub - *lb + 1),
+            Chooser::Zipfian(z) => z.next(rng),
+            Chooser::Latest(l) => l.next(rng, last),
+            Chooser::Hotspot(h) => h.next(rng),
+        };
+        if k <= last {
+            return k;
+        }
+    }
+    last
+}
+
+/// A record of `fieldcount` fields in the RocksDB binding's serialization.
+fn encode_record(fields: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (name, value) in fields {
+        out.extend_from_slice(&(name.len() as u32).to_be_bytes());
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(&(value.len() as u32).to_be_bytes());
+        out.extend_from_slice(value);
+    }
+    out
+}
+
+fn decode_record(data: &[u8]) -> Option<Vec<(String, Vec<u8>)>> {
+    let mut out = Vec::new();
+    let mut p = 0usize;
+    let mut take = |n: usize| -> Option<&[u8]> {
+        let s = data.get(p..p + n)?;
+        p += n;
+        Some(s)
+    };
+    while let Some(l) = take(4) {
+        let nl = u32::from_be_bytes(l.try_into().ok()?) as usize;
+        let name = String::from_utf8(take(nl)?.to_vec()).ok()?;
+        let vl = u32::from_be_bytes(take(4)?.try_into().ok()?) as usize;
+        out.push((name, take(vl)?.to_vec()));
+    }
+    Some(out)
+}
+
+/// Printable bytes, as YCSB's `RandomByteIterator`.
+fn random_value(rng: &mut SimRng, len: usize) -> Vec<u8> {
+    (0..len)
+        .map(|_| b' ' + rng.gen_range(0..95) as u8)
+        .collect()
+}
+
+fn all_fields(w: &CoreWorkload, rng: &mut SimRng) -> Vec<(String, Vec<u8>)> {
+    (0..w.fieldcount)
+        .map(|i| {
+            (
+                format!("{}{i}", w.fieldnameprefix),
+                random_value(rng, w.fieldlength),
+            )
+        })
+        .collect()
+}
+
+struct Client {
+    hists: BTreeMap<&'static str, Histogram<u64>>,
+    ok: BTreeMap<&'static str, u64>,
+    not_found: BTreeMap<&'static str, u64>,
+}
+
+impl Client {
+    fn new() -> Self {
+        Self {
+            hists: BTreeMap::new(),
+            ok: BTreeMap::new(),
+            not_found: BTreeMap::new(),
+        }
+    }
+
+    fn record(&mut self, op: Op, ns: u64, found: bool) {
+        let h = self
+            .hists
+            .entry(op.name())
+            .or_insert_with(crate::db_bench::new_hist);
+        let _ = h.record(ns.max(1));
+        *(if found {
+            &mut self.ok
+        } else {
+            &mut self.not_found
+        })
+        .entry(op.name())
+        .or_insert(0) += 1;
+    }
+}
+
+fn key_of(w: &CoreWorkload, k: u64) -> Vec<u8> {
+    key_name(k, w.insert_ordered, w.zeropadding).into_bytes()
+}
+
+/// YCSB splits `n` operations as n / threads each, the first n mod threads one more.
+fn share(n: u64, threads: u64, t: u64) -> u64 {
+    n / threads + u64::from(t < n % threads)
+}
+
+async fn update<E: Env, D: ZonedDevice>(
+    db: &Db<E, D>,
+    w: &CoreWorkload,
+    key: &[u8],
+    rng: &mut SimRng,
+) -> Result<bool, HarnessError> {
+    let Some(cur) = db.get(key).await? else {
+        return Ok(false);
+    };
+    let mut fields = decode_record(&cur).unwrap_or_default();
+    if w.writeallfields {
+        fields = all_fields(w, rng);
+    } else {
+        let i = rng.gen_range(0..w.fieldcount);
+        let name = format!("{}{i}", w.fieldnameprefix);
+        let v = random_value(rng, w.fieldlength);
+        match fields.iter_mut().find(|(n, _)| *n == name) {
+            Some(f) => f.1 = v,
+            None => fields.push((name, v)),
+        }
+    }
+    db.put(key, &encode_record(&fields)).await?;
+    Ok(true)
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn client<E: Env, D: ZonedDevice>(
+    env: E,
+    db: Db<E, D>,
+    w: Arc<CoreWorkload>,
+    ops: u64,
+    seed: u64,
+    load: bool,
+    load_counter: Arc<Mutex<u64>>,
+    ack: Arc<Mutex<AckCounter>>,
+) -> Result<Client, HarnessError> {
+    let mut rng = SimRng::seed_from_u64(seed);
+    let mut c = Client::new();
+    let mut keys = chooser(&w)?;
+    let mut opchooser = Discrete::new();
+    opchooser.add(w.readproportion, Op::Read);
+    opchooser.add(w.updateproportion, Op::Update);
+    opchooser.add(w.insertproportion, Op::Insert);
+    opchooser.add(w.scanproportion, Op::Scan);
+    opchooser.add(w.readmodifywriteproportion, Op::Rmw);
+    let mut scan_zipf = Zipfian::new(w.minscanlength, w.maxscanlength, 0.99, None);
+    for _ in 0..ops {
+        if load {
+            let k = {
+                let mut n = load_counter.lock().unwrap_or_else(PoisonError::into_inner);
+                *n += 1;
+                *n - 1
+            };
+            let rec = encode_record(&all_fields(&w, &mut rng));
+            let t0 = env.now();
+            db.put(&key_of(&w, k), &rec).await?;
+            c.record(Op::Insert, env.now() - t0, true);
+            continue;
+        }
+        let Some(op) = opchooser.next(&mut rng) else {
+            break;
+        };
+        let t0 = env.now();
+        let found = match op {
+            Op::Read => {
+                let k = key_of(&w, next_keynum(&mut keys, &mut rng, &ack));
+                db.get(&k).await?.is_some()
+            }
+            Op::Update => {
+                let k = key_of(&w, next_keynum(&mut keys, &mut rng, &ack));
+                update(&db, &w, &k, &mut rng).await?
+            }
+            Op::Insert => {
+                let n = AckCounter::take(&ack);
+                let rec = encode_record(&all_fields(&w, &mut rng));
+                db.put(&key_of(&w, n), &rec).await?;
+                AckCounter::ack(&ack, n);
+                true
+            }
+            Op::Scan => {
+                let k = key_of(&w, next_keynum(&mut keys, &mut rng, &ack));
+                let len = if w.scanlength_uniform {
+                    w.minscanlength + rng.gen_range(0..w.maxscanlength - w.minscanlength + 1)
+                } else {
+                    scan_zipf.next(&mut rng)
+                };
+                let mut it = db.iter();
+                it.seek(&k).await?;
+                let mut n = 0;
+                while it.valid() && n < len {
+                    n += 1;
+                    it.next().await?;
+                }
+                true
+            }
+            Op::Rmw => {
+                let k = key_of(&w, next_keynum(&mut keys, &mut rng, &ack));
+                let _ = db.get(&k).await?;
+                update(&db, &w, &k, &mut rng).await?
+            }
+        };
+        c.record(op, env.now() - t0, found);
+    }
+    Ok(c)
+}
+
+/// Runs the load phase (`load`) or the transaction phase.
+///
+/// # Errors
+/// Engine errors; bad workload settings.
+pub async fn run_phase<E: Env, D: ZonedDevice>(
+    env: &E,
+    db: &Db<E, D>,
+    w: &CoreWorkload,
+    seed: u64,
+    load: bool,
+) -> Result<YcsbResult, HarnessError> {
+    let w = Arc::new(w.clone());
+    let total = if load {
+        w.insertcount
+    } else {
+        w.operationcount
+    };
+    let load_counter = Arc::new(Mutex::new(w.insertstart));
+    let ack = Arc::new(Mutex::new(AckCounter {
+        next: w.recordcount,
+        limit: w.recordcount.saturating_sub(1),
+        acked: BTreeSet::new(),
+    }));
+    let start = env.now();
+    let mut handles = Vec::new();
+    for t in 0..w.threadcount {
+        let n = share(total, w.threadcount, t);
+        handles.push(
+            env.spawn(
+                &format!("ycsb-client-{t}"),
+                client(
+                    env.clone(),
+                    db.clone(),
+                    w.clone(),
+                    n,
+                    seed.wrapping_mul(7919)
+                        .wrapping_add(t + if load { 0 } else { 1 << 32 }),
+                    load,
+                    load_counter.clone(),
+                    ack.clone(),
+                ),
+            ),
+        );
+    }
+    let mut hists: BTreeMap<&'static str, Histogram<u64>> = BTreeMap::new();
+    let mut ok: BTreeMap<&'static str, u64> = BTreeMap::new();
+    let mut nf: BTreeMap<&'static str, u64> = BTreeMap::new();
+    for h in handles {
+        let c = h
+            .await
+            .map_err(|e| HarnessError::Config(format!("client task failed: {e:?}")))??;
+        for (k, h) in c.hists {
+            let _ = hists
+                .entry(k)
+                .or_insert_with(crate::db_bench::new_hist)
+                .add(&h);
+        }
+        for (k, v) in c.ok {
+            *ok.entry(k).or_insert(0) += v;
+        }
+        for (k, v) in c.not_found {
+            *nf.entry(k).or_insert(0) += v;
+        }
+    }
+    let runtime_ns = env.now() - start;
+    let us = |ns: u64| ns / 1000;
+    let ops: BTreeMap<String, OpStats> = hists
+        .iter()
+        .map(|(k, h)| {
+            (
+                (*k).to_owned(),
+                OpStats {
+                    operations: h.len(),
+                    average_us: h.mean() / 1000.0,
+                    min_us: us(h.min()),
+                    max_us: us(h.max()),
+                    p50_us: us(h.value_at_quantile(0.5)),
+                    p95_us: us(h.value_at_quantile(0.95)),
+                    p99_us: us(h.value_at_quantile(0.99)),
+                    p999_us: us(h.value_at_quantile(0.999)),
+                    ok: ok.get(k).copied().unwrap_or(0),
+                    not_found: nf.get(k).copied().unwrap_or(0),
+                },
+            )
+        })
+        .collect();
+    let operations: u64 = ops.values().map(|o| o.operations).sum();
+    Ok(YcsbResult {
+        phase: if load { "load" } else { "run" }.into(),
+        runtime_ns,
+        operations,
+        throughput: operations as f64 / (runtime_ns.max(1) as f64 / 1e9),
+        ops,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip_in_the_bindings_format() {
+        let f = vec![
+            ("field0".to_owned(), b"abc".to_vec()),
+            ("field1".to_owned(), vec![]),
+        ];
+        let e = encode_record(&f);
+        assert_eq!(&e[..4], &[0, 0, 0, 6]);
+        assert_eq!(decode_record(&e).unwrap(), f);
+        // A default record: 10 × (4 + 6 + 4 + 100) = 1140 bytes.
+        let w = CoreWorkload::from_properties(&super::super::workload::parse_properties(
+            "recordcount=10",
+        ))
+        .unwrap();
+        let mut rng = SimRng::seed_from_u64(1);
+        assert_eq!(encode_record(&all_fields(&w, &mut rng)).len(), 1140);
+        assert_eq!(
+            (share(10, 3, 0), share(10, 3, 1), share(10, 3, 2)),
+            (4, 3, 3)
+        );
+    }
+}

@@ -1,0 +1,211 @@
+//! YCSB workload properties (`key=value` lines, `#` comments) and the `CoreWorkload`
+//! configuration they describe, with YCSB's defaults.
+
+use std::collections::BTreeMap;
+
+use crate::db_bench::HarnessError;
+
+/// Request distribution of keys.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Distribution {
+    /// Uniform over the loaded keys.
+    Uniform,
+    /// Scrambled zipfian.
+    Zipfian,
+    /// Skewed towards the newest inserts.
+    Latest,
+    /// A hot set taking most operations.
+    Hotspot,
+}
+
+/// The `CoreWorkload` settings this harness honours.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct CoreWorkload {
+    /// `recordcount`.
+    pub recordcount: u64,
+    /// `operationcount`.
+    pub operationcount: u64,
+    /// `fieldcount` (10).
+    pub fieldcount: u64,
+    /// `fieldlength` (100).
+    pub fieldlength: usize,
+    /// `fieldnameprefix` (`field`).
+    pub fieldnameprefix: String,
+    /// `readproportion` (0.95).
+    pub readproportion: f64,
+    /// `updateproportion` (0.05).
+    pub updateproportion: f64,
+    /// `insertproportion` (0).
+    pub insertproportion: f64,
+    /// `scanproportion` (0).
+    pub scanproportion: f64,
+    /// `readmodifywriteproportion` (0).
+    pub readmodifywriteproportion: f64,
+    /// `requestdistribution` (uniform).
+    pub requestdistribution: Distribution,
+    /// Zipfian constant (`zipfianconstant` or YCSB-cpp's `zipfian_const`; 0.99).
+    pub zipfianconstant: f64,
+    /// `minscanlength` (1).
+    pub minscanlength: u64,
+    /// `maxscanlength` (1000).
+    pub maxscanlength: u64,
+    /// `scanlengthdistribution` uniform (true) or zipfian.
+    pub scanlength_uniform: bool,
+    /// `insertorder` ordered (false = hashed, the default).
+    pub insert_ordered: bool,
+    /// `insertstart` (0).
+    pub insertstart: u64,
+    /// `insertcount` (recordcount − insertstart).
+    pub insertcount: u64,
+    /// `zeropadding` (1).
+    pub zeropadding: usize,
+    /// `hotspotdatafraction` (0.2).
+    pub hotspotdatafraction: f64,
+    /// `hotspotopnfraction` (0.8).
+    pub hotspotopnfraction: f64,
+    /// `writeallfields` (false: updates write one field).
+    pub writeallfields: bool,
+    /// `threadcount` (1).
+    pub threadcount: u64,
+}
+
+/// Parses a properties text into key → value (later lines win).
+pub fn parse_properties(text: &str) -> BTreeMap<String, String> {
+    let mut m = BTreeMap::new();
+    for line in text.lines() {
+        let l = line.trim();
+        if l.is_empty() || l.starts_with('#') || l.starts_with('!') {
+            continue;
+        }
+        if let Some((k, v)) = l.split_once('=').or_else(|| l.split_once(':')) {
+            m.insert(k.trim().to_owned(), v.trim().to_owned());
+        }
+    }
+    m
+}
+
+impl CoreWorkload {
+    /// The workload of `props` (unknown keys are ignored, as YCSB does).
+    ///
+    /// # Errors
+    /// [`HarnessError::Config`] naming a property with a bad value.
+    pub fn from_properties(props: &BTreeMap<String, String>) -> Result<Self, HarnessError> {
+        fn get<T: std::str::FromStr>(
+            p: &BTreeMap<String, String>,
+            k: &str,
+            d: T,
+        ) -> Result<T, HarnessError> {
+            match p.get(k) {
+                None => Ok(d),
+                Some(v) => v
+                    .parse()
+                    .map_err(|_| HarnessError::Config(format!("property {k}: bad value '{v}'"))),
+            }
+        }
+        let recordcount: u64 = get(props, "recordcount", 0)?;
+        let insertstart: u64 = get(props, "insertstart", 0)?;
+        let dist = match props.get("requestdistribution").map(String::as_str) {
+            None | Some("uniform") => Distribution::Uniform,
+            Some("zipfian") => Distribution::Zipfian,
+            Some("latest") => Distribution::Latest,
+            Some("hotspot") => Distribution::Hotspot,
+            Some(other) => {
+                return Err(HarnessError::Config(format!(
+                    "property requestdistribution: unsupported '{other}' (uniform, zipfian, latest, hotspot)"
+                )));
+            }
+        };
+        let theta = match props
+            .get("zipfianconstant")
+            .or_else(|| props.get("zipfian_const"))
+        {
+            Some(v) => v.parse().map_err(|_| {
+                HarnessError::Config(format!("property zipfianconstant: bad value '{v}'"))
+            })?,
+            None => 0.99,
+        };
+        let w = Self {
+            recordcount,
+            operationcount: get(props, "operationcount", 0)?,
+            fieldcount: get(props, "fieldcount", 10)?,
+            fieldlength: get(props, "fieldlength", 100)?,
+            fieldnameprefix: props
+                .get("fieldnameprefix")
+                .cloned()
+                .unwrap_or_else(|| "field".into()),
+            readproportion: get(props, "readproportion", 0.95)?,
+            updateproportion: get(props, "updateproportion", 0.05)?,
+            insertproportion: get(props, "insertproportion", 0.0)?,
+            scanproportion: get(props, "scanproportion", 0.0)?,
+            readmodifywriteproportion: get(props, "readmodifywriteproportion", 0.0)?,
+            requestdistribution: dist,
+            zipfianconstant: theta,
+            minscanlength: get(props, "minscanlength", 1)?,
+            maxscanlength: get(props, "maxscanlength", 1000)?,
+            scanlength_uniform: props
+                .get("scanlengthdistribution")
+                .is_none_or(|v| v == "uniform"),
+            insert_ordered: props.get("insertorder").is_some_and(|v| v == "ordered"),
+            insertstart,
+            insertcount: get(
+                props,
+                "insertcount",
+                recordcount.saturating_sub(insertstart),
+            )?,
+            zeropadding: get(props, "zeropadding", 1)?,
+            hotspotdatafraction: get(props, "hotspotdatafraction", 0.2)?,
+            hotspotopnfraction: get(props, "hotspotopnfraction", 0.8)?,
+            writeallfields: get(props, "writeallfields", false)?,
+            threadcount: get(props, "threadcount", 1)?,
+        };
+        if w.fieldcount == 0 || w.threadcount == 0 || w.insertcount == 0 {
+            return Err(HarnessError::Config(
+                "fieldcount, threadcount and recordcount must be at least 1".into(),
+            ));
+        }
+        if w.minscanlength > w.maxscanlength || w.minscanlength == 0 {
+            return Err(HarnessError::Config(
+                "scan lengths: need 1 <= minscanlength <= maxscanlength".into(),
+            ));
+        }
+        if w.requestdistribution == Distribution::Zipfian
+            && crate::ycsb::generators::scrambled_zetan(w.zipfianconstant).is_none()
+        {
+            return Err(HarnessError::Config(format!(
+                "zipfianconstant {}: supported are 0.8, 0.9, 0.95, 0.99, 1.2 (precomputed zeta over 10^10 items)",
+                w.zipfianconstant
+            )));
+        }
+        Ok(w)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_workload_files_parse_with_ycsb_defaults() {
+        let a = parse_properties(include_str!("../../../../workloads/workloada"));
+        let w = CoreWorkload::from_properties(&a).unwrap();
+        assert_eq!((w.recordcount, w.operationcount), (1000, 1000));
+        assert_eq!((w.readproportion, w.updateproportion), (0.5, 0.5));
+        assert_eq!(w.requestdistribution, Distribution::Zipfian);
+        assert_eq!((w.fieldcount, w.fieldlength, w.zeropadding), (10, 100, 1));
+        let e = CoreWorkload::from_properties(&parse_properties(include_str!(
+            "../../../../workloads/workloade"
+        )))
+        .unwrap();
+        assert_eq!(
+            (e.scanproportion, e.maxscanlength, e.minscanlength),
+            (0.95, 100, 1)
+        );
+        let mut bad = a.clone();
+        bad.insert("readproportion".into(), "lots".into());
+        assert!(CoreWorkload::from_properties(&bad).is_err());
+        bad = a;
+        bad.insert("zipfianconstant".into(), "0.7".into());
+        assert!(CoreWorkload::from_properties(&bad).is_err());
+    }
+}

@@ -1,0 +1,222 @@
+//! Flags shared by the commands that run the engine (`bench`, `ycsb`): where the database
+//! lives (simulated device or a file-backed one in `--db`) and the engine options under
+//! RocksDB's names; and running a job on that store in the right environment.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::Args;
+use zonedb_device::payload::Payload;
+use zonedb_device::{DeviceError, Profile, ZnsSsd, ZoneFileDevice, ZonedDevice};
+use zonedb_env::{Env, RealEnv, SimConfig, SimEnv};
+use zonedb_fs::FsOptions;
+use zonedb_lsm::options::{CompactionPri, DbOptions};
+
+use super::CliError;
+
+pub fn flag_bool(s: &str) -> Result<bool, String> {
+    match s {
+        "1" | "true" | "yes" => Ok(true),
+        "0" | "false" | "no" => Ok(false),
+        _ => Err(format!("'{s}' is not a boolean (use 1/0 or true/false)")),
+    }
+}
+
+fn parse_pri(s: &str) -> Result<CompactionPri, String> {
+    Ok(match s {
+        "0" | "kByCompensatedSize" => CompactionPri::ByCompensatedSize,
+        "1" | "kOldestLargestSeqFirst" => CompactionPri::OldestLargestSeqFirst,
+        "2" | "kOldestSmallestSeqFirst" => CompactionPri::OldestSmallestSeqFirst,
+        "3" | "kMinOverlappingRatio" => CompactionPri::MinOverlappingRatio,
+        "4" | "kRoundRobin" => CompactionPri::RoundRobin,
+        _ => return Err(format!("unknown compaction_pri '{s}' (0-4 or a kName)")),
+    })
+}
+
+/// Where the database lives.
+#[derive(Debug, Clone, Args)]
+#[command(rename_all = "snake_case")]
+pub struct StoreArgs {
+    /// `sim` (virtual time, simulated ZNS SSD) or `real` (file-backed zoned device in --db).
+    #[arg(long, default_value = "sim")]
+    pub mode: String,
+    /// Directory of the database's device (real mode).
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// Reopen the database in --db instead of starting fresh.
+    #[arg(long, num_args = 0..=1, default_value = "false", default_missing_value = "true", value_parser = flag_bool)]
+    pub use_existing_db: bool,
+    /// Device profile (geometry of a new real device; the simulated device in sim mode).
+    #[arg(long, default_value = "splitzns-paper")]
+    pub profile: String,
+    /// Scale of the profile.
+    #[arg(long, default_value = "1/8")]
+    pub scale: String,
+    /// Zone cleaner of the file layer: none, greedy, zenfs.
+    #[arg(long, default_value = "zenfs")]
+    pub cleaner: String,
+}
+
+/// Engine options under RocksDB's names.
+#[derive(Debug, Args)]
+#[command(rename_all = "snake_case")]
+pub struct EngineArgs {
+    /// Engine options from a TOML file (RocksDB names); the flags below override it.
+    #[arg(long)]
+    options_file: Option<PathBuf>,
+    #[arg(long)]
+    write_buffer_size: Option<u64>,
+    #[arg(long)]
+    max_write_buffer_number: Option<u32>,
+    #[arg(long)]
+    target_file_size_base: Option<u64>,
+    #[arg(long)]
+    max_bytes_for_level_base: Option<u64>,
+    #[arg(long)]
+    max_bytes_for_level_multiplier: Option<f64>,
+    #[arg(long, value_parser = flag_bool)]
+    level_compaction_dynamic_level_bytes: Option<bool>,
+    #[arg(long)]
+    level0_file_num_compaction_trigger: Option<u32>,
+    #[arg(long)]
+    level0_slowdown_writes_trigger: Option<u32>,
+    #[arg(long)]
+    level0_stop_writes_trigger: Option<u32>,
+    #[arg(long)]
+    max_background_jobs: Option<u32>,
+    /// 0-4 or kByCompensatedSize, kOldestLargestSeqFirst, kOldestSmallestSeqFirst,
+    /// kMinOverlappingRatio, kRoundRobin.
+    #[arg(long, value_parser = parse_pri)]
+    compaction_pri: Option<CompactionPri>,
+    #[arg(long)]
+    block_size: Option<u64>,
+    /// Bloom bits per key (-1 = engine default 10, 0 = none).
+    #[arg(long, allow_negative_numbers = true)]
+    bloom_bits: Option<i64>,
+    /// Block cache bytes.
+    #[arg(long)]
+    cache_size: Option<u64>,
+    /// Sync the WAL on every write.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = flag_bool)]
+    sync: Option<bool>,
+    /// Skip the WAL.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = flag_bool)]
+    disable_wal: Option<bool>,
+}
+
+/// The engine options the flags describe (`use_existing_db` turns `create_if_missing` off).
+pub fn engine_options(a: &EngineArgs, use_existing_db: bool) -> Result<DbOptions, CliError> {
+    let mut o = match &a.options_file {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| CliError::Usage(format!("{}: {e}", p.display())))?;
+            DbOptions::from_toml(&text).map_err(|e| CliError::Usage(e.to_string()))?
+        }
+        None => DbOptions::default(),
+    };
+    macro_rules! set {
+        ($($f:ident),*) => { $( if let Some(v) = a.$f { o.$f = v; } )* };
+    }
+    set!(
+        write_buffer_size,
+        max_write_buffer_number,
+        target_file_size_base,
+        max_bytes_for_level_base,
+        max_bytes_for_level_multiplier,
+        level_compaction_dynamic_level_bytes,
+        level0_file_num_compaction_trigger,
+        level0_slowdown_writes_trigger,
+        level0_stop_writes_trigger,
+        max_background_jobs,
+        compaction_pri,
+        block_size,
+        sync,
+        disable_wal
+    );
+    if let Some(b) = a.bloom_bits
+        && b >= 0
+    {
+        o.bloom_bits_per_key = u32::try_from(b).unwrap_or(u32::MAX);
+    }
+    if let Some(c) = a.cache_size {
+        o.block_cache_size = c;
+    }
+    o.create_if_missing = !use_existing_db;
+    o.validate().map_err(|e| CliError::Usage(e.to_string()))?;
+    Ok(o)
+}
+
+/// The file layer options the flags describe.
+pub fn fs_options(a: &StoreArgs) -> Result<FsOptions, CliError> {
+    Ok(FsOptions {
+        cleaner: zonedb_fs::cleaning::by_name(&a.cleaner, 20)
+            .map_err(|e| CliError::Usage(e.to_string()))?,
+        ..FsOptions::default()
+    })
+}
+
+/// A job to run on the store, in whichever environment the mode asks for.
+pub trait StoreJob {
+    /// What it returns.
+    type Out;
+    /// Runs with `fresh` = the device was just created or is to be reformatted.
+    async fn run<E: Env, D: ZonedDevice>(
+        self,
+        env: &E,
+        dev: &Arc<D>,
+        fresh: bool,
+    ) -> Result<Self::Out, CliError>;
+}
+
+/// Runs `job` on the store `a` describes (a simulated device of `profile`, or the
+/// file-backed device in `--db`).
+pub fn run_on_store<J: StoreJob>(
+    a: &StoreArgs,
+    profile: &Profile,
+    seed: u64,
+    job: J,
+) -> Result<J::Out, CliError> {
+    match a.mode.as_str() {
+        "sim" => {
+            if a.use_existing_db {
+                return Err(CliError::Usage(
+                    "--use_existing_db needs --mode real (a simulated device lives for one run)"
+                        .into(),
+                ));
+            }
+            let env = SimEnv::new(SimConfig {
+                seed,
+                ..SimConfig::default()
+            });
+            let dev = Arc::new(ZnsSsd::new(
+                env.clone(),
+                profile.clone(),
+                Payload::memory(profile.zones.zone_count),
+            )?);
+            let e2 = env.clone();
+            env.run(async move { job.run(&e2, &dev, true).await })?
+        }
+        "real" => {
+            let dir =
+                a.db.as_ref()
+                    .ok_or_else(|| CliError::Usage("--mode real needs --db DIR".into()))?;
+            let dev = if a.use_existing_db {
+                ZoneFileDevice::open(dir)?
+            } else {
+                match ZoneFileDevice::open(dir) {
+                    Ok(d) => d,
+                    Err(DeviceError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                        ZoneFileDevice::create(dir, profile.zones.clone())?
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            };
+            let dev = Arc::new(dev);
+            let env = RealEnv::new(seed);
+            env.block_on(job.run(&env, &dev, !a.use_existing_db))
+        }
+        other => Err(CliError::Usage(format!(
+            "unknown --mode '{other}'; known: sim, real"
+        ))),
+    }
+}

@@ -1,0 +1,156 @@
+//! `zonedb ycsb load|run --workload FILE [-p key=value ...]`: YCSB's core workload on the
+//! engine, with YCSB's generators, key names, record format and output. In simulation the
+//! device lives for one process, so `run` loads first; in real mode `load` fills `--db DIR`
+//! and `run` reopens it.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Args;
+use serde_json::json;
+use zonedb_device::ZonedDevice;
+use zonedb_env::Env;
+use zonedb_fs::ZoneFs;
+use zonedb_harness::ycsb::runner::{YcsbResult, run_phase};
+use zonedb_harness::ycsb::workload::{CoreWorkload, parse_properties};
+use zonedb_lsm::Db;
+
+use super::CliError;
+use super::device::build_profile;
+use super::store::{EngineArgs, StoreArgs, StoreJob, engine_options, fs_options, run_on_store};
+use crate::host::Stopwatch;
+
+#[derive(Debug, Args)]
+#[command(rename_all = "snake_case")]
+pub struct YcsbArgs {
+    /// `load` (insert the records) or `run` (the transaction phase).
+    phase: String,
+    /// Workload property file (YCSB's format; `workloads/workloada` ... `workloadf` ship here).
+    #[arg(long = "workload", short = 'P')]
+    workload: PathBuf,
+    /// Property overrides, `-p key=value` (repeatable), as YCSB takes them.
+    #[arg(short = 'p', value_name = "KEY=VALUE")]
+    props: Vec<String>,
+    /// Seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Print JSON instead of YCSB's text.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    engine: EngineArgs,
+    #[command(flatten)]
+    store: StoreArgs,
+}
+
+struct YcsbJob<'a> {
+    args: &'a YcsbArgs,
+    workload: CoreWorkload,
+    load: bool,
+    run: bool,
+}
+
+impl StoreJob for YcsbJob<'_> {
+    type Out = (Vec<YcsbResult>, serde_json::Value);
+
+    async fn run<E: Env, D: ZonedDevice>(
+        self,
+        env: &E,
+        dev: &Arc<D>,
+        fresh: bool,
+    ) -> Result<Self::Out, CliError> {
+        let a = self.args;
+        if fresh {
+            ZoneFs::<E, D>::mkfs(dev.as_ref(), 0).await?;
+        }
+        let opts = engine_options(&a.engine, !fresh)?;
+        let fs = ZoneFs::mount(env.clone(), dev.clone(), fs_options(&a.store)?).await?;
+        let lsm = |e: zonedb_lsm::LsmError| CliError::Usage(format!("engine: {e}"));
+        let harness = |e: zonedb_harness::db_bench::HarnessError| CliError::Usage(e.to_string());
+        let db = Db::open(fs.clone(), opts).await.map_err(lsm)?;
+        let mut out = Vec::new();
+        if self.load {
+            out.push(
+                run_phase(env, &db, &self.workload, a.seed, true)
+                    .await
+                    .map_err(harness)?,
+            );
+        }
+        if self.run {
+            out.push(
+                run_phase(env, &db, &self.workload, a.seed, false)
+                    .await
+                    .map_err(harness)?,
+            );
+        }
+        db.wait_for_compactions().await.map_err(lsm)?;
+        let stats = db.stats();
+        db.close().await.map_err(lsm)?;
+        let extra = json!({ "db": stats, "fs": fs.stats(), "end_ns": env.now() });
+        Ok((out, extra))
+    }
+}
+
+pub fn run(a: &YcsbArgs) -> Result<ExitCode, CliError> {
+    let text = std::fs::read_to_string(&a.workload)
+        .map_err(|e| CliError::Usage(format!("{}: {e}", a.workload.display())))?;
+    let mut props = parse_properties(&text);
+    for p in &a.props {
+        let (k, v) = p
+            .split_once('=')
+            .ok_or_else(|| CliError::Usage(format!("-p {p}: expected key=value")))?;
+        props.insert(k.trim().to_owned(), v.trim().to_owned());
+    }
+    let workload =
+        CoreWorkload::from_properties(&props).map_err(|e| CliError::Usage(e.to_string()))?;
+    let sim = a.store.mode == "sim";
+    let (load, run) = match a.phase.as_str() {
+        "load" => (true, false),
+        "run" => (sim, true),
+        other => {
+            return Err(CliError::Usage(format!(
+                "unknown phase '{other}'; use load or run"
+            )));
+        }
+    };
+    let mut store = a.store.clone();
+    if !sim && a.phase == "run" {
+        store.use_existing_db = true;
+    }
+    let profile = build_profile(&store.profile, &store.scale, None)?;
+    let wall = Stopwatch::start();
+    let (results, extra) = run_on_store(
+        &store,
+        &profile,
+        a.seed,
+        YcsbJob {
+            args: a,
+            workload: workload.clone(),
+            load,
+            run,
+        },
+    )?;
+    if a.json {
+        let out = json!({
+            "workload": workload,
+            "mode": store.mode,
+            "profile": profile.name,
+            "seed": a.seed,
+            "phases": results,
+            "db": extra["db"],
+            "fs": extra["fs"],
+            "virtual_end_ns": if sim { extra["end_ns"].clone() } else { serde_json::Value::Null },
+            "host": { "wall_ns": wall.elapsed_ns() },
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        for r in &results {
+            if results.len() > 1 {
+                println!("# {} phase", r.phase);
+            }
+            print!("{}", r.text());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
