@@ -216,6 +216,7 @@ fn compare_writes_a_report_normalized_to_the_first_configuration() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("report");
     let run = zonedb(&[
+        "device",
         "compare",
         "--scale",
         "1/64",

@@ -1,208 +1,221 @@
-//! `zonedb compare`: one set of workloads under several configurations, side by side,
-//! normalized to the first configuration (as the papers present results), with a report.
-//!
-//! Until the engine and the harness land, the configurations are zone-to-flash mappings of a
-//! ZNS SSD profile (chips per zone) and the workloads are device microbenchmarks.
+//! `zonedb compare [SCENARIO ...]` and `zonedb run SCENARIO`: scenarios (TOML) run in
+//! simulation, side by side, normalized to the first configuration, with a report (Markdown,
+//! HTML, JSON, CSV time series, SVG plots). With no scenario, `compare` runs the built-in
+//! default (`scenarios/default.toml`): the README's main job.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::Args;
-use serde_json::{Value, json};
-use zonedb_device::ZnsSsd;
-use zonedb_device::bench::{self, BenchOptions, BenchReport, Workload};
-use zonedb_device::payload::Payload;
-use zonedb_env::{SimConfig, SimEnv};
+use serde_json::json;
+use zonedb_harness::experiment::{self, RunReport};
+use zonedb_harness::report;
+use zonedb_harness::scenario::Scenario;
 
 use super::CliError;
-use super::device::build_profile;
 use crate::host::Stopwatch;
+
+/// The built-in default scenario.
+const DEFAULT_SCENARIO: &str = include_str!("../../scenarios/default.toml");
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// Device profile.
-    #[arg(long, default_value = "splitzns-paper")]
-    profile: String,
-    /// Scale of the profile.
-    #[arg(long, default_value = "1/8")]
-    scale: String,
-    /// Chips per zone of each configuration, comma-separated; the first is the baseline.
-    #[arg(long, default_value = "16,4,1", value_delimiter = ',')]
-    chips_per_zone: Vec<u32>,
-    /// Seed of every run.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Directory for compare.md and compare.json.
+    /// Scenario files; each contributes its configuration and its `[[compare]]` variants. The
+    /// first configuration is the baseline. None: the built-in default comparison.
+    scenarios: Vec<PathBuf>,
+    /// Directory of the report.
     #[arg(long, default_value = "zonedb-report")]
     out: PathBuf,
-    /// Print the JSON instead of the table.
+    /// Print the JSON summary instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Configurations simulated at once (each is a separate deterministic simulation).
+    #[arg(long, default_value_t = 2)]
+    jobs: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Scenario file (its `[[compare]]` variants are ignored; use `compare` for them).
+    scenario: PathBuf,
+    /// Directory of the report.
+    #[arg(long, default_value = "zonedb-report")]
+    out: PathBuf,
+    /// Print JSON instead of db_bench lines.
     #[arg(long)]
     json: bool,
 }
 
-/// A reported figure: column label and how to read it from a report.
-type Metric = (&'static str, fn(&BenchReport) -> f64);
-
-fn mb_per_s(r: &BenchReport) -> f64 {
-    r.bandwidth_bytes_per_s / 1e6
+fn load(path: &PathBuf) -> Result<Vec<Scenario>, CliError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
+    Scenario::configurations(&text).map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))
 }
 
-fn iops(r: &BenchReport) -> f64 {
-    r.iops
-}
-
-fn p99_us(r: &BenchReport) -> f64 {
-    r.latency_ns_p99 as f64 / 1e3
-}
-
-struct Case {
-    name: &'static str,
-    metrics: &'static [Metric],
-    workload: Workload,
-    block_size: u64,
-    qd: u32,
-    zones: u32,
-    ops: u64,
-}
-
-const CASES: [Case; 3] = [
-    Case {
-        name: "seq-write 1MiB qd4",
-        metrics: &[("MB/s", mb_per_s), ("p99 us", p99_us)],
-        workload: Workload::SeqWrite,
-        block_size: 1 << 20,
-        qd: 4,
-        zones: 2,
-        ops: 0,
-    },
-    Case {
-        name: "rand-read 16KiB qd32",
-        metrics: &[("IOPS", iops), ("p99 us", p99_us)],
-        workload: Workload::RandRead,
-        block_size: 16 << 10,
-        qd: 32,
-        zones: 4,
-        ops: 40_000,
-    },
-    Case {
-        name: "mixed 16KiB qd16",
-        metrics: &[("IOPS", iops), ("p99 us", p99_us)],
-        workload: Workload::Mixed,
-        block_size: 16 << 10,
-        qd: 16,
-        zones: 4,
-        ops: 20_000,
-    },
-];
-
-fn run_case(
-    profile: &zonedb_device::Profile,
-    case: &Case,
-    seed: u64,
-) -> Result<BenchReport, CliError> {
-    let env = SimEnv::new(SimConfig {
-        seed,
-        ..SimConfig::default()
-    });
-    let dev = Arc::new(ZnsSsd::new(
-        env.clone(),
-        profile.clone(),
-        Payload::memory(profile.zones.zone_count),
-    )?);
-    dev.set_checking(false);
-    let opts = BenchOptions {
-        workload: case.workload,
-        block_size_bytes: case.block_size.min(profile.zones.zone_capacity_bytes),
-        qd: case.qd,
-        zones: case.zones,
-        ops: case.ops,
-        read_pct: 50,
-        seed,
-    };
-    Ok(env.run(bench::run(env.clone(), dev, opts))??)
-}
-
-pub fn run(a: &CompareArgs) -> Result<ExitCode, CliError> {
-    if a.chips_per_zone.is_empty() {
-        return Err(CliError::Usage(
-            "--chips-per-zone needs at least one value".into(),
-        ));
+/// Runs the configurations, `jobs` at a time; a configuration that fails (a full device, say)
+/// is reported, not fatal.
+fn run_all(configs: &[Scenario], jobs: usize) -> Vec<Result<RunReport, String>> {
+    let mut out: Vec<Option<Result<RunReport, String>>> =
+        (0..configs.len()).map(|_| None).collect();
+    for (chunk_i, chunk) in configs.chunks(jobs.max(1)).enumerate() {
+        // Host parallelism across independent simulations; each stays a pure function of
+        // its scenario.
+        #[allow(
+            clippy::disallowed_methods,
+            reason = "independent simulations on host threads"
+        )]
+        std::thread::scope(|sc| {
+            let handles: Vec<_> = chunk
+                .iter()
+                .map(|s| {
+                    sc.spawn(move || experiment::run(s).map_err(|e| format!("{}: {e}", s.name)))
+                })
+                .collect();
+            for (i, h) in handles.into_iter().enumerate() {
+                out[chunk_i * jobs.max(1) + i] = Some(
+                    h.join()
+                        .unwrap_or_else(|_| Err("simulation thread panicked".into())),
+                );
+            }
+        });
     }
-    let watch = Stopwatch::start();
+    out.into_iter()
+        .map(|r| r.unwrap_or_else(|| Err("not run".into())))
+        .collect()
+}
+
+/// Splits results into the runs that finished and the failures' messages.
+fn split(results: Vec<Result<RunReport, String>>) -> (Vec<RunReport>, Vec<String>) {
+    let mut ok = Vec::new();
+    let mut failed = Vec::new();
+    for r in results {
+        match r {
+            Ok(r) => ok.push(r),
+            Err(e) => failed.push(e),
+        }
+    }
+    (ok, failed)
+}
+
+fn summary(runs: &[RunReport], wall_ns: u64) -> serde_json::Value {
+    let total_ops: u64 = runs.iter().flat_map(|r| &r.benchmarks).map(|b| b.ops).sum();
+    json!({
+        "configurations": runs.iter().map(|r| json!({
+            "name": r.scenario.name,
+            "profile": r.profile,
+            "benchmarks": r.benchmarks.iter().map(|b| json!({
+                "name": b.name,
+                "ops": b.ops,
+                "ops_per_s": b.ops_per_sec(),
+                "latency_ns_p50": (b.latency.p50_us * 1e3).round(),
+                "latency_ns_p99": (b.latency.p99_us * 1e3).round(),
+                "latency_ns_p999": (b.latency.p999_us * 1e3).round(),
+                "found": b.found,
+                "line": b.line(),
+            })).collect::<Vec<_>>(),
+            "write_amplification": r.write_amplification(),
+            "lsm_write_amplification": r.db.write_amplification(),
+            "gc_copied_bytes": r.fs.gc_copied_bytes,
+            "zone_resets": r.fs.zone_resets,
+            "block_erases": r.device.block_erases,
+            "stall_ns": r.db.stall_stop_ns + r.db.stall_delay_ns,
+            "compactions": r.db.compactions,
+            "flushes": r.db.flushes,
+            "virtual_end_ns": r.end_ns,
+        })).collect::<Vec<_>>(),
+        "host": {
+            "wall_ns": wall_ns,
+            "sim_ops_per_wall_s": total_ops as f64 / (wall_ns.max(1) as f64 / 1e9),
+        },
+    })
+}
+
+pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
     let mut configs = Vec::new();
-    for &chips in &a.chips_per_zone {
-        let p = build_profile(&a.profile, &a.scale, Some(chips))?;
-        let mut results = Vec::new();
-        for case in &CASES {
-            results.push(run_case(&p, case, a.seed)?);
+    if a.scenarios.is_empty() {
+        configs = Scenario::configurations(DEFAULT_SCENARIO)
+            .map_err(|e| CliError::Usage(format!("built-in scenario: {e}")))?;
+    }
+    for p in &a.scenarios {
+        configs.extend(load(p)?);
+    }
+    let wall = Stopwatch::start();
+    if !a.json {
+        println!(
+            "zonedb compare: {} configurations, simulated {} at a time",
+            configs.len(),
+            a.jobs.max(1)
+        );
+    }
+    let (runs, failed) = split(run_all(&configs, a.jobs));
+    if runs.is_empty() {
+        return Err(CliError::Usage(format!(
+            "every configuration failed: {}",
+            failed.join("; ")
+        )));
+    }
+    let wall_ns = wall.elapsed_ns();
+    let mut s = summary(&runs, wall_ns);
+    s["failed"] = json!(failed);
+    let title = "zonedb compare";
+    report::write(&a.out, title, &runs, &s["host"]).map_err(|e| CliError::Usage(e.to_string()))?;
+    if !failed.is_empty() {
+        let mut md = std::fs::read_to_string(a.out.join("compare.md")).unwrap_or_default();
+        md.push_str("\n## Failed configurations\n\n");
+        for f in &failed {
+            md.push_str(&format!("- {f}\n"));
         }
-        configs.push((format!("{} chips/zone", chips), p, results));
+        std::fs::write(a.out.join("compare.md"), md)
+            .map_err(|e| CliError::Usage(format!("report: {e}")))?;
     }
-    let mut json_configs = Vec::new();
-    let mut table = String::new();
-    let _ = write!(table, "| configuration |");
-    for case in &CASES {
-        for (m, _) in case.metrics {
-            let _ = write!(table, " {} {m} |", case.name);
-        }
-    }
-    let _ = writeln!(table);
-    let _ = write!(table, "|---|");
-    for _ in 0..CASES.iter().map(|c| c.metrics.len()).sum::<usize>() {
-        let _ = write!(table, "---:|");
-    }
-    let _ = writeln!(table);
-    let base = &configs[0].2;
-    for (label, profile, results) in &configs {
-        let _ = write!(table, "| {label} |");
-        let mut cases = serde_json::Map::new();
-        for (i, (case, r)) in CASES.iter().zip(results).enumerate() {
-            for (_, f) in case.metrics {
-                let v = f(r);
-                let b = f(&base[i]);
-                let ratio = if b > 0.0 { v / b } else { 0.0 };
-                let _ = write!(table, " {v:.1} ({ratio:.2}x) |");
-            }
-            let mut rv = serde_json::to_value(r)?;
-            if let Value::Object(m) = &mut rv {
-                m.remove("options");
-            }
-            cases.insert(case.name.to_owned(), rv);
-        }
-        let _ = writeln!(table);
-        json_configs.push(json!({ "name": label, "profile": profile, "results": cases }));
-    }
-    let wall_ns = watch.elapsed_ns();
-    let out = json!({
-        "profile": a.profile,
-        "scale": a.scale,
-        "seed": a.seed,
-        "configurations": json_configs,
-        "host": { "wall_time_ns": wall_ns },
-    });
-    let title = format!(
-        "# zonedb compare\n\nProfile `{}` at scale {}, seed {}; each cell is the value and its ratio to the first configuration.\n\n",
-        a.profile, a.scale, a.seed
-    );
-    std::fs::create_dir_all(&a.out)
-        .map_err(|e| CliError::Usage(format!("cannot create {}: {e}", a.out.display())))?;
-    let md = format!(
-        "{title}{table}\nWall time: {:.2} s (host).\n",
-        wall_ns as f64 / 1e9
-    );
-    let write = |name: &str, body: &str| {
-        std::fs::write(a.out.join(name), body)
-            .map_err(|e| CliError::Usage(format!("cannot write {name}: {e}")))
-    };
-    write("compare.md", &md)?;
-    write("compare.json", &serde_json::to_string_pretty(&out)?)?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        println!("{}", serde_json::to_string_pretty(&s)?);
     } else {
-        print!("{title}{table}");
-        println!("\nreport: {}", a.out.join("compare.md").display());
+        println!();
+        print!("{}", report::table(&runs));
+        for f in &failed {
+            println!("failed: {f}");
+        }
+        println!(
+            "\nreport: {} (also compare.html, compare.json, series-N.csv, *.svg); wall time {:.1} s",
+            a.out.join("compare.md").display(),
+            wall_ns as f64 / 1e9
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
+    let mut configs = load(&a.scenario)?;
+    configs.truncate(1);
+    let wall = Stopwatch::start();
+    let (runs, failed) = split(run_all(&configs, 1));
+    if let Some(f) = failed.first() {
+        return Err(CliError::Usage(f.clone()));
+    }
+    let wall_ns = wall.elapsed_ns();
+    let s = summary(&runs, wall_ns);
+    report::write(
+        &a.out,
+        &format!("zonedb run {}", a.scenario.display()),
+        &runs,
+        &s["host"],
+    )
+    .map_err(|e| CliError::Usage(e.to_string()))?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&s)?);
+    } else {
+        for b in &runs[0].benchmarks {
+            println!("{}", b.line());
+        }
+        println!(
+            "write amplification {:.3}, GC copied {} bytes, zone resets {}, stalls {:.3} s; report: {}",
+            runs[0].write_amplification(),
+            runs[0].fs.gc_copied_bytes,
+            runs[0].fs.zone_resets,
+            (runs[0].db.stall_stop_ns + runs[0].db.stall_delay_ns) as f64 / 1e9,
+            a.out.join("compare.md").display()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

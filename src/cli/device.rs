@@ -18,6 +18,8 @@ use crate::host::Stopwatch;
 pub enum DeviceCommand {
     /// fio-like microbenchmark of a simulated device.
     Bench(BenchArgs),
+    /// Device microbenchmarks under several chips-per-zone mappings, normalized to the first.
+    Compare(super::device_compare::DeviceCompareArgs),
     /// Lists the device profiles (or prints one with --json).
     Profiles {
         /// Print every profile's full parameters as JSON.
@@ -69,6 +71,7 @@ pub struct BenchArgs {
 pub fn run(cmd: DeviceCommand) -> Result<ExitCode, CliError> {
     match cmd {
         DeviceCommand::Bench(args) => bench_cmd(&args),
+        DeviceCommand::Compare(args) => super::device_compare::run(&args),
         DeviceCommand::Profiles { json } => {
             let profiles = PROFILE_NAMES
                 .iter()

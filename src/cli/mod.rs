@@ -3,6 +3,7 @@
 mod bench;
 mod compare;
 mod device;
+mod device_compare;
 mod fs;
 mod store;
 mod ycsb;
@@ -31,8 +32,11 @@ enum Command {
     Bench(Box<bench::BenchArgs>),
     /// YCSB's core workload (load or run) on the engine.
     Ycsb(Box<ycsb::YcsbArgs>),
-    /// Side-by-side comparison of configurations, normalized to the first, with a report.
+    /// Scenarios side by side, normalized to the first, with a report (no argument: the
+    /// default policy comparison).
     Compare(compare::CompareArgs),
+    /// Runs one scenario file and writes its report.
+    Run(compare::RunArgs),
 }
 
 /// Errors the CLI reports.
@@ -61,7 +65,8 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Device(cmd) => device::run(cmd),
         Command::Bench(args) => bench::run(&args),
         Command::Ycsb(args) => ycsb::run(&args),
-        Command::Compare(args) => compare::run(&args),
+        Command::Compare(args) => compare::compare(&args),
+        Command::Run(args) => compare::run(&args),
         Command::Fs(cmd) => fs::run(cmd),
     }
 }

@@ -409,19 +409,31 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 .filter(|z| z.used == 0 && !z.busy && z.written() > 0)
                 .map(|z| z.index)
                 .collect();
+            // Busy until the device has reset them: an allocator that saw them empty before
+            // the reset completes would write into a zone the device still has full.
             for &z in &v {
                 if let Some(z) = s.zone_mut(z) {
                     z.wp = z.start;
                     z.lifetime = Lifetime::NotSet;
                     z.active = false;
+                    z.busy = true;
                 }
             }
             v
         };
+        let mut result = Ok(());
         for z in &victims {
-            self.dev.manage(*z, ZoneOp::Reset).await?;
-            self.counters().resets += 1;
+            if result.is_ok() {
+                result = self.dev.manage(*z, ZoneOp::Reset).await;
+                if result.is_ok() {
+                    self.counters().resets += 1;
+                }
+            }
+            if let Some(a) = self.lock().zone_mut(*z) {
+                a.busy = false;
+            }
         }
+        result?;
         if !victims.is_empty() {
             self.tokens.notify_waiters();
         }

@@ -189,6 +189,8 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                     if let Some(z) = s.zone_mut(z) {
                         z.wp = z.start + z.capacity;
                         z.active = false;
+                        // Busy until the finish is done, so no reset can overtake it.
+                        z.busy = true;
                     }
                 }
                 match decision.outcome {
@@ -210,10 +212,19 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 }
                 (decision.finish, decision.outcome)
             };
+            let mut finished = Ok(());
             for z in finish {
-                self.dev.manage(z, ZoneOp::Finish).await?;
-                self.counters().finishes += 1;
+                if finished.is_ok() {
+                    finished = self.dev.manage(z, ZoneOp::Finish).await;
+                    if finished.is_ok() {
+                        self.counters().finishes += 1;
+                    }
+                }
+                if let Some(a) = self.lock().zone_mut(z) {
+                    a.busy = false;
+                }
             }
+            finished?;
             match outcome {
                 Placement::Active(z) | Placement::Empty(z) => {
                     self.kick.notify_one();

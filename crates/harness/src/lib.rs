@@ -17,6 +17,9 @@
 )]
 
 pub mod db_bench;
+pub mod experiment;
 pub mod histogram;
 pub mod keys;
+pub mod report;
+pub mod scenario;
 pub mod ycsb;

@@ -1,0 +1,180 @@
+//! Runs a [`Scenario`] in simulation: builds the device, formats and mounts the zone file
+//! layer with the scenario's policies, opens the engine, runs the benchmarks in order while a
+//! sampler task records a time series in virtual time, and gathers every counter.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use zonedb_device::payload::Payload;
+use zonedb_device::profile::parse_scale;
+use zonedb_device::{DeviceStats, Profile, ZnsSsd, ZonedDevice};
+use zonedb_env::{Env, SimConfig, SimEnv};
+use zonedb_fs::{FsOptions, FsStats, ZoneFs};
+use zonedb_lsm::{Db, DbStats};
+
+use crate::db_bench::{self, BenchResult, HarnessError};
+use crate::scenario::Scenario;
+
+/// One point of the time series.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Sample {
+    /// Virtual time, ns.
+    pub t_ns: u64,
+    /// Engine operations so far (write ops + gets).
+    pub ops: u64,
+    /// User bytes written so far.
+    pub user_bytes: u64,
+    /// Bytes written to the device so far.
+    pub device_bytes: u64,
+    /// Bytes copied by zone cleaning so far.
+    pub gc_copied_bytes: u64,
+    /// Free bytes in the zone layer.
+    pub free_bytes: u64,
+    /// Write-stall time so far, ns.
+    pub stall_ns: u64,
+    /// Bytes per level.
+    pub level_bytes: Vec<u64>,
+}
+
+/// Everything a run produced.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RunReport {
+    /// The scenario, resolved.
+    pub scenario: Scenario,
+    /// Device profile name.
+    pub profile: String,
+    /// Per benchmark.
+    pub benchmarks: Vec<BenchResult>,
+    /// Engine counters.
+    pub db: DbStats,
+    /// Zone layer counters.
+    pub fs: FsStats,
+    /// Device counters.
+    pub device: DeviceStats,
+    /// Time series.
+    pub series: Vec<Sample>,
+    /// Virtual end time, ns.
+    pub end_ns: u64,
+}
+
+impl RunReport {
+    /// Device bytes written / user bytes written.
+    pub fn write_amplification(&self) -> f64 {
+        if self.db.user_bytes_written == 0 {
+            0.0
+        } else {
+            self.fs.device_bytes_written as f64 / self.db.user_bytes_written as f64
+        }
+    }
+}
+
+/// The device profile of a scenario.
+///
+/// # Errors
+/// [`HarnessError::Config`] for an unknown profile, a bad scale or chips-per-zone.
+pub fn profile_of(s: &Scenario) -> Result<Profile, HarnessError> {
+    let e = |e: zonedb_device::DeviceError| HarnessError::Config(format!("device: {e}"));
+    let mut p = Profile::by_name(&s.device.profile)
+        .map_err(e)?
+        .scaled(parse_scale(&s.device.scale).map_err(e)?)
+        .map_err(e)?;
+    if let Some(c) = s.device.chips_per_zone {
+        p = p.with_chips_per_zone(c).map_err(e)?;
+    }
+    Ok(p)
+}
+
+fn sample<E: Env, D: ZonedDevice>(env: &E, db: &Db<E, D>, fs: &ZoneFs<E, D>) -> Sample {
+    let d = db.stats();
+    let f = fs.stats();
+    Sample {
+        t_ns: env.now(),
+        ops: d.write_ops + d.gets,
+        user_bytes: d.user_bytes_written,
+        device_bytes: f.device_bytes_written,
+        gc_copied_bytes: f.gc_copied_bytes,
+        free_bytes: f.free_bytes,
+        stall_ns: d.stall_stop_ns + d.stall_delay_ns,
+        level_bytes: d.level_bytes,
+    }
+}
+
+/// Runs `s` in simulation.
+///
+/// # Errors
+/// Bad scenario settings; engine or file layer errors (a full device included).
+pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
+    let profile = profile_of(s)?;
+    let opts = s.db_options()?;
+    let env = SimEnv::new(SimConfig {
+        seed: s.seed,
+        ..SimConfig::default()
+    });
+    let dev = Arc::new(
+        ZnsSsd::new(
+            env.clone(),
+            profile.clone(),
+            Payload::memory(profile.zones.zone_count),
+        )
+        .map_err(|e| HarnessError::Config(format!("device: {e}")))?,
+    );
+    let fs_opts = FsOptions {
+        cleaner: zonedb_fs::cleaning::by_name(&s.fs.cleaner, s.fs.gc_threshold)
+            .map_err(|e| HarnessError::Config(format!("fs.cleaner: {e}")))?,
+        finish_threshold_pct: s.fs.finish_threshold,
+        ..FsOptions::default()
+    };
+    let e2 = env.clone();
+    let s2 = s.clone();
+    let d2 = dev.clone();
+    let fsx = |e: zonedb_fs::FsError| HarnessError::Config(format!("file layer: {e}"));
+    let (benchmarks, db_stats, fs_stats, series) = env
+        .run(async move {
+            ZoneFs::<SimEnv, ZnsSsd<SimEnv>>::mkfs(d2.as_ref(), s2.fs.finish_threshold)
+                .await
+                .map_err(fsx)?;
+            let fs = ZoneFs::mount(e2.clone(), d2.clone(), fs_opts)
+                .await
+                .map_err(fsx)?;
+            let db = Db::open(fs.clone(), opts).await?;
+            let stop = Arc::new(AtomicBool::new(false));
+            let sampler = {
+                let (env, db, fs, stop) = (e2.clone(), db.clone(), fs.clone(), stop.clone());
+                let every = s2.sample_interval_ms * 1_000_000;
+                e2.spawn("sampler", async move {
+                    let mut series = vec![sample(&env, &db, &fs)];
+                    while !stop.load(Ordering::Relaxed) {
+                        env.sleep(every).await;
+                        series.push(sample(&env, &db, &fs));
+                    }
+                    series
+                })
+            };
+            let cfg = s2.workload.bench_config(s2.seed);
+            let mut results = Vec::new();
+            let mut threads = 0;
+            for n in s2.workload.names() {
+                results.push(db_bench::run_one(&e2, &db, &n, &cfg, &mut threads).await?);
+            }
+            db.wait_for_compactions().await?;
+            stop.store(true, Ordering::Relaxed);
+            let mut series = sampler
+                .await
+                .map_err(|e| HarnessError::Config(format!("sampler failed: {e:?}")))?;
+            series.push(sample(&e2, &db, &fs));
+            let st = db.stats();
+            db.close().await?;
+            Ok::<_, HarnessError>((results, st, fs.stats(), series))
+        })
+        .map_err(|e| HarnessError::Config(format!("simulation: {e}")))??;
+    Ok(RunReport {
+        scenario: s.clone(),
+        profile: profile.name,
+        benchmarks,
+        db: db_stats,
+        fs: fs_stats,
+        device: dev.stats(),
+        series,
+        end_ns: env.now(),
+    })
+}

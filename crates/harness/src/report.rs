@@ -1,0 +1,346 @@
+//! Reports of a comparison: a side-by-side table normalized to the first configuration (as the
+//! papers present results), Markdown and HTML reports, the JSON of every run, CSV time series
+//! and SVG plots (throughput, free space and write-stall time over virtual time).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use plotters::prelude::*;
+
+use crate::db_bench::HarnessError;
+use crate::experiment::RunReport;
+
+/// One column of the comparison table.
+struct Column {
+    label: String,
+    value: Box<dyn Fn(&RunReport) -> f64>,
+    /// Printed decimals.
+    decimals: usize,
+}
+
+fn columns(runs: &[RunReport]) -> Vec<Column> {
+    let mut cols: Vec<Column> = Vec::new();
+    if let Some(first) = runs.first() {
+        for (i, b) in first.benchmarks.iter().enumerate() {
+            cols.push(Column {
+                label: format!("{} ops/s", b.name),
+                value: Box::new(move |r: &RunReport| {
+                    r.benchmarks.get(i).map_or(0.0, crate::db_bench::BenchResult::ops_per_sec)
+                }),
+                decimals: 0,
+            });
+            cols.push(Column {
+                label: format!("{} p99 us", b.name),
+                value: Box::new(move |r: &RunReport| {
+                    r.benchmarks.get(i).map_or(0.0, |b| b.latency.p99_us)
+                }),
+                decimals: 1,
+            });
+        }
+    }
+    cols.push(Column {
+        label: "WA (device/user)".into(),
+        value: Box::new(RunReport::write_amplification),
+        decimals: 2,
+    });
+    cols.push(Column {
+        label: "LSM WA".into(),
+        value: Box::new(|r: &RunReport| r.db.write_amplification()),
+        decimals: 2,
+    });
+    cols.push(Column {
+        label: "GC copied MiB".into(),
+        value: Box::new(|r: &RunReport| r.fs.gc_copied_bytes as f64 / 1_048_576.0),
+        decimals: 1,
+    });
+    cols.push(Column {
+        label: "zone resets".into(),
+        value: Box::new(|r: &RunReport| r.fs.zone_resets as f64),
+        decimals: 0,
+    });
+    cols.push(Column {
+        label: "block erases".into(),
+        value: Box::new(|r: &RunReport| r.device.block_erases as f64),
+        decimals: 0,
+    });
+    cols.push(Column {
+        label: "stall s".into(),
+        value: Box::new(|r: &RunReport| (r.db.stall_stop_ns + r.db.stall_delay_ns) as f64 / 1e9),
+        decimals: 3,
+    });
+    cols.push(Column {
+        label: "compactions".into(),
+        value: Box::new(|r: &RunReport| r.db.compactions as f64),
+        decimals: 0,
+    });
+    cols
+}
+
+/// The comparison table in Markdown: each cell is the value and its ratio to the first row.
+pub fn table(runs: &[RunReport]) -> String {
+    let cols = columns(runs);
+    let mut t = String::from("| configuration |");
+    for c in &cols {
+        let _ = write!(t, " {} |", c.label);
+    }
+    t.push_str("\n|---|");
+    for _ in &cols {
+        t.push_str("---:|");
+    }
+    t.push('\n');
+    for r in runs {
+        let _ = write!(t, "| {} |", r.scenario.name);
+        for c in &cols {
+            let v = (c.value)(r);
+            let b = runs.first().map_or(0.0, |f| (c.value)(f));
+            let ratio = if b > 0.0 { v / b } else { 0.0 };
+            let _ = write!(t, " {v:.prec$} ({ratio:.2}x) |", prec = c.decimals);
+        }
+        t.push('\n');
+    }
+    t
+}
+
+fn csv(r: &RunReport) -> String {
+    let mut s = String::from(
+        "t_s,ops,ops_per_s,user_bytes,device_bytes,gc_copied_bytes,free_bytes,stall_ns,level_bytes\n",
+    );
+    let mut prev: Option<&crate::experiment::Sample> = None;
+    for x in &r.series {
+        let rate = prev.map_or(0.0, |p| {
+            let dt = (x.t_ns - p.t_ns) as f64 / 1e9;
+            if dt > 0.0 {
+                (x.ops - p.ops) as f64 / dt
+            } else {
+                0.0
+            }
+        });
+        let levels: Vec<String> = x.level_bytes.iter().map(u64::to_string).collect();
+        let _ = writeln!(
+            s,
+            "{:.3},{},{:.0},{},{},{},{},{},{}",
+            x.t_ns as f64 / 1e9,
+            x.ops,
+            rate,
+            x.user_bytes,
+            x.device_bytes,
+            x.gc_copied_bytes,
+            x.free_bytes,
+            x.stall_ns,
+            levels.join(";")
+        );
+        prev = Some(x);
+    }
+    s
+}
+
+type Extract = fn(&crate::experiment::Sample, Option<&crate::experiment::Sample>) -> f64;
+
+fn plot(
+    path: &Path,
+    title: &str,
+    y_label: &str,
+    runs: &[RunReport],
+    f: Extract,
+) -> Result<(), HarnessError> {
+    let err =
+        |e: &dyn std::fmt::Display| HarnessError::Config(format!("plot {}: {e}", path.display()));
+    let series: Vec<Vec<(f64, f64)>> = runs
+        .iter()
+        .map(|r| {
+            let mut prev = None;
+            r.series
+                .iter()
+                .map(|x| {
+                    let p = (x.t_ns as f64 / 1e9, f(x, prev));
+                    prev = Some(x);
+                    p
+                })
+                .collect()
+        })
+        .collect();
+    let x_max = series
+        .iter()
+        .flatten()
+        .map(|p| p.0)
+        .fold(0.0, f64::max)
+        .max(1e-3);
+    let y_max = series
+        .iter()
+        .flatten()
+        .map(|p| p.1)
+        .fold(0.0, f64::max)
+        .max(1e-9)
+        * 1.1;
+    let root = SVGBackend::new(path, (900, 480)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..x_max, 0.0..y_max)
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc("virtual time (s)")
+        .y_desc(y_label)
+        .draw()
+        .map_err(|e| err(&e))?;
+    for (i, (r, pts)) in runs.iter().zip(series).enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        chart
+            .draw_series(LineSeries::new(pts, color.stroke_width(2)))
+            .map_err(|e| err(&e))?
+            .label(r.scenario.name.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+            });
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
+fn throughput(x: &crate::experiment::Sample, p: Option<&crate::experiment::Sample>) -> f64 {
+    p.map_or(0.0, |p| {
+        let dt = (x.t_ns - p.t_ns) as f64 / 1e9;
+        if dt > 0.0 {
+            (x.ops - p.ops) as f64 / dt
+        } else {
+            0.0
+        }
+    })
+}
+
+fn free_gib(x: &crate::experiment::Sample, _: Option<&crate::experiment::Sample>) -> f64 {
+    x.free_bytes as f64 / (1u64 << 30) as f64
+}
+
+fn stall_s(x: &crate::experiment::Sample, _: Option<&crate::experiment::Sample>) -> f64 {
+    x.stall_ns as f64 / 1e9
+}
+
+/// Writes `compare.md`, `compare.html`, `compare.json`, `series-N.csv` and the SVG plots into
+/// `dir`; returns the Markdown.
+///
+/// # Errors
+/// [`HarnessError::Config`] when a file cannot be written.
+pub fn write(
+    dir: &Path,
+    title: &str,
+    runs: &[RunReport],
+    host: &serde_json::Value,
+) -> Result<String, HarnessError> {
+    let io = |e: std::io::Error| HarnessError::Config(format!("report in {}: {e}", dir.display()));
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let tbl = table(runs);
+    let mut md = format!("# {title}\n\n");
+    let _ = writeln!(
+        md,
+        "Each cell is the value and, in parentheses, its ratio to the first configuration. Throughput and latency are in virtual time.\n"
+    );
+    md.push_str(&tbl);
+    md.push_str("\n## Configurations\n\n");
+    for r in runs {
+        let _ = writeln!(
+            md,
+            "- **{}**: device `{}`{}, cleaner `{}`, placement `{}`, workload `{}` (num {}, value {} B, {} thread(s)), seed {}; virtual end {:.3} s",
+            r.scenario.name,
+            r.profile,
+            r.scenario
+                .device
+                .chips_per_zone
+                .map(|c| format!(" ({c} chips/zone)"))
+                .unwrap_or_default(),
+            r.scenario.fs.cleaner,
+            r.scenario.fs.placement,
+            r.scenario.workload.benchmarks,
+            r.scenario.workload.num,
+            r.scenario.workload.value_size,
+            r.scenario.workload.threads,
+            r.scenario.seed,
+            r.end_ns as f64 / 1e9
+        );
+    }
+    md.push_str("\n## Plots\n\n![throughput](throughput.svg)\n\n![free space](free-space.svg)\n\n![write stalls](stalls.svg)\n\n");
+    md.push_str(
+        "Time series: `series-N.csv` (N = configuration, from 0). Everything: `compare.json`.\n",
+    );
+    plot(
+        &dir.join("throughput.svg"),
+        "Throughput",
+        "ops/s",
+        runs,
+        throughput,
+    )?;
+    plot(
+        &dir.join("free-space.svg"),
+        "Free space",
+        "GiB",
+        runs,
+        free_gib,
+    )?;
+    plot(
+        &dir.join("stalls.svg"),
+        "Write-stall time (cumulative)",
+        "s",
+        runs,
+        stall_s,
+    )?;
+    for (i, r) in runs.iter().enumerate() {
+        std::fs::write(dir.join(format!("series-{i}.csv")), csv(r)).map_err(io)?;
+    }
+    let json = serde_json::json!({ "title": title, "configurations": runs, "host": host });
+    std::fs::write(
+        dir.join("compare.json"),
+        serde_json::to_string_pretty(&json).map_err(|e| HarnessError::Config(e.to_string()))?,
+    )
+    .map_err(io)?;
+    std::fs::write(dir.join("compare.md"), &md).map_err(io)?;
+    std::fs::write(dir.join("compare.html"), html(title, &tbl, runs)).map_err(io)?;
+    Ok(md)
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+fn html(title: &str, md_table: &str, runs: &[RunReport]) -> String {
+    let mut h = format!(
+        "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>{t}</title>\n<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}td:first-child,th:first-child{{text-align:left}}</style></head><body>\n<h1>{t}</h1>\n<p>Each cell is the value and its ratio to the first configuration; virtual time.</p>\n<table>\n",
+        t = esc(title)
+    );
+    for (i, line) in md_table.lines().enumerate() {
+        if i == 1 {
+            continue;
+        }
+        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+        let tag = if i == 0 { "th" } else { "td" };
+        h.push_str("<tr>");
+        for c in cells {
+            let _ = write!(h, "<{tag}>{}</{tag}>", esc(c));
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</table>\n<h2>Plots</h2>\n<img src=\"throughput.svg\"><br><img src=\"free-space.svg\"><br><img src=\"stalls.svg\">\n<h2>Configurations</h2>\n<ul>\n");
+    for r in runs {
+        let _ = writeln!(
+            h,
+            "<li><b>{}</b>: {} / {} / {}</li>",
+            esc(&r.scenario.name),
+            esc(&r.profile),
+            esc(&r.scenario.fs.cleaner),
+            esc(&r.scenario.workload.benchmarks)
+        );
+    }
+    h.push_str("</ul>\n</body></html>\n");
+    h
+}

@@ -1,0 +1,298 @@
+//! Scenario files (TOML): a device profile and scale, the file layer's policies, engine options
+//! under RocksDB's names, a workload, a seed, and optional `[[compare]]` variants that override
+//! any of those. A run is a pure function of the resolved scenario.
+//!
+//! ```toml
+//! name = "default"
+//! seed = 1
+//! [device]
+//! profile = "splitzns-paper"
+//! scale = "1/64"
+//! [fs]
+//! cleaner = "zenfs"
+//! [engine]
+//! write_buffer_size = 4194304
+//! [workload]
+//! benchmarks = "fillrandom,overwrite,readrandom"
+//! num = 200000
+//! [[compare]]
+//! name = "greedy cleaning"
+//! fs = { cleaner = "greedy" }
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use crate::db_bench::{BenchConfig, HarnessError};
+
+fn default_seed() -> u64 {
+    1
+}
+
+/// The device.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DeviceSection {
+    /// Profile name (`zonedb device profiles`).
+    pub profile: String,
+    /// Scale `1/N`.
+    pub scale: String,
+    /// Chips each zone is striped over (the profile's own if absent).
+    pub chips_per_zone: Option<u32>,
+}
+
+impl Default for DeviceSection {
+    fn default() -> Self {
+        Self {
+            profile: "splitzns-paper".into(),
+            scale: "1/64".into(),
+            chips_per_zone: None,
+        }
+    }
+}
+
+/// The zone file layer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FsSection {
+    /// Placement policy (`liza`).
+    pub placement: String,
+    /// Cleaner: `none`, `greedy`, `zenfs`.
+    pub cleaner: String,
+    /// Free-space threshold of the greedy cleaner, percent.
+    pub gc_threshold: u32,
+    /// ZenFS's finish threshold, percent.
+    pub finish_threshold: u32,
+}
+
+impl Default for FsSection {
+    fn default() -> Self {
+        Self {
+            placement: "liza".into(),
+            cleaner: "zenfs".into(),
+            gc_threshold: 20,
+            finish_threshold: 0,
+        }
+    }
+}
+
+/// The workload: db_bench's benchmarks with its flags.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WorkloadSection {
+    /// Comma-separated db_bench benchmarks, run in order on one database.
+    pub benchmarks: String,
+    /// `--num`.
+    pub num: u64,
+    /// `--reads` (absent = num).
+    pub reads: Option<u64>,
+    /// `--key_size`.
+    pub key_size: usize,
+    /// `--value_size`.
+    pub value_size: usize,
+    /// `--threads`.
+    pub threads: u32,
+    /// `--seek_nexts`.
+    pub seek_nexts: u64,
+    /// `--batch_size`.
+    pub batch_size: u64,
+    /// `--readwritepercent`.
+    pub readwritepercent: u64,
+}
+
+impl Default for WorkloadSection {
+    fn default() -> Self {
+        let b = BenchConfig::default();
+        Self {
+            benchmarks: "fillrandom,readrandom".into(),
+            num: b.num,
+            reads: b.reads,
+            key_size: b.key_size,
+            value_size: b.value_size,
+            threads: b.threads,
+            seek_nexts: b.seek_nexts,
+            batch_size: b.batch_size,
+            readwritepercent: b.readwritepercent,
+        }
+    }
+}
+
+impl WorkloadSection {
+    /// As db_bench flags, with `seed`.
+    pub fn bench_config(&self, seed: u64) -> BenchConfig {
+        BenchConfig {
+            num: self.num,
+            reads: self.reads,
+            key_size: self.key_size,
+            value_size: self.value_size,
+            threads: self.threads,
+            seed,
+            seek_nexts: self.seek_nexts,
+            batch_size: self.batch_size,
+            readwritepercent: self.readwritepercent,
+        }
+    }
+
+    /// The benchmark names.
+    pub fn names(&self) -> Vec<String> {
+        self.benchmarks
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+/// A resolved scenario (one configuration).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Name (the configuration's label in comparisons).
+    pub name: String,
+    /// Seed.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Device.
+    #[serde(default)]
+    pub device: DeviceSection,
+    /// File layer.
+    #[serde(default)]
+    pub fs: FsSection,
+    /// Engine options (RocksDB names; see `DbOptions`).
+    #[serde(default)]
+    pub engine: toml::Table,
+    /// Workload.
+    #[serde(default)]
+    pub workload: WorkloadSection,
+    /// Virtual-time sampling period of the time series, ms.
+    #[serde(default = "default_sample_ms")]
+    pub sample_interval_ms: u64,
+    /// Variants compared against this one (each overrides any of the fields above).
+    #[serde(default)]
+    pub compare: Vec<toml::Table>,
+}
+
+fn default_sample_ms() -> u64 {
+    100
+}
+
+fn merge(base: &mut toml::Table, over: &toml::Table) {
+    for (k, v) in over {
+        match (base.get_mut(k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            _ => {
+                base.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+impl Scenario {
+    /// Parses a scenario file and returns its configurations: the scenario itself first, then
+    /// one per `[[compare]]` variant.
+    ///
+    /// # Errors
+    /// [`HarnessError::Config`] naming the problem (TOML syntax, unknown keys, bad values).
+    pub fn configurations(text: &str) -> Result<Vec<Self>, HarnessError> {
+        let bad = |e: &dyn std::fmt::Display| HarnessError::Config(format!("scenario: {e}"));
+        let table: toml::Table = toml::from_str(text).map_err(|e| bad(&e))?;
+        let base: Self = table.clone().try_into().map_err(|e| bad(&e))?;
+        base.check()?;
+        let mut out = vec![base.clone()];
+        let mut plain = table;
+        plain.remove("compare");
+        for (i, v) in base.compare.iter().enumerate() {
+            let mut t = plain.clone();
+            merge(&mut t, v);
+            if !v.contains_key("name") {
+                t.insert(
+                    "name".into(),
+                    toml::Value::String(format!("variant {}", i + 1)),
+                );
+            }
+            let s: Self = t.try_into().map_err(|e| bad(&e))?;
+            s.check()?;
+            out.push(s);
+        }
+        Ok(out)
+    }
+
+    /// The engine options this scenario sets.
+    ///
+    /// # Errors
+    /// [`HarnessError::Config`] for unknown or bad options.
+    pub fn db_options(&self) -> Result<zonedb_lsm::options::DbOptions, HarnessError> {
+        let text = toml::to_string(&self.engine)
+            .map_err(|e| HarnessError::Config(format!("engine options: {e}")))?;
+        zonedb_lsm::options::DbOptions::from_toml(&text)
+            .map_err(|e| HarnessError::Config(format!("engine options: {e}")))
+    }
+
+    fn check(&self) -> Result<(), HarnessError> {
+        self.db_options()?;
+        if self.fs.placement != "liza" {
+            return Err(HarnessError::Config(format!(
+                "fs.placement '{}': known placements: liza",
+                self.fs.placement
+            )));
+        }
+        zonedb_fs::cleaning::by_name(&self.fs.cleaner, self.fs.gc_threshold)
+            .map_err(|e| HarnessError::Config(format!("fs.cleaner: {e}")))?;
+        for n in self.workload.names() {
+            if !crate::db_bench::BENCHMARKS.contains(&n.as_str()) {
+                return Err(HarnessError::Config(format!(
+                    "workload.benchmarks: unknown '{n}'; known: {}",
+                    crate::db_bench::BENCHMARKS.join(", ")
+                )));
+            }
+        }
+        if self.sample_interval_ms == 0 {
+            return Err(HarnessError::Config(
+                "sample_interval_ms must be > 0".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variants_override_the_base_and_errors_name_the_key() {
+        let text = r#"
+            name = "base"
+            [device]
+            scale = "1/128"
+            [engine]
+            write_buffer_size = 1048576
+            [workload]
+            benchmarks = "fillrandom"
+            num = 1000
+            [[compare]]
+            name = "greedy"
+            fs = { cleaner = "greedy" }
+            [[compare]]
+            engine = { compaction_pri = "kByCompensatedSize" }
+        "#;
+        let c = Scenario::configurations(text).unwrap();
+        assert_eq!(c.len(), 3);
+        assert_eq!(
+            (c[0].fs.cleaner.as_str(), c[1].fs.cleaner.as_str()),
+            ("zenfs", "greedy")
+        );
+        assert_eq!(c[1].device.scale, "1/128");
+        assert_eq!(c[2].name, "variant 2");
+        assert_eq!(c[2].db_options().unwrap().write_buffer_size, 1 << 20);
+        for bad in [
+            "name = \"x\"\nbogus = 1",
+            "name = \"x\"\n[engine]\nwrite_buffer_size = 5",
+            "name = \"x\"\n[fs]\ncleaner = \"magic\"",
+            "name = \"x\"\n[workload]\nbenchmarks = \"nosuch\"",
+            "not toml at all [",
+        ] {
+            assert!(Scenario::configurations(bad).is_err(), "{bad}");
+        }
+    }
+}
