@@ -26,11 +26,29 @@ pub enum PayloadKind {
     Discard,
 }
 
+/// In-memory zones, and buffers of reset zones kept for reuse (a fresh multi-megabyte buffer
+/// costs a page fault per page; a reused one does not).
+#[derive(Debug, Default)]
+pub struct MemZones {
+    zones: Vec<Vec<u8>>,
+    spare: Vec<Vec<u8>>,
+}
+
+/// Spare zone buffers kept for reuse.
+const SPARE_BUFFERS: usize = 8;
+
+impl std::ops::Index<usize> for MemZones {
+    type Output = Vec<u8>;
+    fn index(&self, i: usize) -> &Vec<u8> {
+        &self.zones[i]
+    }
+}
+
 /// A payload store.
 #[derive(Debug)]
 pub enum Payload {
     /// Per-zone buffers, written sequentially from each zone's start.
-    Memory(Mutex<Vec<Vec<u8>>>),
+    Memory(Mutex<MemZones>),
     /// A sparse file as large as the device.
     File(File),
     /// Nothing kept.
@@ -40,7 +58,10 @@ pub enum Payload {
 impl Payload {
     /// An in-memory store for `zone_count` zones.
     pub fn memory(zone_count: u32) -> Self {
-        Self::Memory(Mutex::new(vec![Vec::new(); zone_count as usize]))
+        Self::Memory(Mutex::new(MemZones {
+            zones: vec![Vec::new(); zone_count as usize],
+            spare: Vec::new(),
+        }))
     }
 
     /// A sparse-file store at `path` (created or truncated).
@@ -73,7 +94,13 @@ impl Payload {
         match self {
             Self::Memory(zones) => {
                 let mut zones = zones.lock().unwrap_or_else(PoisonError::into_inner);
-                let buf = &mut zones[zone as usize];
+                let z = &mut *zones;
+                if z.zones[zone as usize].capacity() == 0
+                    && let Some(b) = z.spare.pop()
+                {
+                    z.zones[zone as usize] = b;
+                }
+                let buf = &mut z.zones[zone as usize];
                 let at = (offset - zone_start) as usize;
                 if buf.len() < at {
                     buf.resize(at, 0);
@@ -119,7 +146,7 @@ impl Payload {
     pub fn truncate_zone(&self, zone: u32, len: u64) {
         if let Self::Memory(zones) = self {
             let mut zones = zones.lock().unwrap_or_else(PoisonError::into_inner);
-            if let Some(buf) = zones.get_mut(zone as usize) {
+            if let Some(buf) = zones.zones.get_mut(zone as usize) {
                 buf.truncate(usize::try_from(len).unwrap_or(usize::MAX));
             }
         }
@@ -129,7 +156,11 @@ impl Payload {
     pub fn discard_zone(&self, zone: u32) {
         if let Self::Memory(zones) = self {
             let mut zones = zones.lock().unwrap_or_else(PoisonError::into_inner);
-            zones[zone as usize] = Vec::new();
+            let mut b = std::mem::take(&mut zones.zones[zone as usize]);
+            if zones.spare.len() < SPARE_BUFFERS && b.capacity() > 0 {
+                b.clear();
+                zones.spare.push(b);
+            }
         }
     }
 
@@ -139,6 +170,7 @@ impl Payload {
             Self::Memory(zones) => zones
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
+                .zones
                 .iter()
                 .map(|z| z.len() as u64)
                 .sum(),

@@ -309,6 +309,12 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
         }
         self.fs.counters().user_bytes += data.len() as u64;
         let mut rest = data;
+        // Whole buffers of an empty buffer go out without being copied into it.
+        if self.buf.is_empty() && rest.len() >= self.buf_cap {
+            let n = rest.len() - rest.len() % self.buf_cap;
+            self.write_out(&rest[..n]).await?;
+            rest = &rest[n..];
+        }
         while !rest.is_empty() {
             let n = (self.buf_cap - self.buf.len()).min(rest.len());
             self.buf.extend_from_slice(&rest[..n]);
@@ -410,7 +416,7 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
                 piece.extend_from_slice(&rest[..usize::try_from(n).unwrap_or(0)]);
                 piece.resize(usize::try_from(align_up(n + 8, block)).unwrap_or(0), 0);
                 (
-                    piece,
+                    std::borrow::Cow::Owned(piece),
                     Extent {
                         start: wp + 8,
                         len: n,
@@ -419,8 +425,15 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
                 )
             } else {
                 let n = (rest.len() as u64).min(remaining);
-                let mut piece = rest[..usize::try_from(n).unwrap_or(0)].to_vec();
-                piece.resize(usize::try_from(align_up(n, block)).unwrap_or(0), 0);
+                let whole = &rest[..usize::try_from(n).unwrap_or(0)];
+                let piece = if n % block == 0 {
+                    // Block-aligned: written from the caller's buffer, no copy.
+                    std::borrow::Cow::Borrowed(whole)
+                } else {
+                    let mut p = whole.to_vec();
+                    p.resize(usize::try_from(align_up(n, block)).unwrap_or(0), 0);
+                    std::borrow::Cow::Owned(p)
+                };
                 (piece, Extent { start: wp, len: n }, n)
             };
             if n == 0 {

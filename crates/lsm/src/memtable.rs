@@ -99,6 +99,13 @@ impl MemTable {
             .collect()
     }
 
+    /// Calls `f` on every entry in order, without copying them out.
+    pub fn for_each(&self, mut f: impl FnMut(&[u8], &[u8])) {
+        for e in &self.map {
+            f(&e.key().0, e.value());
+        }
+    }
+
     /// Every entry in order (flush).
     pub fn entries(&self) -> Vec<(Vec<u8>, Vec<u8>)> {
         self.map

@@ -230,7 +230,7 @@ pub(crate) async fn write_table<E: Env, D: ZonedDevice>(
     env.cpu(n * cost::MERGE_ENTRY_NS + bytes.len() as u64 / 1024 * cost::BUILD_NS_PER_KIB)
         .await;
     Ok(Some(
-        write_built(fs, hints, number, level, lifetime, bytes, &props, job).await?,
+        write_built(fs, hints, number, level, lifetime, &bytes, &props, job).await?,
     ))
 }
 
@@ -250,7 +250,7 @@ async fn write_built<E: Env, D: ZonedDevice>(
     number: u64,
     level: u32,
     lifetime: Lifetime,
-    bytes: Vec<u8>,
+    bytes: &[u8],
     props: &crate::sst::Properties,
     job: u64,
 ) -> Result<NewFile, LsmError> {
@@ -265,7 +265,7 @@ async fn write_built<E: Env, D: ZonedDevice>(
         job,
     });
     let mut f = fs.create(&sst_name(number), lifetime).await?;
-    f.append(&bytes).await?;
+    f.append(bytes).await?;
     f.close().await?;
     Ok(NewFile {
         level,
@@ -363,19 +363,38 @@ async fn flush_one<E: Env, D: ZonedDevice>(
         job,
         memtable_bytes: mem.approximate_bytes(),
     });
-    let entries = drop_obsolete(mem.entries(), smallest_snapshot, false);
-    let nf = write_table(
-        &inner.env,
-        &inner.fs,
-        &*inner.hints,
-        &inner.opts,
-        number,
-        0,
-        calculate_sst_write_hint(0, 1),
-        entries.into_iter(),
-        job,
-    )
-    .await?;
+    // Build straight from the skiplist (no copy of the memtable), dropping what no snapshot
+    // can see.
+    let mut b = builder_for(inner, mem.approximate_bytes());
+    let mut filter = DropFilter::new(smallest_snapshot, false);
+    mem.for_each(|k, v| {
+        if filter.keep(k) {
+            b.add(k, v);
+        }
+    });
+    let nf = if b.num_entries() == 0 {
+        None
+    } else {
+        let n = b.num_entries();
+        let (bytes, props) = b.finish();
+        inner
+            .env
+            .cpu(n * cost::MERGE_ENTRY_NS + bytes.len() as u64 / 1024 * cost::BUILD_NS_PER_KIB)
+            .await;
+        let nf = write_built(
+            &inner.fs,
+            &*inner.hints,
+            number,
+            0,
+            calculate_sst_write_hint(0, 1),
+            &bytes,
+            &props,
+            job,
+        )
+        .await?;
+        give_buffer(inner, bytes);
+        Some(nf)
+    };
     let next_log = {
         let st = inner.lock();
         st.imm.get(1).map_or(st.mem_log, |(_, l)| *l)
@@ -404,22 +423,6 @@ async fn flush_one<E: Env, D: ZonedDevice>(
     }
     inner.hint(&Hint::FlushFinished { job, outputs });
     delete_obsolete(inner).await
-}
-
-/// Applies the drop rules to sorted internal entries (flush: tombstones are kept).
-fn drop_obsolete(
-    entries: Vec<(Vec<u8>, Vec<u8>)>,
-    smallest_snapshot: u64,
-    drop_tombstones: bool,
-) -> Vec<(Vec<u8>, Vec<u8>)> {
-    let mut out = Vec::with_capacity(entries.len());
-    let mut f = DropFilter::new(smallest_snapshot, drop_tombstones);
-    for (k, v) in entries {
-        if f.keep(&k) {
-            out.push((k, v));
-        }
-    }
-    out
 }
 
 struct DropFilter {
@@ -669,7 +672,9 @@ async fn merge_inputs<E: Env, D: ZonedDevice>(
                 out.push(nf);
             }
             builder
-                .get_or_insert_with(|| TableBuilder::new(table_options(&inner.opts)))
+                .get_or_insert_with(|| {
+                    builder_for(inner, plan.max_output_file_size + plan.max_output_file_size / 8)
+                })
                 .add(k, v);
             uk.clone_into(&mut last_user_key);
         }
@@ -699,17 +704,41 @@ async fn finish_output<E: Env, D: ZonedDevice>(
         .env
         .cpu(bytes.len() as u64 / 1024 * cost::BUILD_NS_PER_KIB)
         .await;
-    write_built(
+    let nf = write_built(
         &inner.fs,
         &*inner.hints,
         number,
         level,
         lifetime,
-        bytes,
+        &bytes,
         &props,
         job,
     )
-    .await
+    .await?;
+    give_buffer(inner, bytes);
+    Ok(nf)
+}
+
+/// Table buffers kept for reuse (a fresh one costs a page fault per page).
+const SPARE_TABLE_BUFFERS: usize = 4;
+
+/// A table builder whose buffer comes from the pool, sized for about `bytes`.
+fn builder_for<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, bytes: u64) -> TableBuilder {
+    let buf = inner
+        .buffers
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .pop()
+        .unwrap_or_default();
+    TableBuilder::with_buffer(table_options(&inner.opts), buf, usize::try_from(bytes).unwrap_or(0))
+}
+
+fn give_buffer<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, mut buf: Vec<u8>) {
+    let mut pool = inner.buffers.lock().unwrap_or_else(PoisonError::into_inner);
+    if pool.len() < SPARE_TABLE_BUFFERS {
+        buf.clear();
+        pool.push(buf);
+    }
 }
 
 /// File number → (zone, bytes) for every SST.

@@ -144,6 +144,8 @@ pub(crate) struct Inner<E: Env, D: ZonedDevice> {
     pub(crate) queue: Mutex<Vec<Arc<Pending>>>,
     pub(crate) manifest: tokio::sync::Mutex<Option<ManifestWriter<E, D>>>,
     pub(crate) graveyard: Graveyard,
+    /// Table-building buffers kept for reuse.
+    pub(crate) buffers: Mutex<Vec<Vec<u8>>>,
     /// Signalled whenever background work finishes (stalled writers and `flush` wait on it).
     pub(crate) bg_done: tokio::sync::Notify,
 }
@@ -469,6 +471,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
             queue: Mutex::new(Vec::new()),
             manifest: tokio::sync::Mutex::new(Some(mw)),
             graveyard,
+            buffers: Mutex::new(Vec::new()),
             bg_done: tokio::sync::Notify::new(),
         });
         background::refresh_scores(&inner);

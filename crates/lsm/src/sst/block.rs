@@ -148,6 +148,43 @@ impl<'a> Block<'a> {
         Some((key, &self.data[kend..vend], vend))
     }
 
+    /// Decodes every entry without an allocation per entry: full keys are appended to `keys`
+    /// and `out` gets `[key offset, key length, value offset, value length]` per entry (value
+    /// offsets into the block). Both are cleared first. `None` if any entry is malformed.
+    pub fn decode_into(&self, keys: &mut Vec<u8>, out: &mut Vec<[u32; 4]>) -> Option<()> {
+        keys.clear();
+        out.clear();
+        let mut pos = 0;
+        let mut prev = (0usize, 0usize);
+        while pos < self.data.len() {
+            let mut p = pos;
+            let shared = usize::try_from(get_varint(self.data, &mut p)?).ok()?;
+            let non_shared = usize::try_from(get_varint(self.data, &mut p)?).ok()?;
+            let vlen = usize::try_from(get_varint(self.data, &mut p)?).ok()?;
+            if shared > prev.1 {
+                return None;
+            }
+            let kend = p.checked_add(non_shared)?;
+            let vend = kend.checked_add(vlen)?;
+            if vend > self.data.len() {
+                return None;
+            }
+            let start = keys.len();
+            keys.extend_from_within(prev.0..prev.0 + shared);
+            keys.extend_from_slice(&self.data[p..kend]);
+            let klen = shared + non_shared;
+            out.push([
+                u32::try_from(start).ok()?,
+                u32::try_from(klen).ok()?,
+                u32::try_from(kend).ok()?,
+                u32::try_from(vlen).ok()?,
+            ]);
+            prev = (start, klen);
+            pos = vend;
+        }
+        Some(())
+    }
+
     /// All entries in order; `None` if any is malformed.
     pub fn entries(&self) -> Option<Vec<(Vec<u8>, Vec<u8>)>> {
         let mut out = Vec::new();

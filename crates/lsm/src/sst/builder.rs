@@ -48,9 +48,21 @@ pub struct TableBuilder {
 impl TableBuilder {
     /// An empty table.
     pub fn new(opts: TableOptions) -> Self {
+        Self::with_capacity(opts, 0)
+    }
+
+    /// An empty table whose buffer is sized for about `bytes` (saves regrowing it).
+    pub fn with_capacity(opts: TableOptions, bytes: usize) -> Self {
+        Self::with_buffer(opts, Vec::new(), bytes)
+    }
+
+    /// An empty table built into `buf` (cleared), reserved for about `bytes`.
+    pub fn with_buffer(opts: TableOptions, mut buf: Vec<u8>, bytes: usize) -> Self {
+        buf.clear();
+        buf.reserve(bytes);
         Self {
             opts,
-            out: Vec::new(),
+            out: buf,
             data: BlockBuilder::new(opts.restart_interval),
             index: BlockBuilder::new(1),
             bloom: (opts.bloom_bits_per_key > 0)

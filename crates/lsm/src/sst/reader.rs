@@ -198,12 +198,15 @@ impl<S: BlockSource> Table<S> {
     }
 }
 
-/// Walks a table in key order, one decoded block at a time.
+/// Walks a table in key order, one decoded block at a time (keys decoded into one buffer,
+/// values read in place from the cached block: no allocation per entry).
 #[derive(Debug)]
 pub struct TableIter<S: BlockSource> {
     table: Arc<Table<S>>,
     block: usize,
-    entries: Vec<(Vec<u8>, Vec<u8>)>,
+    data: Arc<Vec<u8>>,
+    keys: Vec<u8>,
+    entries: Vec<[u32; 4]>,
     pos: usize,
 }
 
@@ -213,6 +216,8 @@ impl<S: BlockSource> TableIter<S> {
         Self {
             table,
             block: usize::MAX,
+            data: Arc::new(Vec::new()),
+            keys: Vec::new(),
             entries: Vec::new(),
             pos: 0,
         }
@@ -223,15 +228,21 @@ impl<S: BlockSource> TableIter<S> {
         self.pos = 0;
         self.entries.clear();
         if i < self.table.index.len() {
-            let data = self.table.block(i).await?;
-            self.entries = Block::new(&data)
-                .and_then(|b| b.entries())
-                .ok_or_else(|| self.table.corrupt_block(i))?;
-            if self.entries.is_empty() {
+            self.data = self.table.block(i).await?;
+            let ok = Block::new(&self.data)
+                .and_then(|b| b.decode_into(&mut self.keys, &mut self.entries))
+                .is_some();
+            if !ok || self.entries.is_empty() {
+                self.entries.clear();
                 return Err(self.table.corrupt_block(i));
             }
         }
         Ok(())
+    }
+
+    fn key_at(&self, i: usize) -> &[u8] {
+        let [ko, kl, _, _] = self.entries[i];
+        &self.keys[ko as usize..(ko + kl) as usize]
     }
 
     /// Positions at the first entry.
@@ -249,9 +260,17 @@ impl<S: BlockSource> TableIter<S> {
     pub async fn seek(&mut self, target: &[u8]) -> Result<(), LsmError> {
         let i = self.table.find_block(target);
         self.load(i).await?;
-        self.pos = self
-            .entries
-            .partition_point(|(k, _)| key::compare(k, target) == Ordering::Less);
+        let n = self.entries.len();
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = usize::midpoint(lo, hi);
+            if key::compare(self.key_at(mid), target) == Ordering::Less {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        self.pos = lo;
         if self.pos >= self.entries.len() && i < self.table.index.len() {
             self.load(i + 1).await?;
         }
@@ -260,9 +279,11 @@ impl<S: BlockSource> TableIter<S> {
 
     /// The current entry, if valid.
     pub fn current(&self) -> Option<(&[u8], &[u8])> {
-        self.entries
-            .get(self.pos)
-            .map(|(k, v)| (k.as_slice(), v.as_slice()))
+        let [ko, kl, vo, vl] = *self.entries.get(self.pos)?;
+        Some((
+            &self.keys[ko as usize..(ko + kl) as usize],
+            &self.data[vo as usize..(vo + vl) as usize],
+        ))
     }
 
     /// Moves to the next entry.
