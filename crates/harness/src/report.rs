@@ -25,7 +25,9 @@ fn columns(runs: &[RunReport]) -> Vec<Column> {
             cols.push(Column {
                 label: format!("{} ops/s", b.name),
                 value: Box::new(move |r: &RunReport| {
-                    r.benchmarks.get(i).map_or(0.0, crate::db_bench::BenchResult::ops_per_sec)
+                    r.benchmarks
+                        .get(i)
+                        .map_or(0.0, crate::db_bench::BenchResult::ops_per_sec)
                 }),
                 decimals: 0,
             });

@@ -673,7 +673,10 @@ async fn merge_inputs<E: Env, D: ZonedDevice>(
             }
             builder
                 .get_or_insert_with(|| {
-                    builder_for(inner, plan.max_output_file_size + plan.max_output_file_size / 8)
+                    builder_for(
+                        inner,
+                        plan.max_output_file_size + plan.max_output_file_size / 8,
+                    )
                 })
                 .add(k, v);
             uk.clone_into(&mut last_user_key);
@@ -730,7 +733,11 @@ fn builder_for<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, bytes: u64) -> Table
         .unwrap_or_else(PoisonError::into_inner)
         .pop()
         .unwrap_or_default();
-    TableBuilder::with_buffer(table_options(&inner.opts), buf, usize::try_from(bytes).unwrap_or(0))
+    TableBuilder::with_buffer(
+        table_options(&inner.opts),
+        buf,
+        usize::try_from(bytes).unwrap_or(0),
+    )
 }
 
 fn give_buffer<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, mut buf: Vec<u8>) {

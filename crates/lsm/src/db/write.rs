@@ -41,7 +41,23 @@ pub(crate) struct Pending {
     batch: Mutex<Option<WriteBatch>>,
     sync: bool,
     result: Mutex<Option<Result<(), String>>>,
+    /// Signalled by the leader that committed this write.
+    done: tokio::sync::Notify,
+    /// Set (before `done`) by the leader that committed this write.
+    ready: std::sync::atomic::AtomicBool,
 }
+
+impl Pending {
+    fn take_result(&self) -> Option<Result<(), String>> {
+        self.result
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+}
+
+/// Busy-wait rounds of a real-mode writer before it parks.
+const SPIN_ROUNDS: u32 = 20_000;
 
 enum Room {
     Ready,
@@ -63,21 +79,64 @@ pub(crate) async fn write<E: Env, D: ZonedDevice>(
         batch: Mutex::new(Some(batch)),
         sync,
         result: Mutex::new(None),
+        done: tokio::sync::Notify::new(),
+        ready: std::sync::atomic::AtomicBool::new(false),
     });
     inner
         .queue
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .push(me.clone());
-    let mut w = inner.writer.lock().await;
-    if let Some(r) = me
-        .result
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .take()
-    {
-        return r.map_err(LsmError::Background);
+    // Become the leader, or learn that a leader committed this write: whichever comes first
+    // (a follower does not queue for the lock just to read its result).
+    // In real mode, spin briefly first (as RocksDB's write thread does): the leader usually
+    // finishes within microseconds, sooner than a parked thread is woken.
+    let mut early = None;
+    if !inner.env.is_simulated() {
+        for _ in 0..SPIN_ROUNDS {
+            if me.ready.load(std::sync::atomic::Ordering::Acquire) {
+                return me
+                    .take_result()
+                    .unwrap_or_else(|| Err("write lost its result".into()))
+                    .map_err(LsmError::Background);
+            }
+            if let Ok(g) = inner.writer.try_lock() {
+                early = Some(g);
+                break;
+            }
+            std::hint::spin_loop();
+        }
     }
+    let mut w = if let Some(g) = early {
+        if let Some(r) = me.take_result() {
+            return r.map_err(LsmError::Background);
+        }
+        g
+    } else {
+        let mut lock = std::pin::pin!(inner.writer.lock());
+        let mut done = std::pin::pin!(me.done.notified());
+        let won = std::future::poll_fn(|cx| {
+            if done.as_mut().poll(cx).is_ready() {
+                return std::task::Poll::Ready(None);
+            }
+            lock.as_mut().poll(cx).map(Some)
+        })
+        .await;
+        match won {
+            Some(guard) => {
+                if let Some(r) = me.take_result() {
+                    return r.map_err(LsmError::Background);
+                }
+                guard
+            }
+            None => {
+                return me
+                    .take_result()
+                    .unwrap_or_else(|| Err("write lost its result".into()))
+                    .map_err(LsmError::Background);
+            }
+        }
+    };
     let group: Vec<Arc<Pending>> =
         std::mem::take(&mut *inner.queue.lock().unwrap_or_else(PoisonError::into_inner));
     let bytes: usize = group
@@ -95,6 +154,8 @@ pub(crate) async fn write<E: Env, D: ZonedDevice>(
         if !Arc::ptr_eq(p, &me) {
             *p.result.lock().unwrap_or_else(PoisonError::into_inner) =
                 Some(r.as_ref().copied().map_err(ToString::to_string));
+            p.ready.store(true, std::sync::atomic::Ordering::Release);
+            p.done.notify_one();
         }
     }
     drop(w);

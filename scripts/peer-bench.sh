@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Real mode, same machine, same run: ZoneDB's `zonedb bench` next to RocksDB's own db_bench
+# (Debian's rocksdb-tools, built with assertions) with identical db_bench flags. Prints a
+# Markdown table of ops/sec and the ZoneDB / RocksDB ratio per benchmark and thread count.
+#
+#   scripts/peer-bench.sh [NUM]        (default NUM=200000; needs `db_bench` on PATH)
+set -euo pipefail
+NUM=${1:-200000}
+ZONEDB=${ZONEDB:-target/release/zonedb}
+BENCHES=fillrandom,overwrite,readrandom,readwhilewriting
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+command -v db_bench >/dev/null || { echo "db_bench not found (apt-get install rocksdb-tools)" >&2; exit 1; }
+[ -x "$ZONEDB" ] || cargo build --release
+echo "| benchmark | threads | ZoneDB ops/s | RocksDB 7.8.3 ops/s (assertions on) | ratio |"
+echo "|---|---:|---:|---:|---:|"
+for T in 1 2; do
+  FLAGS=(--benchmarks=$BENCHES --num=$NUM --reads=$((NUM / 2)) --key_size=16 --value_size=1024
+         --threads=$T --seed=1)
+  "$ZONEDB" bench --mode real --db "$TMP/zonedb-$T" "${FLAGS[@]}" --scale 1/8 > "$TMP/z.txt"
+  db_bench --db="$TMP/rocksdb-$T" "${FLAGS[@]}" --compression_type=none > "$TMP/r.txt" 2>&1
+  for B in ${BENCHES//,/ }; do
+    Z=$(awk -v b="$B" '$1 == b { for (i = 1; i <= NF; i++) if ($(i+1) == "ops/sec") print $i }' "$TMP/z.txt")
+    R=$(awk -v b="$B" '$1 == b { for (i = 1; i <= NF; i++) if ($(i+1) == "ops/sec") print $i }' "$TMP/r.txt")
+    RATIO=$(awk -v z="${Z:-0}" -v r="${R:-0}" 'BEGIN { if (r > 0) printf "%.2f", z / r; else print "n/a" }')
+    echo "| $B | $T | ${Z:-n/a} | ${R:-n/a} | $RATIO |"
+  done
+done
