@@ -55,6 +55,7 @@ fn load(path: &PathBuf) -> Result<Vec<Scenario>, CliError> {
 /// Runs the configurations, `jobs` at a time; a configuration that fails (a full device, say)
 /// is reported, not fatal.
 fn run_all(configs: &[Scenario], jobs: usize) -> Vec<Result<RunReport, String>> {
+    let watch = Stopwatch::start();
     let mut out: Vec<Option<Result<RunReport, String>>> =
         (0..configs.len()).map(|_| None).collect();
     for (chunk_i, chunk) in configs.chunks(jobs.max(1)).enumerate() {
@@ -78,6 +79,14 @@ fn run_all(configs: &[Scenario], jobs: usize) -> Vec<Result<RunReport, String>> 
                 );
             }
         });
+        // Progress with an estimate of the time left (on stderr).
+        let done = (chunk_i * jobs.max(1) + chunk.len()).min(configs.len());
+        let spent = watch.elapsed_ns() as f64 / 1e9;
+        let left = spent / done as f64 * (configs.len() - done) as f64;
+        eprintln!(
+            "[{done}/{}] configurations done, {spent:.1} s elapsed, about {left:.0} s left",
+            configs.len()
+        );
     }
     out.into_iter()
         .map(|r| r.unwrap_or_else(|| Err("not run".into())))
