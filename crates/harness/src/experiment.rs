@@ -53,6 +53,8 @@ pub struct RunReport {
     pub device: DeviceStats,
     /// Time series.
     pub series: Vec<Sample>,
+    /// Lifetimes of deleted SSTs (ns), by the level they were written to.
+    pub sst_lifetimes_ns: std::collections::BTreeMap<u32, Vec<u64>>,
     /// Virtual end time, ns.
     pub end_ns: u64,
 }
@@ -128,7 +130,7 @@ pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
     let s2 = s.clone();
     let d2 = dev.clone();
     let fsx = |e: zonedb_fs::FsError| HarnessError::Config(format!("file layer: {e}"));
-    let (benchmarks, db_stats, fs_stats, series) = env
+    let (benchmarks, db_stats, fs_stats, series, sst_lifetimes_ns) = env
         .run(async move {
             ZoneFs::<SimEnv, ZnsSsd<SimEnv>>::mkfs(d2.as_ref(), s2.fs.finish_threshold)
                 .await
@@ -163,8 +165,9 @@ pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
                 .map_err(|e| HarnessError::Config(format!("sampler failed: {e:?}")))?;
             series.push(sample(&e2, &db, &fs));
             let st = db.stats();
+            let lifetimes = db.sst_lifetimes();
             db.close().await?;
-            Ok::<_, HarnessError>((results, st, fs.stats(), series))
+            Ok::<_, HarnessError>((results, st, fs.stats(), series, lifetimes))
         })
         .map_err(|e| HarnessError::Config(format!("simulation: {e}")))??;
     Ok(RunReport {
@@ -175,6 +178,7 @@ pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
         fs: fs_stats,
         device: dev.stats(),
         series,
+        sst_lifetimes_ns,
         end_ns: env.now(),
     })
 }

@@ -209,6 +209,63 @@ fn plot(
     Ok(())
 }
 
+/// CDF of SST lifetimes (all levels) per configuration.
+fn lifetime_cdf(path: &Path, runs: &[RunReport]) -> Result<(), HarnessError> {
+    let err =
+        |e: &dyn std::fmt::Display| HarnessError::Config(format!("plot {}: {e}", path.display()));
+    let series: Vec<Vec<(f64, f64)>> = runs
+        .iter()
+        .map(|r| {
+            let mut v: Vec<u64> = r.sst_lifetimes_ns.values().flatten().copied().collect();
+            v.sort_unstable();
+            let n = v.len().max(1) as f64;
+            v.iter()
+                .enumerate()
+                .map(|(i, &ns)| (ns as f64 / 1e9, (i + 1) as f64 / n))
+                .collect()
+        })
+        .collect();
+    let x_max = series
+        .iter()
+        .flatten()
+        .map(|p| p.0)
+        .fold(0.0, f64::max)
+        .max(1e-3);
+    let root = SVGBackend::new(path, (900, 480)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption("SST lifetime CDF (all levels)", ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..x_max, 0.0..1.0)
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc("lifetime, virtual s")
+        .y_desc("fraction of SSTs")
+        .draw()
+        .map_err(|e| err(&e))?;
+    for (i, (r, pts)) in runs.iter().zip(series).enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        chart
+            .draw_series(LineSeries::new(pts, color.stroke_width(2)))
+            .map_err(|e| err(&e))?
+            .label(r.scenario.name.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+            });
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
 fn throughput(x: &crate::experiment::Sample, p: Option<&crate::experiment::Sample>) -> f64 {
     p.map_or(0.0, |p| {
         let dt = (x.t_ns - p.t_ns) as f64 / 1e9;
@@ -270,7 +327,7 @@ pub fn write(
             r.end_ns as f64 / 1e9
         );
     }
-    md.push_str("\n## Plots\n\n![throughput](throughput.svg)\n\n![free space](free-space.svg)\n\n![write stalls](stalls.svg)\n\n");
+    md.push_str("\n## Plots\n\n![throughput](throughput.svg)\n\n![free space](free-space.svg)\n\n![write stalls](stalls.svg)\n\n![SST lifetimes](sst-lifetimes.svg)\n\n");
     md.push_str(
         "Time series: `series-N.csv` (N = configuration, from 0). Everything: `compare.json`.\n",
     );
@@ -295,6 +352,7 @@ pub fn write(
         runs,
         stall_s,
     )?;
+    lifetime_cdf(&dir.join("sst-lifetimes.svg"), runs)?;
     for (i, r) in runs.iter().enumerate() {
         std::fs::write(dir.join(format!("series-{i}.csv")), csv(r)).map_err(io)?;
     }
@@ -332,7 +390,7 @@ fn html(title: &str, md_table: &str, runs: &[RunReport]) -> String {
         }
         h.push_str("</tr>\n");
     }
-    h.push_str("</table>\n<h2>Plots</h2>\n<img src=\"throughput.svg\"><br><img src=\"free-space.svg\"><br><img src=\"stalls.svg\">\n<h2>Configurations</h2>\n<ul>\n");
+    h.push_str("</table>\n<h2>Plots</h2>\n<img src=\"throughput.svg\"><br><img src=\"free-space.svg\"><br><img src=\"stalls.svg\"><br><img src=\"sst-lifetimes.svg\">\n<h2>Configurations</h2>\n<ul>\n");
     for r in runs {
         let _ = writeln!(
             h,

@@ -114,8 +114,13 @@ pub(crate) fn maybe_schedule<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
         st.next_job += 1;
         let i = inner.clone();
         drop(inner.env.spawn("flush", async move {
+            let t0 = i.env.now();
             let r = flush_one(&i, job).await;
-            finish_job(&i, r, |st| st.flush_running = false);
+            let dt = i.env.now() - t0;
+            finish_job(&i, r, |st| {
+                st.flush_running = false;
+                st.stats.flush_ns += dt;
+            });
         }));
     }
     let zone_map = inner.picker.wants_zone_view().then(|| zone_view(inner));
@@ -173,8 +178,11 @@ pub(crate) fn maybe_schedule<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
         st.compactions_running += 1;
         let i = inner.clone();
         drop(inner.env.spawn("compaction", async move {
+            let t0 = i.env.now();
             let r = compact(&i, job, &plan).await;
+            let dt = i.env.now() - t0;
             finish_job(&i, r, |st| {
+                st.stats.compaction_ns += dt;
                 st.compactions_running -= 1;
                 st.running.retain(|r| r.job != job);
                 for n in &inputs {
@@ -316,6 +324,16 @@ async fn install<E: Env, D: ZonedDevice>(
         old.close().await?;
         inner.fs.delete(&old_name).await?;
     }
+    {
+        let now = inner.env.now();
+        let mut lt = inner
+            .lifetimes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        for f in &edit.new_files {
+            lt.born.entry(f.number).or_insert((f.level, now));
+        }
+    }
     let mut st = inner.lock();
     // Re-apply to the version current now (only this task changes versions while it holds
     // the MANIFEST lock, so it is the same one).
@@ -343,6 +361,14 @@ pub(crate) async fn delete_obsolete<E: Env, D: ZonedDevice>(
             Err(e) => return Err(e.into()),
         }
         inner.hint(&Hint::FileDeleted { number: n });
+        let now = inner.env.now();
+        let mut lt = inner
+            .lifetimes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some((level, born)) = lt.born.remove(&n) {
+            lt.done.entry(level).or_default().push(now - born);
+        }
     }
     Ok(())
 }

@@ -129,6 +129,14 @@ impl State {
     }
 }
 
+/// SST lifetimes: when each live file entered the tree (and at which level), and how long
+/// each deleted file lived, by the level it was written to.
+#[derive(Debug, Default)]
+pub(crate) struct Lifetimes {
+    pub(crate) born: BTreeMap<u64, (u32, u64)>,
+    pub(crate) done: BTreeMap<u32, Vec<u64>>,
+}
+
 /// Shared engine internals.
 #[derive(Debug)]
 pub(crate) struct Inner<E: Env, D: ZonedDevice> {
@@ -146,6 +154,8 @@ pub(crate) struct Inner<E: Env, D: ZonedDevice> {
     pub(crate) graveyard: Graveyard,
     /// Table-building buffers kept for reuse.
     pub(crate) buffers: Mutex<Vec<Vec<u8>>>,
+    /// Birth times of live SSTs and lifetimes of deleted ones.
+    pub(crate) lifetimes: Mutex<Lifetimes>,
     /// Signalled whenever background work finishes (stalled writers and `flush` wait on it).
     pub(crate) bg_done: tokio::sync::Notify,
 }
@@ -472,6 +482,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
             manifest: tokio::sync::Mutex::new(Some(mw)),
             graveyard,
             buffers: Mutex::new(Vec::new()),
+            lifetimes: Mutex::new(Lifetimes::default()),
             bg_done: tokio::sync::Notify::new(),
         });
         background::refresh_scores(&inner);
@@ -751,6 +762,17 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
     /// view of the zone layer for pickers and tools).
     pub fn zone_view(&self) -> BTreeMap<u64, Vec<(u32, u64)>> {
         background::zone_view(&self.inner)
+    }
+
+    /// How long each SST deleted since open lived (ns, virtual time in simulation), by the
+    /// level it was written to: the data for lifetime CDFs.
+    pub fn sst_lifetimes(&self) -> BTreeMap<u32, Vec<u64>> {
+        self.inner
+            .lifetimes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .done
+            .clone()
     }
 
     /// The file layer underneath.

@@ -33,6 +33,10 @@ pub struct DbStats {
     pub compaction_bytes_written: u64,
     /// Compactions per start level.
     pub compactions_by_level: Vec<u64>,
+    /// Time spent in flushes, ns (summed over jobs).
+    pub flush_ns: u64,
+    /// Time spent in compactions, ns (summed over jobs).
+    pub compaction_ns: u64,
     /// Times writes stopped (L0 files, memtables or pending bytes at the stop limit).
     pub stall_stops: u64,
     /// Time writes spent stopped, ns.
@@ -53,7 +57,28 @@ pub struct DbStats {
     pub block_cache: CacheStats,
 }
 
+/// Write amplification by source: bytes each source wrote per user byte.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct WriteAmpParts {
+    /// WAL records.
+    pub wal: f64,
+    /// Flushes (memtables to L0).
+    pub flush: f64,
+    /// Compactions.
+    pub compaction: f64,
+}
+
 impl DbStats {
+    /// Bytes written by the WAL, flushes and compactions per user byte.
+    pub fn write_amp_parts(&self) -> WriteAmpParts {
+        let u = self.user_bytes_written.max(1) as f64;
+        WriteAmpParts {
+            wal: self.wal_bytes as f64 / u,
+            flush: self.flush_bytes_written as f64 / u,
+            compaction: self.compaction_bytes_written as f64 / u,
+        }
+    }
+
     /// Write amplification of the tree: (flush + compaction bytes written) / user bytes.
     pub fn write_amplification(&self) -> f64 {
         if self.user_bytes_written == 0 {
