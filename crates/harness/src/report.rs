@@ -138,42 +138,23 @@ fn csv(r: &RunReport) -> String {
 
 type Extract = fn(&crate::experiment::Sample, Option<&crate::experiment::Sample>) -> f64;
 
-fn plot(
+/// One line per configuration on a white 900×480 SVG chart.
+fn draw_lines(
     path: &Path,
     title: &str,
-    y_label: &str,
+    (x_desc, y_desc): (&str, &str),
     runs: &[RunReport],
-    f: Extract,
+    series: Vec<Vec<(f64, f64)>>,
+    y_max: f64,
 ) -> Result<(), HarnessError> {
     let err =
         |e: &dyn std::fmt::Display| HarnessError::Config(format!("plot {}: {e}", path.display()));
-    let series: Vec<Vec<(f64, f64)>> = runs
-        .iter()
-        .map(|r| {
-            let mut prev = None;
-            r.series
-                .iter()
-                .map(|x| {
-                    let p = (x.t_ns as f64 / 1e9, f(x, prev));
-                    prev = Some(x);
-                    p
-                })
-                .collect()
-        })
-        .collect();
     let x_max = series
         .iter()
         .flatten()
         .map(|p| p.0)
         .fold(0.0, f64::max)
         .max(1e-3);
-    let y_max = series
-        .iter()
-        .flatten()
-        .map(|p| p.1)
-        .fold(0.0, f64::max)
-        .max(1e-9)
-        * 1.1;
     let root = SVGBackend::new(path, (900, 480)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let mut chart = ChartBuilder::on(&root)
@@ -185,8 +166,8 @@ fn plot(
         .map_err(|e| err(&e))?;
     chart
         .configure_mesh()
-        .x_desc("virtual time (s)")
-        .y_desc(y_label)
+        .x_desc(x_desc)
+        .y_desc(y_desc)
         .draw()
         .map_err(|e| err(&e))?;
     for (i, (r, pts)) in runs.iter().zip(series).enumerate() {
@@ -209,10 +190,47 @@ fn plot(
     Ok(())
 }
 
+/// A time-series chart: `f` of each sample (and the one before it) over virtual time.
+fn plot(
+    path: &Path,
+    title: &str,
+    y_label: &str,
+    runs: &[RunReport],
+    f: Extract,
+) -> Result<(), HarnessError> {
+    let series: Vec<Vec<(f64, f64)>> = runs
+        .iter()
+        .map(|r| {
+            let mut prev = None;
+            r.series
+                .iter()
+                .map(|x| {
+                    let p = (x.t_ns as f64 / 1e9, f(x, prev));
+                    prev = Some(x);
+                    p
+                })
+                .collect()
+        })
+        .collect();
+    let y_max = series
+        .iter()
+        .flatten()
+        .map(|p| p.1)
+        .fold(0.0, f64::max)
+        .max(1e-9)
+        * 1.1;
+    draw_lines(
+        path,
+        title,
+        ("virtual time (s)", y_label),
+        runs,
+        series,
+        y_max,
+    )
+}
+
 /// CDF of SST lifetimes (all levels) per configuration.
 fn lifetime_cdf(path: &Path, runs: &[RunReport]) -> Result<(), HarnessError> {
-    let err =
-        |e: &dyn std::fmt::Display| HarnessError::Config(format!("plot {}: {e}", path.display()));
     let series: Vec<Vec<(f64, f64)>> = runs
         .iter()
         .map(|r| {
@@ -225,45 +243,14 @@ fn lifetime_cdf(path: &Path, runs: &[RunReport]) -> Result<(), HarnessError> {
                 .collect()
         })
         .collect();
-    let x_max = series
-        .iter()
-        .flatten()
-        .map(|p| p.0)
-        .fold(0.0, f64::max)
-        .max(1e-3);
-    let root = SVGBackend::new(path, (900, 480)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption("SST lifetime CDF (all levels)", ("sans-serif", 20))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(70)
-        .build_cartesian_2d(0.0..x_max, 0.0..1.0)
-        .map_err(|e| err(&e))?;
-    chart
-        .configure_mesh()
-        .x_desc("lifetime, virtual s")
-        .y_desc("fraction of SSTs")
-        .draw()
-        .map_err(|e| err(&e))?;
-    for (i, (r, pts)) in runs.iter().zip(series).enumerate() {
-        let color = Palette99::pick(i).to_rgba();
-        chart
-            .draw_series(LineSeries::new(pts, color.stroke_width(2)))
-            .map_err(|e| err(&e))?
-            .label(r.scenario.name.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
-            });
-    }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| err(&e))?;
-    root.present().map_err(|e| err(&e))?;
-    Ok(())
+    draw_lines(
+        path,
+        "SST lifetime CDF (all levels)",
+        ("lifetime, virtual s", "fraction of SSTs"),
+        runs,
+        series,
+        1.0,
+    )
 }
 
 fn throughput(x: &crate::experiment::Sample, p: Option<&crate::experiment::Sample>) -> f64 {
