@@ -35,7 +35,7 @@ pub struct MemZones {
 }
 
 /// Spare zone buffers kept for reuse.
-const SPARE_BUFFERS: usize = 8;
+const SPARE_BUFFERS: usize = 2;
 
 impl std::ops::Index<usize> for MemZones {
     type Output = Vec<u8>;

@@ -404,7 +404,9 @@ async fn thread_body<E: Env, D: ZonedDevice>(
             let mut i = 0;
             while i < cfg.num {
                 let n = batch.min(cfg.num - i);
-                let mut b = WriteBatch::new();
+                let mut b = WriteBatch::with_capacity(
+                    usize::try_from(n).unwrap_or(1) * (ks + cfg.value_size + 21),
+                );
                 for j in 0..n {
                     let k = if name == "fillseq" {
                         i + j

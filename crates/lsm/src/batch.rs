@@ -41,6 +41,13 @@ impl WriteBatch {
         }
     }
 
+    /// An empty batch with room for about `bytes` of records.
+    pub fn with_capacity(bytes: usize) -> Self {
+        let mut rep = Vec::with_capacity(HEADER + bytes);
+        rep.resize(HEADER, 0);
+        Self { rep, count: 0 }
+    }
+
     /// Adds a put.
     pub fn put(&mut self, key: &[u8], value: &[u8]) {
         self.rep.push(ValueType::Value as u8);

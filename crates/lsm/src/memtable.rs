@@ -6,15 +6,55 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crossbeam_skiplist::SkipMap;
 
-use crate::key::{self, InternalKey, ValueType};
+use crate::key::{self, ValueType};
 
 /// Per-entry bookkeeping counted toward the memtable size.
 const ENTRY_OVERHEAD: u64 = 32;
 
+/// An entry in one allocation: the internal key followed by the value, ordered by the key
+/// with [`key::compare`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Entry {
+    buf: Box<[u8]>,
+    klen: usize,
+}
+
+impl Entry {
+    fn new(ikey: &[u8], value: &[u8]) -> Self {
+        let mut buf = Vec::with_capacity(ikey.len() + value.len());
+        buf.extend_from_slice(ikey);
+        buf.extend_from_slice(value);
+        Self {
+            buf: buf.into_boxed_slice(),
+            klen: ikey.len(),
+        }
+    }
+
+    fn key(&self) -> &[u8] {
+        &self.buf[..self.klen]
+    }
+
+    fn value(&self) -> &[u8] {
+        &self.buf[self.klen..]
+    }
+}
+
+impl Ord for Entry {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        key::compare(self.key(), other.key())
+    }
+}
+
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
 /// A memtable.
 #[derive(Debug, Default)]
 pub struct MemTable {
-    map: SkipMap<InternalKey, Vec<u8>>,
+    map: SkipMap<Entry, ()>,
     bytes: AtomicU64,
     entries: AtomicU64,
     deletes: AtomicU64,
@@ -41,7 +81,7 @@ impl MemTable {
     pub fn add(&self, seq: u64, t: ValueType, user_key: &[u8], value: &[u8]) {
         let k = key::internal_key(user_key, seq, t);
         let n = k.len() as u64 + value.len() as u64 + ENTRY_OVERHEAD;
-        self.map.insert(InternalKey(k), value.to_vec());
+        self.map.insert(Entry::new(&k, value), ());
         self.bytes.fetch_add(n, Ordering::Relaxed);
         self.entries.fetch_add(1, Ordering::Relaxed);
         if t == ValueType::Deletion {
@@ -71,13 +111,13 @@ impl MemTable {
 
     /// The newest version of `user_key` visible at `seq`.
     pub fn get(&self, user_key: &[u8], seq: u64) -> Lookup {
-        let lk = InternalKey(key::lookup_key(user_key, seq));
+        let lk = Entry::new(&key::lookup_key(user_key, seq), &[]);
         let Some(e) = self.map.lower_bound(Bound::Included(&lk)) else {
             return Lookup::NotFound;
         };
-        match key::parse(&e.key().0) {
+        match key::parse(e.key().key()) {
             Some(p) if p.user_key == user_key => match p.value_type {
-                ValueType::Value => Lookup::Value(e.value().clone()),
+                ValueType::Value => Lookup::Value(e.key().value().to_vec()),
                 ValueType::Deletion => Lookup::Deleted,
             },
             _ => Lookup::NotFound,
@@ -86,7 +126,7 @@ impl MemTable {
 
     /// Up to `max` entries with internal key `>= from` (or `> from` if `exclusive`), in order.
     pub fn range_from(&self, from: &[u8], exclusive: bool, max: usize) -> Vec<(Vec<u8>, Vec<u8>)> {
-        let k = InternalKey(from.to_vec());
+        let k = Entry::new(from, &[]);
         let lower = if exclusive {
             Bound::Excluded(&k)
         } else {
@@ -95,14 +135,14 @@ impl MemTable {
         self.map
             .range((lower, Bound::Unbounded))
             .take(max)
-            .map(|e| (e.key().0.clone(), e.value().clone()))
+            .map(|e| (e.key().key().to_vec(), e.key().value().to_vec()))
             .collect()
     }
 
     /// Calls `f` on every entry in order, without copying them out.
     pub fn for_each(&self, mut f: impl FnMut(&[u8], &[u8])) {
         for e in &self.map {
-            f(&e.key().0, e.value());
+            f(e.key().key(), e.key().value());
         }
     }
 
@@ -110,7 +150,7 @@ impl MemTable {
     pub fn entries(&self) -> Vec<(Vec<u8>, Vec<u8>)> {
         self.map
             .iter()
-            .map(|e| (e.key().0.clone(), e.value().clone()))
+            .map(|e| (e.key().key().to_vec(), e.key().value().to_vec()))
             .collect()
     }
 }

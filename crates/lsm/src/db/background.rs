@@ -749,7 +749,7 @@ async fn finish_output<E: Env, D: ZonedDevice>(
 }
 
 /// Table buffers kept for reuse (a fresh one costs a page fault per page).
-const SPARE_TABLE_BUFFERS: usize = 4;
+const SPARE_TABLE_BUFFERS: usize = 2;
 
 /// A table builder whose buffer comes from the pool, sized for about `bytes`.
 fn builder_for<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, bytes: u64) -> TableBuilder {

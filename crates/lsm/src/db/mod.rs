@@ -495,7 +495,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
     /// # Errors
     /// See [`Db::write`].
     pub async fn put(&self, key: &[u8], value: &[u8]) -> Result<(), LsmError> {
-        let mut b = WriteBatch::new();
+        let mut b = WriteBatch::with_capacity(key.len() + value.len() + 21);
         b.put(key, value);
         self.write(b).await
     }
