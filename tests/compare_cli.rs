@@ -118,6 +118,45 @@ fn compare_writes_a_normalized_table_and_a_full_report() {
 }
 
 #[test]
+fn ycsb_scenarios_compare_too() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scen = tmp.path().join("y.toml");
+    let ycsb_a = concat!(env!("CARGO_MANIFEST_DIR"), "/workloads/workloada");
+    std::fs::write(
+        &scen,
+        format!(
+            "name = \"a\"\n[device]\nscale = \"1/64\"\n[engine]\nwrite_buffer_size = 1048576\n\
+             [workload]\nkind = \"ycsb\"\nycsb_file = \"{ycsb_a}\"\n\
+             ycsb = {{ recordcount = 5000, operationcount = 5000, threadcount = 2 }}\n\
+             [[compare]]\nname = \"b\"\nfs = {{ cleaner = \"greedy\" }}\n"
+        ),
+    )
+    .unwrap();
+    let out = zonedb(&[
+        "compare",
+        scen.to_str().unwrap(),
+        "--out",
+        tmp.path().join("r").to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let b = &v["configurations"][0]["benchmarks"];
+    assert_eq!(b[0]["name"], "ycsb-load");
+    assert_eq!(b[1]["name"], "ycsb-run");
+    assert_eq!(b[1]["ops"].as_u64(), Some(5000));
+    assert_eq!(
+        b[1]["found"].as_u64(),
+        Some(5000),
+        "every read and update finds its record"
+    );
+}
+
+#[test]
 fn run_prints_db_bench_lines_and_bad_scenarios_exit_2() {
     let tmp = tempfile::tempdir().unwrap();
     let scen = tmp.path().join("s.toml");

@@ -101,6 +101,33 @@ fn sample<E: Env, D: ZonedDevice>(env: &E, db: &Db<E, D>, fs: &ZoneFs<E, D>) -> 
     }
 }
 
+/// A YCSB phase in the shape of a benchmark result (name `ycsb-load` / `ycsb-run`).
+fn ycsb_as_bench(r: &crate::ycsb::runner::YcsbResult, threads: u64) -> BenchResult {
+    let (p50, p99, p999, p9999, mean) = r.overall_us;
+    let found: u64 = r.ops.values().map(|o| o.ok).sum();
+    BenchResult {
+        name: format!("ycsb-{}", r.phase),
+        ops: r.operations,
+        busy_ns: r.runtime_ns * threads,
+        wall_ns: r.runtime_ns,
+        bytes: 0,
+        found: Some(found),
+        message: format!("({found} of {} OK)", r.operations),
+        latency: db_bench::Latency {
+            count: r.operations,
+            avg_us: mean,
+            p50_us: p50 as f64,
+            p75_us: 0.0,
+            p99_us: p99 as f64,
+            p999_us: p999 as f64,
+            p9999_us: p9999 as f64,
+            max_us: r.ops.values().map(|o| o.max_us).max().unwrap_or(0) as f64,
+        },
+        skipped: false,
+        histograms: std::collections::BTreeMap::new(),
+    }
+}
+
 /// Runs `s` in simulation.
 ///
 /// # Errors
@@ -152,11 +179,19 @@ pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
                     series
                 })
             };
-            let cfg = s2.workload.bench_config(s2.seed);
             let mut results = Vec::new();
-            let mut threads = 0;
-            for n in s2.workload.names() {
-                results.push(db_bench::run_one(&e2, &db, &n, &cfg, &mut threads).await?);
+            if s2.workload.kind == "ycsb" {
+                let w = s2.workload.ycsb_workload()?;
+                for load in [true, false] {
+                    let r = crate::ycsb::runner::run_phase(&e2, &db, &w, s2.seed, load).await?;
+                    results.push(ycsb_as_bench(&r, w.threadcount));
+                }
+            } else {
+                let cfg = s2.workload.bench_config(s2.seed);
+                let mut threads = 0;
+                for n in s2.workload.names() {
+                    results.push(db_bench::run_one(&e2, &db, &n, &cfg, &mut threads).await?);
+                }
             }
             db.wait_for_compactions().await?;
             stop.store(true, Ordering::Relaxed);

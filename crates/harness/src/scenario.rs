@@ -75,10 +75,18 @@ impl Default for FsSection {
     }
 }
 
-/// The workload: db_bench's benchmarks with its flags.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// The workload: db_bench's benchmarks with its flags, or (`kind = "ycsb"`) a YCSB core
+/// workload: `ycsb_file` (a property file, e.g. `workloads/workloada`) and/or `ycsb` (a table
+/// of properties overriding it); the load phase runs first, then the transaction phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct WorkloadSection {
+    /// `db_bench` (default) or `ycsb`.
+    pub kind: String,
+    /// YCSB property file.
+    pub ycsb_file: Option<String>,
+    /// YCSB properties (override the file).
+    pub ycsb: toml::Table,
     /// Comma-separated db_bench benchmarks, run in order on one database.
     pub benchmarks: String,
     /// `--num`.
@@ -103,6 +111,9 @@ impl Default for WorkloadSection {
     fn default() -> Self {
         let b = BenchConfig::default();
         Self {
+            kind: "db_bench".into(),
+            ycsb_file: None,
+            ycsb: toml::Table::new(),
             benchmarks: "fillrandom,readrandom".into(),
             num: b.num,
             reads: b.reads,
@@ -130,6 +141,28 @@ impl WorkloadSection {
             batch_size: self.batch_size,
             readwritepercent: self.readwritepercent,
         }
+    }
+
+    /// The YCSB workload this section describes (`kind = "ycsb"`).
+    ///
+    /// # Errors
+    /// [`HarnessError::Config`] for an unreadable file or bad properties.
+    pub fn ycsb_workload(&self) -> Result<crate::ycsb::workload::CoreWorkload, HarnessError> {
+        let mut props = match &self.ycsb_file {
+            Some(f) => crate::ycsb::workload::parse_properties(
+                &std::fs::read_to_string(f)
+                    .map_err(|e| HarnessError::Config(format!("workload.ycsb_file {f}: {e}")))?,
+            ),
+            None => std::collections::BTreeMap::new(),
+        };
+        for (k, v) in &self.ycsb {
+            let v = match v {
+                toml::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            props.insert(k.clone(), v);
+        }
+        crate::ycsb::workload::CoreWorkload::from_properties(&props)
     }
 
     /// The benchmark names.
@@ -238,6 +271,18 @@ impl Scenario {
         }
         zonedb_fs::cleaning::by_name(&self.fs.cleaner, self.fs.gc_threshold)
             .map_err(|e| HarnessError::Config(format!("fs.cleaner: {e}")))?;
+        match self.workload.kind.as_str() {
+            "db_bench" => {}
+            "ycsb" => {
+                self.workload.ycsb_workload()?;
+                return self.check_sampling();
+            }
+            other => {
+                return Err(HarnessError::Config(format!(
+                    "workload.kind '{other}': db_bench or ycsb"
+                )));
+            }
+        }
         for n in self.workload.names() {
             if !crate::db_bench::BENCHMARKS.contains(&n.as_str()) {
                 return Err(HarnessError::Config(format!(
@@ -246,6 +291,10 @@ impl Scenario {
                 )));
             }
         }
+        self.check_sampling()
+    }
+
+    fn check_sampling(&self) -> Result<(), HarnessError> {
         if self.sample_interval_ms == 0 {
             return Err(HarnessError::Config(
                 "sample_interval_ms must be > 0".into(),

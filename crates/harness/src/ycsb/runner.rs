@@ -74,6 +74,8 @@ pub struct YcsbResult {
     pub throughput: f64,
     /// Per operation type.
     pub ops: BTreeMap<String, OpStats>,
+    /// Latency over every operation type, µs: (p50, p99, p99.9, p99.99, mean).
+    pub overall_us: (u64, u64, u64, u64, f64),
 }
 
 impl YcsbResult {
@@ -469,12 +471,23 @@ pub async fn run_phase<E: Env, D: ZonedDevice>(
         })
         .collect();
     let operations: u64 = ops.values().map(|o| o.operations).sum();
+    let mut all = crate::db_bench::new_hist();
+    for h in hists.values() {
+        let _ = all.add(h);
+    }
     Ok(YcsbResult {
         phase: if load { "load" } else { "run" }.into(),
         runtime_ns,
         operations,
         throughput: operations as f64 / (runtime_ns.max(1) as f64 / 1e9),
         ops,
+        overall_us: (
+            us(all.value_at_quantile(0.5)),
+            us(all.value_at_quantile(0.99)),
+            us(all.value_at_quantile(0.999)),
+            us(all.value_at_quantile(0.9999)),
+            all.mean() / 1000.0,
+        ),
     })
 }
 
