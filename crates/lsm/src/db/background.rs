@@ -25,6 +25,7 @@ use crate::compaction::{
 use crate::cost;
 use crate::hints::{FileKindHint, Hint, HintListener, LevelFiles};
 use crate::key::{self, ValueType};
+use crate::memtable::MemTable;
 use crate::options::DbOptions;
 use crate::sst::{TableBuilder, TableOptions};
 use crate::version::manifest::{ManifestWriter, sst_name};
@@ -212,34 +213,44 @@ fn finish_job<E: Env, D: ZonedDevice>(
     maybe_schedule(inner);
 }
 
-/// Builds an SST from sorted entries and writes it; `None` if there was nothing to write.
-#[allow(clippy::too_many_arguments)]
-pub(crate) async fn write_table<E: Env, D: ZonedDevice>(
+/// Writes memtable `mem` as L0 table `number` through builder `b`, leaving out versions no
+/// snapshot at or after `smallest_snapshot` can see (0 keeps everything). Returns the file,
+/// or `None` if nothing was left, and the builder's buffer for reuse. Used by flushes and by
+/// recovery.
+pub(crate) async fn write_memtable<E: Env, D: ZonedDevice>(
     env: &E,
     fs: &Arc<ZoneFs<E, D>>,
     hints: &dyn HintListener,
-    opts: &DbOptions,
-    number: u64,
-    level: u32,
-    lifetime: Lifetime,
-    entries: impl Iterator<Item = (Vec<u8>, Vec<u8>)>,
-    job: u64,
-) -> Result<Option<NewFile>, LsmError> {
-    let mut b = TableBuilder::new(table_options(opts));
-    let mut n = 0u64;
-    for (k, v) in entries {
-        b.add(&k, &v);
-        n += 1;
-    }
-    if n == 0 {
-        return Ok(None);
-    }
+    mut b: TableBuilder,
+    mem: &MemTable,
+    smallest_snapshot: u64,
+    (number, job): (u64, u64),
+) -> Result<(Option<NewFile>, Vec<u8>), LsmError> {
+    let mut filter = DropFilter::new(smallest_snapshot, false);
+    mem.for_each(|k, v| {
+        if filter.keep(k) {
+            b.add(k, v);
+        }
+    });
+    let n = b.num_entries();
     let (bytes, props) = b.finish();
+    if n == 0 {
+        return Ok((None, bytes));
+    }
     env.cpu(n * cost::MERGE_ENTRY_NS + bytes.len() as u64 / 1024 * cost::BUILD_NS_PER_KIB)
         .await;
-    Ok(Some(
-        write_built(fs, hints, number, level, lifetime, &bytes, &props, job).await?,
-    ))
+    let nf = write_built(
+        fs,
+        hints,
+        number,
+        0,
+        calculate_sst_write_hint(0, 1),
+        &bytes,
+        &props,
+        job,
+    )
+    .await?;
+    Ok((Some(nf), bytes))
 }
 
 pub(crate) fn table_options(opts: &DbOptions) -> TableOptions {
@@ -389,38 +400,18 @@ async fn flush_one<E: Env, D: ZonedDevice>(
         job,
         memtable_bytes: mem.approximate_bytes(),
     });
-    // Build straight from the skiplist (no copy of the memtable), dropping what no snapshot
-    // can see.
-    let mut b = builder_for(inner, mem.approximate_bytes());
-    let mut filter = DropFilter::new(smallest_snapshot, false);
-    mem.for_each(|k, v| {
-        if filter.keep(k) {
-            b.add(k, v);
-        }
-    });
-    let nf = if b.num_entries() == 0 {
-        None
-    } else {
-        let n = b.num_entries();
-        let (bytes, props) = b.finish();
-        inner
-            .env
-            .cpu(n * cost::MERGE_ENTRY_NS + bytes.len() as u64 / 1024 * cost::BUILD_NS_PER_KIB)
-            .await;
-        let nf = write_built(
-            &inner.fs,
-            &*inner.hints,
-            number,
-            0,
-            calculate_sst_write_hint(0, 1),
-            &bytes,
-            &props,
-            job,
-        )
-        .await?;
-        give_buffer(inner, bytes);
-        Some(nf)
-    };
+    // Built straight from the skiplist (no copy of the memtable).
+    let (nf, buf) = write_memtable(
+        &inner.env,
+        &inner.fs,
+        &*inner.hints,
+        builder_for(inner, mem.approximate_bytes()),
+        &mem,
+        smallest_snapshot,
+        (number, job),
+    )
+    .await?;
+    give_buffer(inner, buf);
     let next_log = {
         let st = inner.lock();
         st.imm.get(1).map_or(st.mem_log, |(_, l)| *l)

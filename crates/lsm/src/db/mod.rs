@@ -32,6 +32,7 @@ use crate::key::{self, ValueType};
 use crate::log_format::{LogWriter, RecoveryMode, read_log};
 use crate::memtable::{Lookup, MemTable};
 use crate::options::DbOptions;
+use crate::sst::TableBuilder;
 use crate::version::manifest::{self, ManifestWriter, parse_name, sst_name, wal_name};
 use crate::version::{Graveyard, Version, VersionEdit};
 
@@ -424,21 +425,18 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
         if !mem.is_empty() {
             let number = next_file;
             next_file += 1;
-            if let Some(nf) = background::write_table(
+            // Nothing is dropped at recovery (smallest snapshot 0), as before.
+            let (nf, _) = background::write_memtable(
                 &env,
                 &fs,
                 &*hints,
-                &opts,
-                number,
+                TableBuilder::new(background::table_options(&opts)),
+                &mem,
                 0,
-                Lifetime::Medium,
-                mem.entries().into_iter(),
-                0,
+                (number, 0),
             )
-            .await?
-            {
-                edit.new_files.push(nf);
-            }
+            .await?;
+            edit.new_files.extend(nf);
         }
         version = version.apply(&edit, &graveyard)?;
         let wal_number = next_file;
