@@ -14,7 +14,6 @@ use zonedb_harness::db_bench::{self, BenchConfig, BenchResult};
 use zonedb_lsm::Db;
 
 use super::CliError;
-use super::device::build_profile;
 use super::store::{
     EngineArgs, StoreArgs, StoreJob, engine_options, flag_bool, fs_options, run_on_store,
 };
@@ -219,7 +218,7 @@ async fn run_list<E: Env, D: ZonedDevice>(
 }
 
 pub fn run(a: &BenchArgs) -> Result<ExitCode, CliError> {
-    let profile = build_profile(&a.store.profile, &a.store.scale, None)?;
+    let profile = a.store.profile()?;
     let wall = Stopwatch::start();
     if !a.json {
         println!(

@@ -10,7 +10,7 @@ use zonedb_device::payload::Payload;
 use zonedb_device::{DeviceError, Profile, ZnsSsd, ZoneFileDevice, ZonedDevice};
 use zonedb_env::{Env, RealEnv, SimConfig, SimEnv};
 use zonedb_fs::FsOptions;
-use zonedb_lsm::options::{CompactionPri, DbOptions};
+use zonedb_lsm::options::{CompactionPri, CompactionScheme, DbOptions};
 
 use super::CliError;
 
@@ -31,6 +31,10 @@ fn parse_pri(s: &str) -> Result<CompactionPri, String> {
         "4" | "kRoundRobin" => CompactionPri::RoundRobin,
         _ => return Err(format!("unknown compaction_pri '{s}' (0-4 or a kName)")),
     })
+}
+
+fn parse_scheme(s: &str) -> Result<CompactionScheme, String> {
+    CompactionScheme::from_name(s).map_err(|e| e.to_string())
 }
 
 /// Where the database lives.
@@ -55,6 +59,31 @@ pub struct StoreArgs {
     /// Zone cleaner of the file layer: none, greedy, zenfs.
     #[arg(long, default_value = "zenfs")]
     pub cleaner: String,
+    /// Zone placement of the file layer: liza, caza, oaza.
+    #[arg(long, default_value = "liza")]
+    pub placement: String,
+    /// Open zone limit of the device (the profile's own if absent; 0 = none).
+    #[arg(long)]
+    pub max_open_zones: Option<u32>,
+    /// Active zone limit of the device (the profile's own if absent; 0 = none).
+    #[arg(long)]
+    pub max_active_zones: Option<u32>,
+}
+
+impl StoreArgs {
+    /// The device profile these flags describe.
+    ///
+    /// # Errors
+    /// Unknown profile, bad scale or limits.
+    pub fn profile(&self) -> Result<Profile, CliError> {
+        let mut p = super::device::build_profile(&self.profile, &self.scale, None)?;
+        if self.max_open_zones.is_some() || self.max_active_zones.is_some() {
+            let open = self.max_open_zones.unwrap_or(p.zones.max_open_zones);
+            let active = self.max_active_zones.unwrap_or(p.zones.max_active_zones);
+            p = p.with_zone_limits(open, active)?;
+        }
+        Ok(p)
+    }
 }
 
 /// Engine options under RocksDB's names.
@@ -88,6 +117,15 @@ pub struct EngineArgs {
     /// kMinOverlappingRatio, kRoundRobin.
     #[arg(long, value_parser = parse_pri)]
     compaction_pri: Option<CompactionPri>,
+    /// Victim selection: rocksdb (compaction_pri order), sica, zaca, acc.
+    #[arg(long, value_parser = parse_scheme)]
+    compaction_scheme: Option<CompactionScheme>,
+    /// ACC: ZACA only at or below this free space, percent (25).
+    #[arg(long)]
+    acc_turning_point: Option<u32>,
+    /// ACC: ZACA only from this start level on (2; 0 = every level).
+    #[arg(long)]
+    acc_min_start_level: Option<u32>,
     #[arg(long)]
     block_size: Option<u64>,
     /// Bloom bits per key (-1 = engine default 10, 0 = none).
@@ -129,6 +167,9 @@ pub fn engine_options(a: &EngineArgs, use_existing_db: bool) -> Result<DbOptions
         level0_stop_writes_trigger,
         max_background_jobs,
         compaction_pri,
+        compaction_scheme,
+        acc_turning_point,
+        acc_min_start_level,
         block_size,
         sync,
         disable_wal
@@ -151,6 +192,7 @@ pub fn fs_options(a: &StoreArgs) -> Result<FsOptions, CliError> {
     Ok(FsOptions {
         cleaner: zonedb_fs::cleaning::by_name(&a.cleaner, 20)
             .map_err(|e| CliError::Usage(e.to_string()))?,
+        placement: zonedb_fs::placement::by_name(&a.placement).map_err(CliError::Usage)?,
         ..FsOptions::default()
     })
 }

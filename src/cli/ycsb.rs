@@ -17,7 +17,6 @@ use zonedb_harness::ycsb::workload::{CoreWorkload, parse_properties};
 use zonedb_lsm::Db;
 
 use super::CliError;
-use super::device::build_profile;
 use super::store::{EngineArgs, StoreArgs, StoreJob, engine_options, fs_options, run_on_store};
 use crate::host::Stopwatch;
 
@@ -118,7 +117,7 @@ pub fn run(a: &YcsbArgs) -> Result<ExitCode, CliError> {
     if !sim && a.phase == "run" {
         store.use_existing_db = true;
     }
-    let profile = build_profile(&store.profile, &store.scale, None)?;
+    let profile = store.profile()?;
     let wall = Stopwatch::start();
     let (results, extra) = run_on_store(
         &store,

@@ -167,6 +167,18 @@ impl Profile {
         self.validate()?;
         Ok(self)
     }
+
+    /// With other open and active zone limits (0 = no limit), as emulators configure them
+    /// (FEMU's `zns_max_open` / `zns_max_active`).
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidConfig`] when the limits are inconsistent.
+    pub fn with_zone_limits(mut self, max_open: u32, max_active: u32) -> Result<Self, DeviceError> {
+        self.zones.max_open_zones = max_open;
+        self.zones.max_active_zones = max_active;
+        self.validate()?;
+        Ok(self)
+    }
 }
 
 fn zones(

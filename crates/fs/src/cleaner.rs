@@ -66,8 +66,8 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     }
 
     async fn migrate_zone(&self, victim: u32, target: &mut Option<u32>) -> Result<(), FsError> {
-        let files: Vec<(u64, Vec<Extent>, crate::placement::Lifetime)> = {
-            let s = self.lock();
+        let (files, reading): (Vec<(u64, Vec<Extent>, crate::placement::Lifetime)>, _) = {
+            let mut s = self.lock();
             let Some(z) = s.zone(victim) else {
                 return Ok(());
             };
@@ -75,13 +75,17 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 return Ok(());
             }
             let (lo, hi) = (z.start, z.start + z.capacity);
-            s.files
+            let files = s
+                .files
                 .values()
                 .filter(|f| {
                     !f.writing && f.meta.extents.iter().any(|e| e.start >= lo && e.start < hi)
                 })
                 .map(|f| (f.meta.id, f.meta.extents.clone(), f.meta.lifetime))
-                .collect()
+                .collect();
+            // Not reset (by a deletion emptying it) while its extents are copied out.
+            let reading = crate::fs::ZoneReaders::new(self, &mut s, std::iter::once(lo));
+            (files, reading)
         };
         let (lo, hi) = {
             let s = self.lock();
@@ -129,6 +133,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 .await?;
             }
         }
+        drop(reading);
         Ok(())
     }
 

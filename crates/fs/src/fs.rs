@@ -267,6 +267,31 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         self.lock().names.contains_key(name)
     }
 
+    /// For each name, the zones holding the file's bytes: (zone index, bytes), most bytes
+    /// first (ties: lower zone first); empty for a missing file. One lock for the batch.
+    pub fn file_zones<S: AsRef<str>>(&self, names: &[S]) -> Vec<Vec<(u32, u64)>> {
+        let s = self.lock();
+        let zone_size = self.dev.geometry().zone_size_bytes.max(1);
+        names
+            .iter()
+            .map(|n| {
+                let Some(f) = s.names.get(n.as_ref()).and_then(|id| s.files.get(id)) else {
+                    return Vec::new();
+                };
+                let mut per: Vec<(u32, u64)> = Vec::new();
+                for e in &f.meta.extents {
+                    let z = u32::try_from(e.start / zone_size).unwrap_or(u32::MAX);
+                    match per.iter_mut().find(|(q, _)| *q == z) {
+                        Some(p) => p.1 += e.len,
+                        None => per.push((z, e.len)),
+                    }
+                }
+                per.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+                per
+            })
+            .collect()
+    }
+
     /// Every file's attributes.
     pub fn files(&self) -> Vec<FileMeta> {
         self.lock().files.values().map(|f| f.meta.clone()).collect()
@@ -279,7 +304,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     /// [`FsError::NotFound`], device errors.
     pub async fn read(&self, name: &str, offset: u64, len: u64) -> Result<Vec<u8>, FsError> {
         let pieces = {
-            let st = self.lock();
+            let mut st = self.lock();
             let file = st
                 .names
                 .get(name)
@@ -297,8 +322,11 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 pieces.push((extent.start + within, take));
                 pos += take;
             }
-            pieces
+            // Marked under the same lock the extents were read under.
+            let readers = ZoneReaders::new(self, &mut st, pieces.iter().map(|p| p.0));
+            (pieces, readers)
         };
+        let (pieces, _readers) = pieces;
         let mut out = Vec::with_capacity(usize::try_from(len).unwrap_or(0).min(1 << 30));
         for (dev_off, n) in pieces {
             let a = dev_off / self.block * self.block;
@@ -406,7 +434,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             let v: Vec<u32> = s
                 .zones
                 .iter()
-                .filter(|z| z.used == 0 && !z.busy && z.written() > 0)
+                .filter(|z| z.used == 0 && !z.busy && z.written() > 0 && z.readers == 0)
                 .map(|z| z.index)
                 .collect();
             // Busy until the device has reset them: an allocator that saw them empty before
@@ -498,6 +526,40 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     }
 }
 
+/// Marks zones as being read for as long as it lives (dropped futures included).
+pub(crate) struct ZoneReaders<'a, E: Env, D: ZonedDevice> {
+    fs: &'a ZoneFs<E, D>,
+    zones: Vec<u32>,
+}
+
+impl<'a, E: Env, D: ZonedDevice> ZoneReaders<'a, E, D> {
+    pub(crate) fn new(
+        fs: &'a ZoneFs<E, D>,
+        s: &mut State,
+        offsets: impl Iterator<Item = u64>,
+    ) -> Self {
+        let mut zones: Vec<u32> = offsets.filter_map(|o| s.zone_of(o)).collect();
+        zones.dedup();
+        for &z in &zones {
+            if let Some(a) = s.zone_mut(z) {
+                a.readers += 1;
+            }
+        }
+        Self { fs, zones }
+    }
+}
+
+impl<E: Env, D: ZonedDevice> Drop for ZoneReaders<'_, E, D> {
+    fn drop(&mut self) {
+        let mut s = self.fs.lock();
+        for &z in &self.zones {
+            if let Some(a) = s.zone_mut(z) {
+                a.readers = a.readers.saturating_sub(1);
+            }
+        }
+    }
+}
+
 impl State {
     pub(crate) fn empty(g: &zonedb_device::ZoneGeometry) -> Self {
         let zones = (META_ZONES..g.zone_count)
@@ -510,6 +572,7 @@ impl State {
                 lifetime: Lifetime::NotSet,
                 busy: false,
                 active: false,
+                readers: 0,
             })
             .collect::<Vec<_>>();
         let io = u32::try_from(zones.len()).unwrap_or(u32::MAX);

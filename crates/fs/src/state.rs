@@ -19,6 +19,9 @@ pub(crate) struct ZoneAcct {
     pub(crate) busy: bool,
     /// Holds an active token (allocated empty, or partially written).
     pub(crate) active: bool,
+    /// Reads in flight on the zone: it is not reset until they are done (a read that looked
+    /// up its extents before cleaning moved them still reads the old place).
+    pub(crate) readers: u32,
 }
 
 impl ZoneAcct {

@@ -15,7 +15,7 @@ use zonedb_env::Env;
 use crate::FsError;
 use crate::file::{Extent, FileKind, FileMeta};
 use crate::fs::{ZoneFs, align_up, kind_of};
-use crate::placement::{Lifetime, Placement, PlacementRequest};
+use crate::placement::{Lifetime, Placement, PlacementRequest, SstContext};
 use crate::record::Record;
 use crate::state::FileEntry;
 
@@ -33,6 +33,7 @@ pub struct WritableFile<E: Env, D: ZonedDevice> {
     buf_cap: usize,
     zone: Option<u32>,
     closed: bool,
+    sst: Option<Box<SstContext>>,
 }
 
 impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
@@ -47,6 +48,22 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         lifetime: Lifetime,
     ) -> Result<WritableFile<E, D>, FsError> {
         self.create_as(name, kind_of(name), lifetime).await
+    }
+
+    /// Creates SST `name` whose whole content is known, described by `context` for placement
+    /// policies that choose zones from the LSM-tree's shape (CAZA, OAZA).
+    ///
+    /// # Errors
+    /// As [`ZoneFs::create`].
+    pub async fn create_sst(
+        self: &Arc<Self>,
+        name: &str,
+        lifetime: Lifetime,
+        context: SstContext,
+    ) -> Result<WritableFile<E, D>, FsError> {
+        let mut f = self.create_as(name, FileKind::Sst, lifetime).await?;
+        f.sst = Some(Box::new(context));
+        Ok(f)
     }
 
     /// Creates `name` of the given kind.
@@ -112,6 +129,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             buf_cap,
             zone: None,
             closed: false,
+            sst: None,
         })
     }
 
@@ -141,10 +159,11 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         &self,
         lifetime: Lifetime,
         kind: FileKind,
+        sst: Option<&SstContext>,
     ) -> Result<u32, FsError> {
         let t0 = self.env.now();
         loop {
-            match self.try_acquire_zone(lifetime, kind, 0, false).await {
+            match self.try_acquire_zone(lifetime, kind, 0, false, sst).await {
                 Err(FsError::NoSpace) if self.opts.cleaner.name() != "none" => {
                     let freed = self.clean_once().await?;
                     self.counters().blocking_ns += self.env.now() - t0;
@@ -165,11 +184,13 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         kind: FileKind,
         min_capacity: u64,
         reserved: bool,
+        sst: Option<&SstContext>,
     ) -> Result<u32, FsError> {
         let request = PlacementRequest {
             lifetime,
             io_type: kind.io_type(),
             min_capacity_bytes: min_capacity,
+            sst,
         };
         let mut waited_since: Option<u64> = None;
         loop {
@@ -395,7 +416,9 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
             let zone = if let Some(z) = self.zone {
                 z
             } else {
-                let z = fs.acquire_zone(self.lifetime, self.kind).await?;
+                let z = fs
+                    .acquire_zone(self.lifetime, self.kind, self.sst.as_deref())
+                    .await?;
                 self.zone = Some(z);
                 let wp = fs.lock().zone(z).map_or(0, |a| a.wp);
                 if let Some(f) = fs.lock().files.get_mut(&self.id) {

@@ -83,6 +83,14 @@ pub fn profile_of(s: &Scenario) -> Result<Profile, HarnessError> {
     if let Some(c) = s.device.chips_per_zone {
         p = p.with_chips_per_zone(c).map_err(e)?;
     }
+    if s.device.max_open_zones.is_some() || s.device.max_active_zones.is_some() {
+        let open = s.device.max_open_zones.unwrap_or(p.zones.max_open_zones);
+        let active = s
+            .device
+            .max_active_zones
+            .unwrap_or(p.zones.max_active_zones);
+        p = p.with_zone_limits(open, active).map_err(e)?;
+    }
     Ok(p)
 }
 
@@ -150,6 +158,8 @@ pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
     let fs_opts = FsOptions {
         cleaner: zonedb_fs::cleaning::by_name(&s.fs.cleaner, s.fs.gc_threshold)
             .map_err(|e| HarnessError::Config(format!("fs.cleaner: {e}")))?,
+        placement: zonedb_fs::placement::by_name(&s.fs.placement)
+            .map_err(|e| HarnessError::Config(format!("fs.placement: {e}")))?,
         finish_threshold_pct: s.fs.finish_threshold,
         ..FsOptions::default()
     };

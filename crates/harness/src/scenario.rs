@@ -38,6 +38,10 @@ pub struct DeviceSection {
     pub scale: String,
     /// Chips each zone is striped over (the profile's own if absent).
     pub chips_per_zone: Option<u32>,
+    /// Open zone limit (the profile's own if absent; 0 = none).
+    pub max_open_zones: Option<u32>,
+    /// Active zone limit (the profile's own if absent; 0 = none).
+    pub max_active_zones: Option<u32>,
 }
 
 impl Default for DeviceSection {
@@ -46,6 +50,8 @@ impl Default for DeviceSection {
             profile: "splitzns-paper".into(),
             scale: "1/64".into(),
             chips_per_zone: None,
+            max_open_zones: None,
+            max_active_zones: None,
         }
     }
 }
@@ -54,7 +60,7 @@ impl Default for DeviceSection {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FsSection {
-    /// Placement policy (`liza`).
+    /// Placement policy (`liza`, `caza`, `oaza`).
     pub placement: String,
     /// Cleaner: `none`, `greedy`, `zenfs`.
     pub cleaner: String,
@@ -263,12 +269,8 @@ impl Scenario {
 
     fn check(&self) -> Result<(), HarnessError> {
         self.db_options()?;
-        if self.fs.placement != "liza" {
-            return Err(HarnessError::Config(format!(
-                "fs.placement '{}': known placements: liza",
-                self.fs.placement
-            )));
-        }
+        zonedb_fs::placement::by_name(&self.fs.placement)
+            .map_err(|e| HarnessError::Config(format!("fs.placement: {e}")))?;
         zonedb_fs::cleaning::by_name(&self.fs.cleaner, self.fs.gc_threshold)
             .map_err(|e| HarnessError::Config(format!("fs.cleaner: {e}")))?;
         match self.workload.kind.as_str() {

@@ -5,6 +5,46 @@ use serde::Deserialize;
 
 use crate::LsmError;
 
+/// How compaction victims are chosen within a level (the level is always the highest
+/// score). `rocksdb` is RocksDB's own picker with `compaction_pri`; the others are the
+/// Same-Zone Compaction paper's (the MSST'24 code's `--compaction_scheme`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CompactionScheme {
+    /// RocksDB's leveled picker (`compaction_pri` order).
+    #[default]
+    Rocksdb,
+    /// SICA: largest file first, fewest next-level overlapping bytes on ties.
+    Sica,
+    /// ZACA at every level whatever the free space (highest `S_same` first).
+    Zaca,
+    /// ACC: SICA above `acc_turning_point` percent free space or below
+    /// `acc_min_start_level`, ZACA otherwise.
+    Acc,
+}
+
+impl CompactionScheme {
+    /// Every scheme, by its name.
+    pub const NAMES: [&'static str; 4] = ["rocksdb", "sica", "zaca", "acc"];
+
+    /// The scheme called `name`.
+    ///
+    /// # Errors
+    /// [`LsmError::InvalidArgument`] naming the known schemes.
+    pub fn from_name(name: &str) -> Result<Self, LsmError> {
+        match name {
+            "rocksdb" => Ok(Self::Rocksdb),
+            "sica" => Ok(Self::Sica),
+            "zaca" => Ok(Self::Zaca),
+            "acc" => Ok(Self::Acc),
+            other => Err(LsmError::InvalidArgument(format!(
+                "compaction_scheme '{other}': known: {}",
+                Self::NAMES.join(", ")
+            ))),
+        }
+    }
+}
+
 /// Order in which files of a level are considered for compaction (RocksDB's `compaction_pri`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
 pub enum CompactionPri {
@@ -76,6 +116,14 @@ pub struct DbOptions {
     pub max_compaction_bytes: u64,
     /// Compaction order within a level.
     pub compaction_pri: CompactionPri,
+    /// Victim selection scheme (`rocksdb`, `sica`, `zaca`, `acc`).
+    pub compaction_scheme: CompactionScheme,
+    /// ACC's turning point: ZACA only below this free space, percent (25; the MSST'24
+    /// code's `max_compaction_kick`).
+    pub acc_turning_point: u32,
+    /// ACC's level constraint: ZACA only for start levels at or above this (2; 0 = no
+    /// constraint; the MSST'24 code's `max_compaction_start_level`).
+    pub acc_min_start_level: u32,
     /// Data block size (4 KiB).
     pub block_size: u64,
     /// Restart interval of data blocks (16).
@@ -118,6 +166,9 @@ impl Default for DbOptions {
             max_background_jobs: 2,
             max_compaction_bytes: 0,
             compaction_pri: CompactionPri::MinOverlappingRatio,
+            compaction_scheme: CompactionScheme::Rocksdb,
+            acc_turning_point: 25,
+            acc_min_start_level: 2,
             block_size: 4 << 10,
             block_restart_interval: 16,
             bloom_bits_per_key: 10,
@@ -231,6 +282,9 @@ impl DbOptions {
         if self.delayed_write_rate == 0 {
             return bad("delayed_write_rate", "must be positive");
         }
+        if self.acc_turning_point > 100 {
+            return bad("acc_turning_point", "must be a percentage (0-100)");
+        }
         Ok(())
     }
 }
@@ -274,6 +328,8 @@ mod tests {
                 "level0_slowdown_writes_trigger",
             ),
             ("compaction_pri = \"kFastest\"", "compaction_pri"),
+            ("compaction_scheme = \"magic\"", "compaction_scheme"),
+            ("acc_turning_point = 101", "acc_turning_point"),
             ("num_levels = 1", "num_levels"),
             ("write_buffer_size = -5", "write_buffer_size"),
             ("[[[", ""),

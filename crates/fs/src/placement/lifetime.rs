@@ -48,7 +48,7 @@ impl PlacementPolicy for Liza {
         "liza"
     }
 
-    fn place(&self, view: &AllocView<'_>, request: &PlacementRequest) -> PlacementDecision {
+    fn place(&self, view: &AllocView<'_>, request: &PlacementRequest<'_>) -> PlacementDecision {
         allocate_io_zone(view, request)
     }
 }
@@ -181,7 +181,7 @@ fn mark_finished(zones: &mut [ZoneView], index: u32) {
 }
 
 /// `AllocateIOZone(file_lt, io_type, &out)` (`fs/zbd_zenfs.cc:716-831`).
-fn allocate_io_zone(view: &AllocView<'_>, request: &PlacementRequest) -> PlacementDecision {
+fn allocate_io_zone(view: &AllocView<'_>, request: &PlacementRequest<'_>) -> PlacementDecision {
     // Working copy: zones finished in this call become full, their tokens return.
     let mut zones: Vec<ZoneView> = view.zones.to_vec();
     let mut active = view.active_io_zones;
@@ -312,27 +312,29 @@ mod tests {
         }
     }
 
-    fn req(lifetime: Lifetime) -> PlacementRequest {
+    fn req(lifetime: Lifetime) -> PlacementRequest<'static> {
         PlacementRequest {
             lifetime,
             io_type: IoType::Other,
             min_capacity_bytes: 0,
+            sst: None,
         }
     }
 
-    fn wal() -> PlacementRequest {
+    fn wal() -> PlacementRequest<'static> {
         PlacementRequest {
             lifetime: Lifetime::Short,
             io_type: IoType::Wal,
             min_capacity_bytes: 0,
+            sst: None,
         }
     }
 
-    fn decide(v: &AllocView<'_>, r: &PlacementRequest) -> PlacementDecision {
+    fn decide(v: &AllocView<'_>, r: &PlacementRequest<'_>) -> PlacementDecision {
         Liza.place(v, r)
     }
 
-    fn outcome(v: &AllocView<'_>, r: &PlacementRequest) -> Placement {
+    fn outcome(v: &AllocView<'_>, r: &PlacementRequest<'_>) -> Placement {
         decide(v, r).outcome
     }
 

@@ -30,18 +30,33 @@ const MIN_FILES_FOR_INTRA_L0: usize = 4;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LeveledPicker;
 
+/// How the start file of a level is chosen (the level itself is always the highest score).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileRule {
+    /// RocksDB: `compaction_pri` order from `NextCompactionIndex`, first file that works.
+    Stock,
+    /// SICA, the size-based rule as the Same-Zone Compaction paper states it: the largest
+    /// file (compensated size) first; among equally large files, the one with the fewest
+    /// overlapping bytes in the next level; then key order. Scans from `NextCompactionIndex`.
+    Sica,
+    /// ZACA: every candidate scored by `S_same` over the zone layout, highest first (see
+    /// [`super::same_zone`]); SICA when a trivial move is possible or nothing scores.
+    Zaca,
+}
+
 /// Indices of `files` into a level.
 type Picked = Vec<usize>;
 
-struct Builder<'a> {
-    input: &'a PickerInput<'a>,
-    levels: &'a [Vec<FileInfo>],
+pub(super) struct Builder<'a> {
+    pub(super) input: &'a PickerInput<'a>,
+    pub(super) levels: &'a [Vec<FileInfo>],
     targets: LevelTargets,
-    avg: u64,
+    pub(super) avg: u64,
+    rule: &'a dyn Fn(usize) -> FileRule,
 }
 
 impl Builder<'_> {
-    fn files(&self, level: usize, idx: &[usize]) -> Vec<&FileInfo> {
+    pub(super) fn files(&self, level: usize, idx: &[usize]) -> Vec<&FileInfo> {
         idx.iter().map(|&i| &self.levels[level][i]).collect()
     }
 
@@ -52,25 +67,25 @@ impl Builder<'_> {
             .unwrap_or(usize::MAX)
     }
 
-    fn range_of(&self, level: usize, idx: &[usize]) -> Option<(Vec<u8>, Vec<u8>)> {
+    pub(super) fn range_of(&self, level: usize, idx: &[usize]) -> Option<(Vec<u8>, Vec<u8>)> {
         range(self.files(level, idx))
     }
 
     /// Indices of `level` overlapping `[lo, hi]`.
-    fn overlapping(&self, level: usize, lo: &[u8], hi: &[u8]) -> Picked {
+    pub(super) fn overlapping(&self, level: usize, lo: &[u8], hi: &[u8]) -> Picked {
         overlapping_inputs(self.levels, level, lo, hi)
             .into_iter()
             .map(|f| self.index_of(level, f))
             .collect()
     }
 
-    fn any_being_compacted(&self, level: usize, idx: &[usize]) -> bool {
+    pub(super) fn any_being_compacted(&self, level: usize, idx: &[usize]) -> bool {
         idx.iter().any(|&i| self.levels[level][i].being_compacted)
     }
 
     /// `ExpandInputsToCleanCut`: re-overlap the inputs' range until the set stops growing
     /// (pulls in neighbours sharing a boundary user key); false if a file is being compacted.
-    fn expand_to_clean_cut(&self, level: usize, idx: &mut Picked) -> bool {
+    pub(super) fn expand_to_clean_cut(&self, level: usize, idx: &mut Picked) -> bool {
         if level == 0 {
             return true;
         }
@@ -89,7 +104,7 @@ impl Builder<'_> {
 
     /// `FilesRangeOverlapWithCompaction`: the user-key range of `files` overlaps a running
     /// compaction whose output level is `output_level`.
-    fn overlaps_running(&self, files: &[&FileInfo], output_level: u32) -> bool {
+    pub(super) fn overlaps_running(&self, files: &[&FileInfo], output_level: u32) -> bool {
         let Some((lo, hi)) = range(files.iter().copied()) else {
             return false;
         };
@@ -100,7 +115,7 @@ impl Builder<'_> {
         })
     }
 
-    fn compensated(&self, level: usize, idx: &[usize]) -> u64 {
+    pub(super) fn compensated(&self, level: usize, idx: &[usize]) -> u64 {
         idx.iter()
             .map(|&i| compensated_size(&self.levels[level][i], self.avg))
             .sum()
@@ -115,13 +130,30 @@ impl Builder<'_> {
         if start == 0 && self.input.running.iter().any(|r| r.start_level == 0) {
             return (None, self.next_index(start), None);
         }
-        let pri = self.input.options.compaction_pri;
+        let rule = (self.rule)(start);
+        if rule == FileRule::Zaca
+            && let Some(layout) = self.input.zones
+            && let super::same_zone::ZacaChoice::Pick(inputs) =
+                super::same_zone::pick_start_files(self, layout, start, output)
+        {
+            // ZACA does not move `NextCompactionIndex`.
+            return (Some(inputs), self.next_index(start), None);
+        }
+        let pri = if rule == FileRule::Stock {
+            self.input.options.compaction_pri
+        } else {
+            CompactionPri::ByCompensatedSize
+        };
         let cursor = self
             .input
             .compact_cursor
             .get(start)
             .map_or(&[][..], Vec::as_slice);
-        let order = files_by_compaction_pri(self.levels, start, pri, cursor);
+        let order = if rule == FileRule::Stock {
+            files_by_compaction_pri(self.levels, start, pri, cursor)
+        } else {
+            self.sica_order(start, output)
+        };
         let first = if pri == CompactionPri::RoundRobin {
             0
         } else {
@@ -165,6 +197,34 @@ impl Builder<'_> {
             return (Some(inputs), cmp_idx, cursor);
         }
         (None, cmp_idx, None)
+    }
+
+    /// SICA's order: compensated size descending, then overlapping bytes in the output level
+    /// ascending, then key order.
+    pub(super) fn sica_order(&self, start: usize, output: usize) -> Vec<usize> {
+        let files = &self.levels[start];
+        let overlap: Vec<u64> = files
+            .iter()
+            .map(|f| {
+                overlapping_inputs(
+                    self.levels,
+                    output,
+                    levels::smallest_uk(f),
+                    levels::largest_uk(f),
+                )
+                .iter()
+                .map(|g| g.file_size)
+                .sum()
+            })
+            .collect();
+        let mut idx: Vec<usize> = (0..files.len()).collect();
+        idx.sort_by(|&a, &b| {
+            compensated_size(&files[b], self.avg)
+                .cmp(&compensated_size(&files[a], self.avg))
+                .then(overlap[a].cmp(&overlap[b]))
+                .then_with(|| crate::key::compare(&files[a].smallest, &files[b].smallest))
+        });
+        idx
     }
 
     fn next_index(&self, level: usize) -> usize {
@@ -394,6 +454,16 @@ impl CompactionPicker for LeveledPicker {
     }
 
     fn pick(&self, input: &PickerInput<'_>) -> Option<CompactionPlan> {
+        pick_leveled(input, &|_| FileRule::Stock)
+    }
+}
+
+/// RocksDB's leveled picking with the start file of each level chosen by `rule(level)`.
+pub fn pick_leveled(
+    input: &PickerInput<'_>,
+    rule: &dyn Fn(usize) -> FileRule,
+) -> Option<CompactionPlan> {
+    {
         let levels = input.levels;
         if levels.len() < 2 {
             return None;
@@ -403,6 +473,7 @@ impl CompactionPicker for LeveledPicker {
             levels,
             targets: level_targets(levels, input.options),
             avg: average_value_size(levels),
+            rule,
         };
         let base = b.targets.base_level as usize;
         let mut skipped_l0_to_base = false;
@@ -448,7 +519,9 @@ impl CompactionPicker for LeveledPicker {
                 CompactionReason::LevelMaxLevelSize
             };
             let mut plan = b.plan(start, output, &inputs, &out, score, reason, trivial)?;
-            if input.options.compaction_pri == CompactionPri::RoundRobin {
+            if input.options.compaction_pri == CompactionPri::RoundRobin
+                && rule(start) == FileRule::Stock
+            {
                 plan.compact_cursor = cursor.map(|c| (level, c));
             } else {
                 plan.next_compaction_index = Some((level, stop));

@@ -3,8 +3,6 @@
 //! to the next compaction. Pickers do no I/O, so policies are tested and simulated without a
 //! device; a new picker (ZACA, ACC, Gear, LLC) is one file implementing [`CompactionPicker`].
 
-use std::collections::BTreeMap;
-
 use crate::options::DbOptions;
 
 /// One SST as the picker sees it.
@@ -43,9 +41,6 @@ pub struct RunningCompaction {
     pub largest_user_key: Vec<u8>,
 }
 
-/// Which zones hold the bytes of each SST: file number → (zone index, bytes).
-pub type ZoneMap = BTreeMap<u64, Vec<(u32, u64)>>;
-
 /// Everything a picker reads.
 #[derive(Debug, Clone, Copy)]
 pub struct PickerInput<'a> {
@@ -62,7 +57,7 @@ pub struct PickerInput<'a> {
     /// Engine options.
     pub options: &'a DbOptions,
     /// The zone layer's view (only for pickers whose [`CompactionPicker::wants_zone_view`]).
-    pub zones: Option<&'a ZoneMap>,
+    pub zones: Option<&'a super::zone_layout::ZoneLayout>,
 }
 
 /// The files of one level taking part in a compaction.

@@ -13,9 +13,10 @@ use std::sync::{Arc, PoisonError};
 use zonedb_device::ZonedDevice;
 use zonedb_env::Env;
 use zonedb_fs::ZoneFs;
-use zonedb_fs::placement::Lifetime;
+use zonedb_fs::placement::{Lifetime, SstContext};
 
 use super::iter::{Child, MergingIter};
+use super::zones::{NewSst, TreeShape, sst_context, zone_layout};
 use super::{Inner, State};
 use crate::LsmError;
 use crate::compaction::{
@@ -23,6 +24,7 @@ use crate::compaction::{
     calculate_sst_write_hint, compaction_scores, estimated_pending_compaction_bytes, level_targets,
 };
 use crate::cost;
+use crate::db::stats::CompactionRecord;
 use crate::hints::{FileKindHint, Hint, HintListener, LevelFiles};
 use crate::key::{self, ValueType};
 use crate::memtable::MemTable;
@@ -124,7 +126,10 @@ pub(crate) fn maybe_schedule<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
             });
         }));
     }
-    let zone_map = inner.picker.wants_zone_view().then(|| zone_view(inner));
+    let zone_map = inner.picker.wants_zone_view().then(|| {
+        let numbers: Vec<u64> = st.version.all_files().map(|(_, f)| f.meta.number).collect();
+        zone_layout(&inner.fs, &numbers)
+    });
     while st.compactions_running < max_compactions(&inner.opts) {
         let levels = file_infos(&st);
         let running: Vec<PickerRunning> = st.running.iter().map(|r| r.view.clone()).collect();
@@ -217,6 +222,7 @@ fn finish_job<E: Env, D: ZonedDevice>(
 /// snapshot at or after `smallest_snapshot` can see (0 keeps everything). Returns the file,
 /// or `None` if nothing was left, and the builder's buffer for reuse. Used by flushes and by
 /// recovery.
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn write_memtable<E: Env, D: ZonedDevice>(
     env: &E,
     fs: &Arc<ZoneFs<E, D>>,
@@ -225,6 +231,7 @@ pub(crate) async fn write_memtable<E: Env, D: ZonedDevice>(
     mem: &MemTable,
     smallest_snapshot: u64,
     (number, job): (u64, u64),
+    place: &(dyn Fn(&NewSst<'_>) -> Option<SstContext> + Sync),
 ) -> Result<(Option<NewFile>, Vec<u8>), LsmError> {
     let mut filter = DropFilter::new(smallest_snapshot, false);
     mem.for_each(|k, v| {
@@ -239,15 +246,22 @@ pub(crate) async fn write_memtable<E: Env, D: ZonedDevice>(
     }
     env.cpu(n * cost::MERGE_ENTRY_NS + bytes.len() as u64 / 1024 * cost::BUILD_NS_PER_KIB)
         .await;
+    let context = place(&NewSst {
+        number,
+        level: 0,
+        size: bytes.len() as u64,
+        smallest: key::user_key(&props.smallest_key),
+        largest: key::user_key(&props.largest_key),
+    });
     let nf = write_built(
         fs,
         hints,
-        number,
-        0,
+        (number, 0),
         calculate_sst_write_hint(0, 1),
         &bytes,
         &props,
         job,
+        context,
     )
     .await?;
     Ok((Some(nf), bytes))
@@ -266,12 +280,12 @@ pub(crate) fn table_options(opts: &DbOptions) -> TableOptions {
 async fn write_built<E: Env, D: ZonedDevice>(
     fs: &Arc<ZoneFs<E, D>>,
     hints: &dyn HintListener,
-    number: u64,
-    level: u32,
+    (number, level): (u64, u32),
     lifetime: Lifetime,
     bytes: &[u8],
     props: &crate::sst::Properties,
     job: u64,
+    context: Option<SstContext>,
 ) -> Result<NewFile, LsmError> {
     hints.on_hint(&Hint::FileCreated {
         number,
@@ -283,7 +297,10 @@ async fn write_built<E: Env, D: ZonedDevice>(
         lifetime,
         job,
     });
-    let mut f = fs.create(&sst_name(number), lifetime).await?;
+    let mut f = match context {
+        Some(c) => fs.create_sst(&sst_name(number), lifetime, c).await?,
+        None => fs.create(&sst_name(number), lifetime).await?,
+    };
     f.append(bytes).await?;
     f.close().await?;
     Ok(NewFile {
@@ -409,6 +426,7 @@ async fn flush_one<E: Env, D: ZonedDevice>(
         &mem,
         smallest_snapshot,
         (number, job),
+        &|sst| placement_context(inner, sst),
     )
     .await?;
     give_buffer(inner, buf);
@@ -518,6 +536,7 @@ async fn compact<E: Env, D: ZonedDevice>(
     let mut outputs = Vec::new();
     let mut read_bytes = 0u64;
     let mut written = 0u64;
+    let mut record = None;
     if plan.trivial_move {
         for i in &plan.inputs {
             for &n in &i.files {
@@ -555,8 +574,11 @@ async fn compact<E: Env, D: ZonedDevice>(
             base_level,
             grandparents: grandparent_files(&version, plan),
         };
-        let (files, w) = merge_inputs(inner, plan, children, &ctx).await?;
+        record = Some(zone_record(inner, job, plan, read_bytes));
+        let (files, w, (read_ns, read_ops)) = merge_inputs(inner, plan, children, &ctx).await?;
         written = w;
+        let z = &mut inner.lock().stats.zone_compaction;
+        (z.read_ns, z.read_ops) = (z.read_ns + read_ns, z.read_ops + read_ops);
         for nf in files {
             outputs.push(nf.number);
             edit.new_files.push(nf);
@@ -564,6 +586,9 @@ async fn compact<E: Env, D: ZonedDevice>(
     }
     install(inner, edit, |st| {
         record_compaction(st, plan, read_bytes, written);
+        if let Some(r) = record {
+            st.stats.zone_compaction.record(r);
+        }
     })
     .await?;
     inner.hint(&Hint::CompactionFinished {
@@ -575,6 +600,25 @@ async fn compact<E: Env, D: ZonedDevice>(
         }],
     });
     delete_obsolete(inner).await
+}
+
+/// The Same-Zone measures of a merging compaction, taken as it starts.
+fn zone_record<E: Env, D: ZonedDevice>(
+    inner: &Inner<E, D>,
+    job: u64,
+    plan: &CompactionPlan,
+    input_bytes: u64,
+) -> CompactionRecord {
+    let numbers: Vec<u64> = plan.input_files().collect();
+    let layout = zone_layout(&inner.fs, &numbers);
+    CompactionRecord {
+        job,
+        start_level: plan.start_level,
+        input_bytes,
+        s_same: layout.same_zone_score(numbers.iter().copied()),
+        s_inval: layout.invalidation_score(numbers.iter().copied()),
+        free_pct: layout.free_pct,
+    }
 }
 
 fn record_compaction(st: &mut State, plan: &CompactionPlan, read: u64, written: u64) {
@@ -660,11 +704,20 @@ async fn merge_inputs<E: Env, D: ZonedDevice>(
     plan: &CompactionPlan,
     children: Vec<Child<E, D>>,
     ctx: &MergeContext,
-) -> Result<(Vec<NewFile>, u64), LsmError> {
+) -> Result<(Vec<NewFile>, u64, (u64, u64)), LsmError> {
     let (job, smallest_snapshot, base_level) = (ctx.job, ctx.smallest_snapshot, ctx.base_level);
     let mut gp = GrandparentCut::new(&ctx.grandparents, plan.max_compaction_bytes);
     let mut it = MergingIter::new(children);
+    // CompactionRead: time spent waiting for input blocks (a step that reads nothing takes
+    // no time in simulation).
+    let (mut read_ns, mut read_ops) = (0u64, 0u64);
+    let t = inner.env.now();
     it.seek(&[]).await?;
+    let dt = inner.env.now() - t;
+    if dt > 0 {
+        read_ns += dt;
+        read_ops += 1;
+    }
     let mut filter = DropFilter::new(smallest_snapshot, plan.bottommost);
     let lifetime = calculate_sst_write_hint(plan.output_level, base_level);
     let mut builder: Option<TableBuilder> = None;
@@ -701,14 +754,20 @@ async fn merge_inputs<E: Env, D: ZonedDevice>(
         if entries.is_multiple_of(256) {
             inner.env.cpu(256 * cost::MERGE_ENTRY_NS).await;
         }
+        let t = inner.env.now();
         it.next().await?;
+        let dt = inner.env.now() - t;
+        if dt > 0 {
+            read_ns += dt;
+            read_ops += 1;
+        }
     }
     if let Some(b) = builder.take() {
         let nf = finish_output(inner, b, plan.output_level, lifetime, job).await?;
         written += nf.file_size;
         out.push(nf);
     }
-    Ok((out, written))
+    Ok((out, written, (read_ns, read_ops)))
 }
 
 async fn finish_output<E: Env, D: ZonedDevice>(
@@ -724,15 +783,25 @@ async fn finish_output<E: Env, D: ZonedDevice>(
         .env
         .cpu(bytes.len() as u64 / 1024 * cost::BUILD_NS_PER_KIB)
         .await;
+    let context = placement_context(
+        inner,
+        &NewSst {
+            number,
+            level,
+            size: bytes.len() as u64,
+            smallest: key::user_key(&props.smallest_key),
+            largest: key::user_key(&props.largest_key),
+        },
+    );
     let nf = write_built(
         &inner.fs,
         &*inner.hints,
-        number,
-        level,
+        (number, level),
         lifetime,
         &bytes,
         &props,
         job,
+        context,
     )
     .await?;
     give_buffer(inner, bytes);
@@ -763,6 +832,27 @@ fn give_buffer<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, mut buf: Vec<u8>) {
         buf.clear();
         pool.push(buf);
     }
+}
+
+/// What the placement policy needs to know about a complete SST, from the tree as it is now
+/// (`None` when the policy decides from lifetimes alone).
+pub(crate) fn placement_context<E: Env, D: ZonedDevice>(
+    inner: &Inner<E, D>,
+    sst: &NewSst<'_>,
+) -> Option<SstContext> {
+    let needs = inner.fs.options().placement.context_needs();
+    if needs.none() {
+        return None;
+    }
+    let levels = file_infos(&inner.lock());
+    let targets = level_targets(&levels, &inner.opts);
+    let scores = compaction_scores(&levels, &targets, &inner.opts);
+    let tree = TreeShape {
+        levels: &levels,
+        scores: &scores,
+        base_level: targets.base_level,
+    };
+    Some(sst_context(&inner.fs, needs, &tree, sst))
 }
 
 /// File number → (zone, bytes) for every SST.

@@ -13,6 +13,7 @@ pub mod iter;
 pub mod source;
 pub mod stats;
 pub mod write;
+pub(crate) mod zones;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -25,7 +26,7 @@ use zonedb_fs::placement::Lifetime;
 use crate::LsmError;
 use crate::batch::WriteBatch;
 use crate::block_cache::BlockCache;
-use crate::compaction::{CompactionPicker, LeveledPicker};
+use crate::compaction::CompactionPicker;
 use crate::cost;
 use crate::hints::{Hint, HintListener, NoHints};
 use crate::key::{self, ValueType};
@@ -57,8 +58,8 @@ impl DbConfig {
     /// Default picker and no hint listener.
     pub fn new(options: DbOptions) -> Self {
         Self {
+            picker: crate::compaction::picker_for(&options),
             options,
-            picker: Arc::new(LeveledPicker),
             hints: Arc::new(NoHints),
         }
     }
@@ -434,6 +435,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
                 &mem,
                 0,
                 (number, 0),
+                &|_| None,
             )
             .await?;
             edit.new_files.extend(nf);

@@ -55,6 +55,120 @@ pub struct DbStats {
     pub pending_compaction_bytes: u64,
     /// Block cache counters.
     pub block_cache: CacheStats,
+    /// Zone-aware compaction statistics (the Same-Zone Compaction paper's measures).
+    pub zone_compaction: ZoneCompactionStats,
+}
+
+/// One merging compaction as the Same-Zone Compaction paper measures it.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct CompactionRecord {
+    /// Job id.
+    pub job: u64,
+    /// Start level.
+    pub start_level: u32,
+    /// Bytes of the inputs (the victims).
+    pub input_bytes: u64,
+    /// `S_same` of the inputs when the compaction started (`None`: no zone data).
+    pub s_same: Option<f64>,
+    /// `S_inval` of the zones holding the inputs, once they are deleted.
+    pub s_inval: Option<f64>,
+    /// Free space of the device when it started, percent.
+    pub free_pct: f64,
+}
+
+/// Aggregates over merging compactions (trivial moves read and delete nothing).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct ZoneCompactionStats {
+    /// Merging compactions measured.
+    pub compactions: u64,
+    /// Bytes of their inputs.
+    pub input_bytes: u64,
+    /// Per start level: sum of `S_same` and compactions counted.
+    pub s_same_by_level: Vec<(f64, u64)>,
+    /// Sum of `S_inval` and compactions counted.
+    pub s_inval: (f64, u64),
+    /// Time compactions waited for their input reads, ns.
+    pub read_ns: u64,
+    /// Input reads that waited (block reads from the device).
+    pub read_ops: u64,
+    /// Every merging compaction, in order.
+    #[serde(skip)]
+    pub records: Vec<CompactionRecord>,
+}
+
+impl ZoneCompactionStats {
+    /// Adds one compaction.
+    pub fn record(&mut self, r: CompactionRecord) {
+        self.compactions += 1;
+        self.input_bytes += r.input_bytes;
+        let l = r.start_level as usize;
+        if self.s_same_by_level.len() <= l {
+            self.s_same_by_level.resize(l + 1, (0.0, 0));
+        }
+        if let Some(s) = r.s_same {
+            self.s_same_by_level[l].0 += s;
+            self.s_same_by_level[l].1 += 1;
+        }
+        if let Some(s) = r.s_inval {
+            self.s_inval.0 += s;
+            self.s_inval.1 += 1;
+        }
+        self.records.push(r);
+    }
+
+    /// Mean `S_same` per start level (`None` where no compaction started).
+    pub fn s_same_per_level(&self) -> Vec<Option<f64>> {
+        self.s_same_by_level
+            .iter()
+            .map(|&(sum, n)| (n > 0).then(|| sum / n as f64))
+            .collect()
+    }
+
+    /// The paper's average `S_same`: the mean of the per-level means.
+    pub fn s_same_avg(&self) -> f64 {
+        let per: Vec<f64> = self.s_same_per_level().into_iter().flatten().collect();
+        if per.is_empty() {
+            0.0
+        } else {
+            per.iter().sum::<f64>() / per.len() as f64
+        }
+    }
+
+    /// Mean `S_inval` over compactions.
+    pub fn s_inval_avg(&self) -> f64 {
+        if self.s_inval.1 == 0 {
+            0.0
+        } else {
+            self.s_inval.0 / self.s_inval.1 as f64
+        }
+    }
+
+    /// Mean victim (input) bytes per compaction.
+    pub fn avg_victim_bytes(&self) -> f64 {
+        if self.compactions == 0 {
+            0.0
+        } else {
+            self.input_bytes as f64 / self.compactions as f64
+        }
+    }
+
+    /// CompactionRead latency: mean wait per input read, ns.
+    pub fn read_latency_ns(&self) -> f64 {
+        if self.read_ops == 0 {
+            0.0
+        } else {
+            self.read_ns as f64 / self.read_ops as f64
+        }
+    }
+
+    /// CompactionRead throughput: input bytes over the time spent waiting for them, MB/s.
+    pub fn read_mb_per_s(&self) -> f64 {
+        if self.read_ns == 0 {
+            0.0
+        } else {
+            self.input_bytes as f64 / 1e6 / (self.read_ns as f64 / 1e9)
+        }
+    }
 }
 
 /// Write amplification by source: bytes each source wrote per user byte.
