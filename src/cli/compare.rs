@@ -54,7 +54,7 @@ fn load(path: &PathBuf) -> Result<Vec<Scenario>, CliError> {
 
 /// Runs the configurations, `jobs` at a time; a configuration that fails (a full device, say)
 /// is reported, not fatal.
-fn run_all(configs: &[Scenario], jobs: usize) -> Vec<Result<RunReport, String>> {
+pub(crate) fn run_all(configs: &[Scenario], jobs: usize) -> Vec<Result<RunReport, String>> {
     let watch = Stopwatch::start();
     let mut out: Vec<Option<Result<RunReport, String>>> =
         (0..configs.len()).map(|_| None).collect();

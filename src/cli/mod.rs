@@ -5,6 +5,7 @@ mod compare;
 mod device;
 mod device_compare;
 mod fs;
+mod reproduce;
 mod store;
 mod ycsb;
 
@@ -37,6 +38,8 @@ enum Command {
     Compare(compare::CompareArgs),
     /// Runs one scenario file and writes its report.
     Run(compare::RunArgs),
+    /// The papers' zone-aware experiments (same-zone, oaza), beside the papers' numbers.
+    Reproduce(reproduce::ReproduceArgs),
 }
 
 /// Errors the CLI reports.
@@ -67,6 +70,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Ycsb(args) => ycsb::run(&args),
         Command::Compare(args) => compare::compare(&args),
         Command::Run(args) => compare::run(&args),
+        Command::Reproduce(args) => reproduce::run(&args),
         Command::Fs(cmd) => fs::run(cmd),
     }
 }

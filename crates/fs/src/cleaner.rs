@@ -26,7 +26,18 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         let t0 = self.env.now();
         let victims = {
             let s = self.lock();
-            let views = s.views();
+            let mut views = s.views();
+            // Zones holding data of files still being written cannot be emptied now (their
+            // extents are not migrated): to the policy they are as good as busy.
+            for f in s.files.values().filter(|f| f.writing) {
+                for e in &f.meta.extents {
+                    if let Some(z) = s.zone_of(e.start)
+                        && let Ok(i) = views.binary_search_by_key(&z, |v| v.index)
+                    {
+                        views[i].busy = true;
+                    }
+                }
+            }
             self.opts.cleaner.victims(&CleaningView { zones: &views })
         };
         if victims.is_empty() {

@@ -167,7 +167,7 @@ pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
     let s2 = s.clone();
     let d2 = dev.clone();
     let fsx = |e: zonedb_fs::FsError| HarnessError::Config(format!("file layer: {e}"));
-    let (benchmarks, db_stats, fs_stats, series, sst_lifetimes_ns) = env
+    let result = env
         .run(async move {
             ZoneFs::<SimEnv, ZnsSsd<SimEnv>>::mkfs(d2.as_ref(), s2.fs.finish_threshold)
                 .await
@@ -214,16 +214,22 @@ pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
             db.close().await?;
             Ok::<_, HarnessError>((results, st, fs.stats(), series, lifetimes))
         })
-        .map_err(|e| HarnessError::Config(format!("simulation: {e}")))??;
+        .map_err(|e| HarnessError::Config(format!("simulation: {e}")));
+    // Tasks still queued (the zone cleaner's loop, say) hold the environment and the device:
+    // without this the device's payload would outlive the run.
+    let end_ns = env.now();
+    let device = dev.stats();
+    env.kill_all_tasks();
+    let (benchmarks, db_stats, fs_stats, series, sst_lifetimes_ns) = result??;
     Ok(RunReport {
         scenario: s.clone(),
         profile: profile.name,
         benchmarks,
         db: db_stats,
         fs: fs_stats,
-        device: dev.stats(),
+        device,
         series,
         sst_lifetimes_ns,
-        end_ns: env.now(),
+        end_ns,
     })
 }

@@ -21,5 +21,6 @@ pub mod experiment;
 pub mod histogram;
 pub mod keys;
 pub mod report;
+pub mod reproduce;
 pub mod scenario;
 pub mod ycsb;

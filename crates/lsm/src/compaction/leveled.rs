@@ -40,7 +40,7 @@ pub enum FileRule {
     /// overlapping bytes in the next level; then key order. Scans from `NextCompactionIndex`.
     Sica,
     /// ZACA: every candidate scored by `S_same` over the zone layout, highest first (see
-    /// [`super::same_zone`]); SICA when a trivial move is possible or nothing scores.
+    /// [`super::same_zone`]); a trivial move first; SICA when nothing scores.
     Zaca,
 }
 

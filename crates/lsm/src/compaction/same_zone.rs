@@ -6,9 +6,10 @@
 //! layout. The group with the highest score is compacted; on equal scores the one whose
 //! start-level files are larger (compensated size) wins, then the earlier one in SICA order.
 //!
-//! As in the MSST'24 code: a candidate that is a single file with nothing below it (a trivial
-//! move, which copies nothing) hands the choice back to SICA; `NextCompactionIndex` is not
-//! moved. Unlike that code, whose picker maximises a mean squared post-compaction
+//! A candidate that is a single file with nothing below it (a trivial move, which copies
+//! nothing) is taken at once: the MSST'24 code hands such a level to RocksDB's stock loop,
+//! which under its default `kMinOverlappingRatio` takes that file first (ratio 0). SICA
+//! decides when no candidate can be scored. `NextCompactionIndex` is not moved. Unlike that code, whose picker maximises a mean squared post-compaction
 //! invalidation percentage, the score is the paper's equation 1.
 
 use super::leveled::{Builder, FileRule, pick_leveled};
@@ -20,7 +21,7 @@ use super::zone_layout::ZoneLayout;
 pub(super) enum ZacaChoice {
     /// These start-level files (indices into the level).
     Pick(Vec<usize>),
-    /// Let SICA choose (a trivial move is possible, or no candidate scored).
+    /// Let SICA choose (no candidate scored).
     Defer,
 }
 
@@ -53,7 +54,9 @@ pub(super) fn pick_start_files(
             continue;
         }
         if inputs.len() == 1 && out.is_empty() {
-            return ZacaChoice::Defer;
+            // A trivial move copies nothing: take it, as the stock loop the MSST'24 code
+            // hands it to does under its default `kMinOverlappingRatio` (ratio 0 first).
+            return ZacaChoice::Pick(inputs);
         }
         let group = b
             .files(start, &inputs)

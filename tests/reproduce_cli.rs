@@ -1,0 +1,71 @@
+//! `zonedb reproduce oaza --scale small`: one JSON object per scheme under the slides' names
+//! with the keys the issue names, the tables beside the slides' numbers in the report, the
+//! same seed twice gives the same figures, and bad arguments exit 2.
+#![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+use std::process::Command;
+
+use serde_json::Value;
+
+fn zonedb(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_zonedb"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn run_oaza(out: &std::path::Path) -> Value {
+    let o = zonedb(&[
+        "reproduce",
+        "oaza",
+        "--scale",
+        "small",
+        "--json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn reproduce_oaza_reports_every_scheme_beside_the_slides() {
+    let dir = tempfile::tempdir().unwrap();
+    let j = run_oaza(dir.path());
+    assert_eq!(j["study"], "oaza");
+    assert_eq!(j["failed"].as_array().unwrap().len(), 0, "{}", j["failed"]);
+    for s in ["LIZA", "CAZA", "OAZA"] {
+        let o = &j["schemes"][s];
+        for k in [
+            "gc_copied_bytes",
+            "zone_resets",
+            "ops_per_s",
+            "write_amplification",
+            "s_same_avg",
+            "s_inval_avg",
+        ] {
+            assert!(o[k].is_number(), "{s}.{k}: {}", o[k]);
+        }
+        assert!(o["ops_per_s"].as_f64().unwrap() > 0.0);
+        assert!(o["zone_resets"].as_u64().unwrap() > 0, "{s}: no zone reset");
+        let s_same = o["s_same_avg"].as_f64().unwrap();
+        assert!(s_same > 0.0 && s_same <= 1.0, "{s}: S_same {s_same}");
+    }
+    let md = std::fs::read_to_string(dir.path().join("reproduce-oaza.md")).unwrap();
+    assert!(md.contains("| cleaning copy, LIZA / OAZA | 2.7x |"), "{md}");
+    // Same seed, same figures (the host's wall time aside).
+    let again = run_oaza(dir.path());
+    assert_eq!(j["schemes"], again["schemes"]);
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    assert_eq!(zonedb(&["reproduce", "nothing"]).status.code(), Some(2));
+    let o = zonedb(&["reproduce", "oaza", "--scale", "huge"]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
