@@ -63,6 +63,8 @@ pub(crate) struct Counters {
     pub(crate) cleaning_runs: u64,
     pub(crate) cleaning_ns: u64,
     pub(crate) blocking_ns: u64,
+    pub(crate) context_requests: u64,
+    pub(crate) context_placements: u64,
     pub(crate) free_series: Vec<(u64, u64)>,
 }
 
@@ -496,6 +498,8 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             cleaning_runs: c.cleaning_runs,
             cleaning_ns: c.cleaning_ns,
             io_blocking_ns: c.blocking_ns,
+            sst_context_allocations: c.context_requests,
+            sst_context_placements: c.context_placements,
             free_bytes: free,
             used_bytes: used,
             reclaimable_bytes: reclaimable,

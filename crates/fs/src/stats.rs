@@ -24,6 +24,10 @@ pub struct FsStats {
     pub cleaning_ns: u64,
     /// Time writers waited for space (cleaning) or for zone tokens.
     pub io_blocking_ns: u64,
+    /// Zone allocations for SSTs described by an `SstContext` (CAZA, OAZA).
+    pub sst_context_allocations: u64,
+    /// Of those, the ones the policy's own rules placed (the rest fell back to LIZA).
+    pub sst_context_placements: u64,
     /// Unwritten remaining capacity of the IO zones.
     pub free_bytes: u64,
     /// Live file bytes.

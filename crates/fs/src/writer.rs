@@ -206,6 +206,13 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                     view.max_active_io_zones += 1;
                 }
                 let decision = self.opts.placement.place(&view, &request);
+                if request.sst.is_some()
+                    && matches!(decision.outcome, Placement::Active(_) | Placement::Empty(_))
+                {
+                    let mut c = self.counters();
+                    c.context_requests += 1;
+                    c.context_placements += u64::from(decision.from_context);
+                }
                 for &z in &decision.finish {
                     if let Some(z) = s.zone_mut(z) {
                         z.wp = z.start + z.capacity;

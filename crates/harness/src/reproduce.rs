@@ -369,6 +369,9 @@ pub struct Figures {
     pub flushes_per_s: f64,
     /// Compactions per second.
     pub compactions_per_s: f64,
+    /// Share of SST zone allocations that CAZA's or OAZA's own rules placed (the rest fell
+    /// back to LIZA), percent; 0 for LIZA.
+    pub context_placement_pct: f64,
 }
 
 impl Figures {
@@ -407,6 +410,11 @@ impl Figures {
             io_blocking_s: r.fs.io_blocking_ns as f64 / 1e9,
             flushes_per_s: r.db.flushes as f64 / end_s,
             compactions_per_s: r.db.compactions as f64 / end_s,
+            context_placement_pct: if r.fs.sst_context_allocations == 0 {
+                0.0
+            } else {
+                100.0 * r.fs.sst_context_placements as f64 / r.fs.sst_context_allocations as f64
+            },
         }
     }
 }
@@ -452,6 +460,7 @@ fn aggregate(per_workload: &BTreeMap<String, Figures>) -> serde_json::Value {
         "victim_bytes_avg": mean(f.iter().map(|x| x.victim_bytes_avg)),
         "stall_s": mean(f.iter().map(|x| x.stall_s)),
         "io_blocking_s": mean(f.iter().map(|x| x.io_blocking_s)),
+        "context_placement_pct": mean(f.iter().map(|x| x.context_placement_pct)),
         "workloads": per_workload,
     })
 }

@@ -201,6 +201,7 @@ fn allocate_io_zone(view: &AllocView<'_>, request: &PlacementRequest<'_>) -> Pla
         return PlacementDecision {
             finish,
             outcome: Placement::WaitForOpenToken,
+            from_context: false,
         };
     }
 
@@ -213,6 +214,7 @@ fn allocate_io_zone(view: &AllocView<'_>, request: &PlacementRequest<'_>) -> Pla
         return PlacementDecision {
             finish,
             outcome: Placement::Active(zone),
+            from_context: false,
         };
     }
 
@@ -225,6 +227,7 @@ fn allocate_io_zone(view: &AllocView<'_>, request: &PlacementRequest<'_>) -> Pla
         return PlacementDecision {
             finish,
             outcome: Placement::Active(zone),
+            from_context: false,
         };
     }
     while !got_token {
@@ -232,6 +235,7 @@ fn allocate_io_zone(view: &AllocView<'_>, request: &PlacementRequest<'_>) -> Pla
             return PlacementDecision {
                 finish,
                 outcome: Placement::WaitForActiveToken,
+                from_context: false,
             };
         };
         mark_finished(&mut zones, index);
@@ -244,7 +248,11 @@ fn allocate_io_zone(view: &AllocView<'_>, request: &PlacementRequest<'_>) -> Pla
         Some(zone) => Placement::Empty(zone),
         None => Placement::NoSpace,
     };
-    PlacementDecision { finish, outcome }
+    PlacementDecision {
+        finish,
+        outcome,
+        from_context: false,
+    }
 }
 
 #[cfg(test)]

@@ -218,6 +218,8 @@ pub struct PlacementDecision {
     pub finish: Vec<u32>,
     /// The outcome.
     pub outcome: Placement,
+    /// Chosen from the SST's context (CAZA's or OAZA's own rules), not by a fallback.
+    pub from_context: bool,
 }
 
 /// Where the next extent goes.
@@ -283,6 +285,7 @@ pub fn candidate_or_liza(
         return PlacementDecision {
             finish: Vec::new(),
             outcome: Placement::Active(z),
+            from_context: true,
         };
     }
     lifetime::Liza.place(view, request)
