@@ -72,8 +72,13 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             c.cleaning_runs += 1;
             c.cleaning_ns += self.env.now() - t0;
         }
-        result?;
-        Ok(free_after > free_before)
+        let freed = free_after > free_before;
+        match result {
+            // Migration ran out of room part-way, but the pass still emptied zones: progress.
+            Err(FsError::NoSpace) if freed => Ok(true),
+            Err(e) => Err(e),
+            Ok(()) => Ok(freed),
+        }
     }
 
     async fn migrate_zone(&self, victim: u32, target: &mut Option<u32>) -> Result<(), FsError> {

@@ -65,6 +65,7 @@ pub(crate) struct Counters {
     pub(crate) blocking_ns: u64,
     pub(crate) context_requests: u64,
     pub(crate) context_placements: u64,
+    pub(crate) last_resort_allocations: u64,
     pub(crate) free_series: Vec<(u64, u64)>,
 }
 
@@ -500,6 +501,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             io_blocking_ns: c.blocking_ns,
             sst_context_allocations: c.context_requests,
             sst_context_placements: c.context_placements,
+            last_resort_allocations: c.last_resort_allocations,
             free_bytes: free,
             used_bytes: used,
             reclaimable_bytes: reclaimable,

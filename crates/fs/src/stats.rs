@@ -28,6 +28,9 @@ pub struct FsStats {
     pub sst_context_allocations: u64,
     /// Of those, the ones the policy's own rules placed (the rest fell back to LIZA).
     pub sst_context_placements: u64,
+    /// Allocations the placement policy could not serve that took a partially written zone
+    /// of another lifetime instead of failing (after cleaning freed nothing).
+    pub last_resort_allocations: u64,
     /// Unwritten remaining capacity of the IO zones.
     pub free_bytes: u64,
     /// Live file bytes.

@@ -163,12 +163,26 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     ) -> Result<u32, FsError> {
         let t0 = self.env.now();
         loop {
-            match self.try_acquire_zone(lifetime, kind, 0, false, sst).await {
-                Err(FsError::NoSpace) if self.opts.cleaner.name() != "none" => {
-                    let freed = self.clean_once().await?;
-                    self.counters().blocking_ns += self.env.now() - t0;
+            match self
+                .try_acquire_zone(lifetime, kind, 0, (false, false), sst)
+                .await
+            {
+                Err(FsError::NoSpace) => {
+                    let freed = if self.opts.cleaner.name() == "none" {
+                        false
+                    } else {
+                        let freed = self.clean_once().await?;
+                        self.counters().blocking_ns += self.env.now() - t0;
+                        freed
+                    };
                     if !freed {
-                        return Err(FsError::NoSpace);
+                        // Last resort before failing: a partially written zone of another
+                        // lifetime. LIZA leaves those alone, so with every active token held
+                        // by nearly empty zones of other lifetimes it reports a full device
+                        // while most of it is free; ZenFS then fails the write.
+                        return self
+                            .try_acquire_zone(lifetime, kind, 0, (false, true), sst)
+                            .await;
                     }
                 }
                 other => return other,
@@ -183,7 +197,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         lifetime: Lifetime,
         kind: FileKind,
         min_capacity: u64,
-        reserved: bool,
+        (reserved, last_resort): (bool, bool),
         sst: Option<&SstContext>,
     ) -> Result<u32, FsError> {
         let request = PlacementRequest {
@@ -205,14 +219,19 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                     view.max_open_io_zones = view.open_io_zones + 1;
                     view.max_active_io_zones += 1;
                 }
-                let decision = self.opts.placement.place(&view, &request);
-                if request.sst.is_some()
-                    && matches!(decision.outcome, Placement::Active(_) | Placement::Empty(_))
+                let mut decision = self.opts.placement.place(&view, &request);
+                if last_resort
+                    && decision.outcome == Placement::NoSpace
+                    && let Some(z) = roomiest_partial_zone(
+                        &views,
+                        &decision.finish,
+                        min_capacity.max(self.block),
+                    )
                 {
-                    let mut c = self.counters();
-                    c.context_requests += 1;
-                    c.context_placements += u64::from(decision.from_context);
+                    decision.outcome = Placement::Active(z);
+                    self.counters().last_resort_allocations += 1;
                 }
+                self.count_placement(&request, &decision);
                 for &z in &decision.finish {
                     if let Some(z) = s.zone_mut(z) {
                         z.wp = z.start + z.capacity;
@@ -279,6 +298,21 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         }
     }
 
+    /// Counts SST allocations described by a context, and those its rules placed.
+    fn count_placement(
+        &self,
+        request: &PlacementRequest<'_>,
+        decision: &crate::placement::PlacementDecision,
+    ) {
+        if request.sst.is_some()
+            && matches!(decision.outcome, Placement::Active(_) | Placement::Empty(_))
+        {
+            let mut c = self.counters();
+            c.context_requests += 1;
+            c.context_placements += u64::from(decision.from_context);
+        }
+    }
+
     /// Gives a zone back: closes it on the device if it is not full, returns its tokens. The
     /// zone stays busy until the close is done, so no other writer (or a finish decided by the
     /// allocator) can touch it in between.
@@ -309,6 +343,22 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         closed?;
         Ok(())
     }
+}
+
+/// The non-busy, partially written zone (not about to be finished) with the most room, at
+/// least `min` bytes; ties go to the lower index.
+fn roomiest_partial_zone(
+    views: &[crate::placement::ZoneView],
+    finish: &[u32],
+    min: u64,
+) -> Option<u32> {
+    views
+        .iter()
+        .filter(|z| {
+            !z.busy && z.is_active() && !finish.contains(&z.index) && z.remaining_bytes >= min
+        })
+        .max_by_key(|z| (z.remaining_bytes, std::cmp::Reverse(z.index)))
+        .map(|z| z.index)
 }
 
 impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
