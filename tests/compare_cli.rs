@@ -72,6 +72,12 @@ fn compare_writes_a_normalized_table_and_a_full_report() {
         "throughput.svg",
         "free-space.svg",
         "stalls.svg",
+        "level-sizes.svg",
+        "latency-cdf.svg",
+        "sst-lifetimes.svg",
+        "throughput.png",
+        "level-sizes.png",
+        "latency-cdf.png",
     ] {
         let p = out_dir.join(f);
         assert!(
@@ -86,6 +92,8 @@ fn compare_writes_a_normalized_table_and_a_full_report() {
             .unwrap()
             .contains("<svg")
     );
+    let png = std::fs::read(out_dir.join("latency-cdf.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
     assert!(
         std::fs::read_to_string(out_dir.join("series-0.csv"))
             .unwrap()

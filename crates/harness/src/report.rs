@@ -1,6 +1,7 @@
 //! Reports of a comparison: a side-by-side table normalized to the first configuration (as the
 //! papers present results), Markdown and HTML reports, the JSON of every run, CSV time series
-//! and SVG plots (throughput, free space and write-stall time over virtual time).
+//! and plots as SVG and PNG (throughput, free space, write-stall time and level sizes over
+//! virtual time; latency and SST lifetime CDFs).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -143,7 +144,7 @@ fn draw_lines(
     path: &Path,
     title: &str,
     (x_desc, y_desc): (&str, &str),
-    runs: &[RunReport],
+    labels: &[String],
     series: Vec<Vec<(f64, f64)>>,
     y_max: f64,
 ) -> Result<(), HarnessError> {
@@ -170,12 +171,12 @@ fn draw_lines(
         .y_desc(y_desc)
         .draw()
         .map_err(|e| err(&e))?;
-    for (i, (r, pts)) in runs.iter().zip(series).enumerate() {
+    for (i, (label, pts)) in labels.iter().zip(series).enumerate() {
         let color = Palette99::pick(i).to_rgba();
         chart
             .draw_series(LineSeries::new(pts, color.stroke_width(2)))
             .map_err(|e| err(&e))?
-            .label(r.scenario.name.clone())
+            .label(label.clone())
             .legend(move |(x, y)| {
                 PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
             });
@@ -223,7 +224,7 @@ fn plot(
         path,
         title,
         ("virtual time (s)", y_label),
-        runs,
+        &names(runs),
         series,
         y_max,
     )
@@ -247,11 +248,138 @@ fn lifetime_cdf(path: &Path, runs: &[RunReport]) -> Result<(), HarnessError> {
         path,
         "SST lifetime CDF (all levels)",
         ("lifetime, virtual s", "fraction of SSTs"),
-        runs,
+        &names(runs),
         series,
         1.0,
     )
 }
+
+fn names(runs: &[RunReport]) -> Vec<String> {
+    runs.iter().map(|r| r.scenario.name.clone()).collect()
+}
+
+/// Latency CDF of every benchmark of every configuration, through its percentiles (p50, p75,
+/// p99, p99.9, p99.99, max), over log10 of the latency in µs.
+fn latency_cdf(path: &Path, runs: &[RunReport]) -> Result<(), HarnessError> {
+    let mut labels = Vec::new();
+    let mut series = Vec::new();
+    for r in runs {
+        for b in &r.benchmarks {
+            let l = &b.latency;
+            if l.count == 0 {
+                continue;
+            }
+            let pts = [
+                (l.p50_us, 0.5),
+                (l.p75_us, 0.75),
+                (l.p99_us, 0.99),
+                (l.p999_us, 0.999),
+                (l.p9999_us, 0.9999),
+                (l.max_us, 1.0),
+            ];
+            series.push(
+                pts.iter()
+                    .filter(|(us, _)| *us > 0.0)
+                    .map(|&(us, q)| (us.max(0.01).log10() + 2.0, q))
+                    .collect(),
+            );
+            labels.push(format!("{}: {}", r.scenario.name, b.name));
+        }
+    }
+    draw_lines(
+        path,
+        "Latency CDF (through the percentiles)",
+        ("log10(latency in µs) + 2", "fraction of operations"),
+        &labels,
+        series,
+        1.0,
+    )
+}
+
+/// Bytes of each level over virtual time, one line per configuration and non-empty level.
+fn level_sizes(path: &Path, runs: &[RunReport]) -> Result<(), HarnessError> {
+    let mut labels = Vec::new();
+    let mut series = Vec::new();
+    let mut y_max = 1e-9f64;
+    for r in runs {
+        let levels = r
+            .series
+            .iter()
+            .map(|x| x.level_bytes.len())
+            .max()
+            .unwrap_or(0);
+        for l in 0..levels {
+            let pts: Vec<(f64, f64)> = r
+                .series
+                .iter()
+                .map(|x| {
+                    let gib =
+                        x.level_bytes.get(l).copied().unwrap_or(0) as f64 / f64::from(1u32 << 30);
+                    (x.t_ns as f64 / 1e9, gib)
+                })
+                .collect();
+            if pts.iter().all(|p| p.1 == 0.0) {
+                continue;
+            }
+            y_max = pts.iter().map(|p| p.1).fold(y_max, f64::max);
+            series.push(pts);
+            labels.push(format!("{}: L{l}", r.scenario.name));
+        }
+    }
+    draw_lines(
+        path,
+        "Level sizes",
+        ("virtual time (s)", "GiB"),
+        &labels,
+        series,
+        y_max * 1.1,
+    )
+}
+
+/// Renders an SVG chart to PNG next to it (text needs a system font; without one the PNG has
+/// the lines and no text).
+fn png_of(svg: &Path, fonts: &resvg::usvg::Options<'_>) -> Result<(), HarnessError> {
+    let err =
+        |e: &dyn std::fmt::Display| HarnessError::Config(format!("png {}: {e}", svg.display()));
+    let data = std::fs::read(svg).map_err(|e| err(&e))?;
+    let tree = resvg::usvg::Tree::from_data(&data, fonts).map_err(|e| err(&e))?;
+    let size = tree.size().to_int_size();
+    let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height())
+        .ok_or_else(|| err(&"empty image"))?;
+    resvg::render(
+        &tree,
+        resvg::tiny_skia::Transform::default(),
+        &mut pixmap.as_mut(),
+    );
+    pixmap
+        .save_png(svg.with_extension("png"))
+        .map_err(|e| err(&e))
+}
+
+/// SVG rendering options with the system's fonts, `sans-serif` mapped to a sans face found.
+fn font_options() -> resvg::usvg::Options<'static> {
+    let mut opt = resvg::usvg::Options::default();
+    let db = opt.fontdb_mut();
+    db.load_system_fonts();
+    let sans = db
+        .faces()
+        .flat_map(|f| f.families.iter().map(|(name, _)| name.clone()))
+        .find(|n| n.contains("Sans") && !n.contains("Mono"));
+    if let Some(name) = sans {
+        db.set_sans_serif_family(name);
+    }
+    opt
+}
+
+/// The charts of a report (each as `NAME.svg` and `NAME.png`).
+pub const PLOTS: [&str; 6] = [
+    "throughput",
+    "free-space",
+    "stalls",
+    "sst-lifetimes",
+    "latency-cdf",
+    "level-sizes",
+];
 
 fn throughput(x: &crate::experiment::Sample, p: Option<&crate::experiment::Sample>) -> f64 {
     p.map_or(0.0, |p| {
@@ -314,7 +442,10 @@ pub fn write(
             r.end_ns as f64 / 1e9
         );
     }
-    md.push_str("\n## Plots\n\n![throughput](throughput.svg)\n\n![free space](free-space.svg)\n\n![write stalls](stalls.svg)\n\n![SST lifetimes](sst-lifetimes.svg)\n\n");
+    md.push_str("\n## Plots\n\nEach also as PNG (same name, `.png`).\n\n");
+    for name in PLOTS {
+        let _ = write!(md, "![{name}]({name}.svg)\n\n");
+    }
     md.push_str(
         "Time series: `series-N.csv` (N = configuration, from 0). Everything: `compare.json`.\n",
     );
@@ -340,6 +471,12 @@ pub fn write(
         stall_s,
     )?;
     lifetime_cdf(&dir.join("sst-lifetimes.svg"), runs)?;
+    latency_cdf(&dir.join("latency-cdf.svg"), runs)?;
+    level_sizes(&dir.join("level-sizes.svg"), runs)?;
+    let fonts = font_options();
+    for name in PLOTS {
+        png_of(&dir.join(format!("{name}.svg")), &fonts)?;
+    }
     for (i, r) in runs.iter().enumerate() {
         std::fs::write(dir.join(format!("series-{i}.csv")), csv(r)).map_err(io)?;
     }
@@ -377,7 +514,7 @@ fn html(title: &str, md_table: &str, runs: &[RunReport]) -> String {
         }
         h.push_str("</tr>\n");
     }
-    h.push_str("</table>\n<h2>Plots</h2>\n<img src=\"throughput.svg\"><br><img src=\"free-space.svg\"><br><img src=\"stalls.svg\"><br><img src=\"sst-lifetimes.svg\">\n<h2>Configurations</h2>\n<ul>\n");
+    h.push_str("</table>\n<h2>Plots</h2>\n<img src=\"throughput.svg\"><br><img src=\"free-space.svg\"><br><img src=\"stalls.svg\"><br><img src=\"sst-lifetimes.svg\"><br><img src=\"latency-cdf.svg\"><br><img src=\"level-sizes.svg\">\n<h2>Configurations</h2>\n<ul>\n");
     for r in runs {
         let _ = writeln!(
             h,
