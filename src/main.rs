@@ -5,6 +5,7 @@
 
 mod cli;
 mod host;
+mod progress;
 
 use std::process::ExitCode;
 

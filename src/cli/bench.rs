@@ -154,6 +154,7 @@ async fn run_list<E: Env, D: ZonedDevice>(
         seek_nexts: a.seek_nexts,
         batch_size: a.batch_size,
         readwritepercent: a.readwritepercent,
+        progress: db_bench::ProgressCounter::default(),
     };
     let names: Vec<String> = a
         .benchmarks
@@ -192,9 +193,21 @@ async fn run_list<E: Env, D: ZonedDevice>(
             }
         }
         let (db0, fs0) = (db.stats(), fs.stats());
+        let per_thread = if matches!(
+            n.as_str(),
+            "fillseq" | "fillrandom" | "overwrite" | "deleterandom"
+        ) {
+            cfg.num
+        } else {
+            cfg.reads.unwrap_or(cfg.num)
+        };
+        let bar = (!a.json).then(|| {
+            crate::progress::Bar::start(n, per_thread * u64::from(cfg.threads), &cfg.progress)
+        });
         let r = db_bench::run_one(env, &db, n, &cfg, &mut threads)
             .await
             .map_err(harness)?;
+        drop(bar);
         if !a.json {
             println!("{}", r.line());
             if a.histogram {

@@ -52,6 +52,36 @@ pub enum HarnessError {
     Config(String),
 }
 
+/// Operations finished so far, shared with whoever shows progress (the CLI's progress bar).
+/// Not part of a configuration's identity: every two counters compare equal.
+#[derive(Debug, Clone, Default)]
+pub struct ProgressCounter(std::sync::Arc<std::sync::atomic::AtomicU64>);
+
+impl ProgressCounter {
+    /// Adds `n` finished operations.
+    pub fn add(&self, n: u64) {
+        self.0.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Operations finished so far.
+    pub fn get(&self) -> u64 {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Starts over at 0.
+    pub fn reset(&self) {
+        self.0.store(0, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+impl PartialEq for ProgressCounter {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for ProgressCounter {}
+
 /// What to run (db_bench's flags).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct BenchConfig {
@@ -73,6 +103,9 @@ pub struct BenchConfig {
     pub batch_size: u64,
     /// `--readwritepercent` (readrandomwriterandom).
     pub readwritepercent: u64,
+    /// Progress of the running benchmark (for display only).
+    #[serde(skip)]
+    pub progress: ProgressCounter,
 }
 
 impl Default for BenchConfig {
@@ -87,6 +120,7 @@ impl Default for BenchConfig {
             seek_nexts: 0,
             batch_size: 1,
             readwritepercent: 90,
+            progress: ProgressCounter::default(),
         }
     }
 }
@@ -212,11 +246,13 @@ struct ThreadOut {
     writes: u64,
     hist: Histogram<u64>,
     hists: BTreeMap<&'static str, DbBenchHistogram>,
+    progress: ProgressCounter,
 }
 
 impl ThreadOut {
-    fn new() -> Self {
+    fn new(progress: ProgressCounter) -> Self {
         Self {
+            progress,
             ops: 0,
             busy_ns: 0,
             bytes: 0,
@@ -246,6 +282,7 @@ impl ThreadOut {
         let dt = now - t0;
         self.busy_ns += dt;
         self.ops += n;
+        self.progress.add(n);
         let _ = self.hist.record(dt.max(1));
         if n > 0 {
             self.hists.entry(op).or_default().add(dt / 1000);
@@ -312,7 +349,7 @@ pub async fn run_one<E: Env, D: ZonedDevice>(
             background_writer(&env2, &db, &cfg2, seed, &stop2).await
         })
     });
-    let mut total = ThreadOut::new();
+    let mut total = ThreadOut::new(ProgressCounter::default());
     for h in handles {
         let out = h
             .await
@@ -390,7 +427,7 @@ async fn thread_body<E: Env, D: ZonedDevice>(
 ) -> Result<ThreadOut, HarnessError> {
     let mut rng = SimRng::seed_from_u64(seed);
     let mut values = ValueGen::new();
-    let mut out = ThreadOut::new();
+    let mut out = ThreadOut::new(cfg.progress.clone());
     let reads = cfg.reads.unwrap_or(cfg.num);
     let ks = cfg.key_size;
     match name {

@@ -146,6 +146,7 @@ impl WorkloadSection {
             seek_nexts: self.seek_nexts,
             batch_size: self.batch_size,
             readwritepercent: self.readwritepercent,
+            progress: crate::db_bench::ProgressCounter::default(),
         }
     }
 
