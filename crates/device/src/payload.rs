@@ -27,11 +27,14 @@ pub enum PayloadKind {
 }
 
 /// In-memory zones, and buffers of reset zones kept for reuse (a fresh multi-megabyte buffer
-/// costs a page fault per page; a reused one does not).
+/// costs a page fault per page; a reused one does not). A zone's buffer is reserved at its full
+/// capacity when first written (address space only: pages are touched as data arrives), so it
+/// never grows by reallocation and copying.
 #[derive(Debug, Default)]
 pub struct MemZones {
     zones: Vec<Vec<u8>>,
     spare: Vec<Vec<u8>>,
+    zone_capacity: usize,
 }
 
 /// Spare zone buffers kept for reuse.
@@ -61,7 +64,19 @@ impl Payload {
         Self::Memory(Mutex::new(MemZones {
             zones: vec![Vec::new(); zone_count as usize],
             spare: Vec::new(),
+            zone_capacity: 0,
         }))
+    }
+
+    /// Tells an in-memory store the zones' capacity, so each zone's buffer is reserved once
+    /// at that size (the device does this when it takes the store).
+    pub fn set_zone_capacity(&self, bytes: u64) {
+        if let Self::Memory(zones) = self {
+            zones
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .zone_capacity = usize::try_from(bytes).unwrap_or(0);
+        }
     }
 
     /// A sparse-file store at `path` (created or truncated).
@@ -95,10 +110,11 @@ impl Payload {
             Self::Memory(zones) => {
                 let mut zones = zones.lock().unwrap_or_else(PoisonError::into_inner);
                 let z = &mut *zones;
-                if z.zones[zone as usize].capacity() == 0
-                    && let Some(b) = z.spare.pop()
-                {
-                    z.zones[zone as usize] = b;
+                if z.zones[zone as usize].capacity() == 0 {
+                    z.zones[zone as usize] = z
+                        .spare
+                        .pop()
+                        .unwrap_or_else(|| Vec::with_capacity(z.zone_capacity));
                 }
                 let buf = &mut z.zones[zone as usize];
                 let at = (offset - zone_start) as usize;
