@@ -1,5 +1,5 @@
 //! Wall-clock measurements of the host, reported under the `"host"` key of every JSON output.
-//! This is the only place in the binary that reads the OS clock.
+//! This is the only place in the binary that reads the OS clock (and the process's peak memory).
 
 /// A wall-clock stopwatch.
 #[derive(Debug)]
@@ -19,4 +19,13 @@ impl Stopwatch {
     pub fn elapsed_ns(&self) -> u64 {
         u64::try_from(self.0.elapsed().as_nanos()).unwrap_or(u64::MAX)
     }
+}
+
+/// Peak resident memory of this process in bytes (`VmHWM` in `/proc/self/status`); `None`
+/// where the OS does not say.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }

@@ -268,6 +268,10 @@ pub fn run(a: &BenchArgs) -> Result<ExitCode, CliError> {
                 } else {
                     serde_json::Value::Null
                 },
+                "peak_rss_bytes": crate::host::peak_rss_bytes(),
+                "peak_rss_per_stored_byte": crate::host::peak_rss_bytes().map(|rss| {
+                    rss as f64 / extra["fs"]["used_bytes"].as_f64().unwrap_or(0.0).max(1.0)
+                }),
             },
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
