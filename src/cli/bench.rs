@@ -226,6 +226,7 @@ async fn run_list<E: Env, D: ZonedDevice>(
         "options": opts,
         "bench": cfg,
         "end_ns": env.now(),
+        "memory_payload_bytes": dev.memory_payload_bytes(),
     });
     Ok((results, extra))
 }
@@ -271,6 +272,12 @@ pub fn run(a: &BenchArgs) -> Result<ExitCode, CliError> {
                 "peak_rss_bytes": crate::host::peak_rss_bytes(),
                 "peak_rss_per_stored_byte": crate::host::peak_rss_bytes().map(|rss| {
                     rss as f64 / extra["fs"]["used_bytes"].as_f64().unwrap_or(0.0).max(1.0)
+                }),
+                "memory_payload_bytes": extra["memory_payload_bytes"],
+                "peak_rss_per_payload_byte": crate::host::peak_rss_bytes().and_then(|rss| {
+                    extra["memory_payload_bytes"]
+                        .as_f64()
+                        .map(|p| rss as f64 / p.max(1.0))
                 }),
             },
         });

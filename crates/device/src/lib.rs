@@ -120,4 +120,10 @@ pub trait ZonedDevice: Send + Sync + 'static {
 
     /// Counters so far.
     fn stats(&self) -> DeviceStats;
+
+    /// Bytes of written data the device holds in the host's memory (simulated devices with an
+    /// in-memory payload); `None` when it keeps none there.
+    fn memory_payload_bytes(&self) -> Option<u64> {
+        None
+    }
 }

@@ -180,6 +180,11 @@ impl Payload {
         }
     }
 
+    /// Whether bytes are kept in RAM.
+    pub fn is_memory(&self) -> bool {
+        matches!(self, Self::Memory(_))
+    }
+
     /// Bytes held in memory.
     pub fn resident_bytes(&self) -> u64 {
         match self {

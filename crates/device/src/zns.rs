@@ -327,6 +327,12 @@ impl<E: Env> ZonedDevice for ZnsSsd<E> {
         async move { self.complete(done, (), "after flush").await }
     }
 
+    fn memory_payload_bytes(&self) -> Option<u64> {
+        self.payload
+            .is_memory()
+            .then(|| self.payload.resident_bytes())
+    }
+
     fn stats(&self) -> DeviceStats {
         self.lock().stats
     }
