@@ -12,7 +12,7 @@ use serde_json::json;
 use zonedb_device::ZonedDevice;
 use zonedb_env::Env;
 use zonedb_fs::ZoneFs;
-use zonedb_harness::ycsb::runner::{YcsbResult, run_phase};
+use zonedb_harness::ycsb::runner::{YcsbResult, run_phase_with_progress};
 use zonedb_harness::ycsb::workload::{CoreWorkload, parse_properties};
 use zonedb_lsm::Db;
 
@@ -70,18 +70,28 @@ impl StoreJob for YcsbJob<'_> {
         let db = Db::open(fs.clone(), opts).await.map_err(lsm)?;
         let mut out = Vec::new();
         if self.load {
+            let progress = zonedb_harness::db_bench::ProgressCounter::default();
+            let bar = (!a.json).then(|| {
+                crate::progress::Bar::start("ycsb load", self.workload.insertcount, &progress)
+            });
             out.push(
-                run_phase(env, &db, &self.workload, a.seed, true)
+                run_phase_with_progress(env, &db, &self.workload, a.seed, true, &progress)
                     .await
                     .map_err(harness)?,
             );
+            drop(bar);
         }
         if self.run {
+            let progress = zonedb_harness::db_bench::ProgressCounter::default();
+            let bar = (!a.json).then(|| {
+                crate::progress::Bar::start("ycsb run", self.workload.operationcount, &progress)
+            });
             out.push(
-                run_phase(env, &db, &self.workload, a.seed, false)
+                run_phase_with_progress(env, &db, &self.workload, a.seed, false, &progress)
                     .await
                     .map_err(harness)?,
             );
+            drop(bar);
         }
         db.wait_for_compactions().await.map_err(lsm)?;
         let stats = db.stats();

@@ -16,7 +16,7 @@ use zonedb_lsm::Db;
 
 use super::generators::{Discrete, Hotspot, ScrambledZipfian, SkewedLatest, Zipfian, key_name};
 use super::workload::{CoreWorkload, Distribution};
-use crate::db_bench::HarnessError;
+use crate::db_bench::{HarnessError, ProgressCounter};
 
 /// YCSB's operation names, in the order their blocks are printed.
 pub const OPS: [&str; 5] = ["READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"];
@@ -242,11 +242,13 @@ struct Client {
     hists: BTreeMap<&'static str, Histogram<u64>>,
     ok: BTreeMap<&'static str, u64>,
     not_found: BTreeMap<&'static str, u64>,
+    progress: ProgressCounter,
 }
 
 impl Client {
-    fn new() -> Self {
+    fn new(progress: ProgressCounter) -> Self {
         Self {
+            progress,
             hists: BTreeMap::new(),
             ok: BTreeMap::new(),
             not_found: BTreeMap::new(),
@@ -254,6 +256,7 @@ impl Client {
     }
 
     fn record(&mut self, op: Op, ns: u64, found: bool) {
+        self.progress.add(1);
         let h = self
             .hists
             .entry(op.name())
@@ -311,11 +314,10 @@ async fn client<E: Env, D: ZonedDevice>(
     ops: u64,
     seed: u64,
     load: bool,
-    load_counter: Arc<Mutex<u64>>,
-    ack: Arc<Mutex<AckCounter>>,
+    (load_counter, ack, progress): (Arc<Mutex<u64>>, Arc<Mutex<AckCounter>>, ProgressCounter),
 ) -> Result<Client, HarnessError> {
     let mut rng = SimRng::seed_from_u64(seed);
-    let mut c = Client::new();
+    let mut c = Client::new(progress);
     let mut keys = chooser(&w)?;
     let mut opchooser = Discrete::new();
     opchooser.add(w.readproportion, Op::Read);
@@ -395,6 +397,21 @@ pub async fn run_phase<E: Env, D: ZonedDevice>(
     seed: u64,
     load: bool,
 ) -> Result<YcsbResult, HarnessError> {
+    run_phase_with_progress(env, db, w, seed, load, &ProgressCounter::default()).await
+}
+
+/// [`run_phase`], advancing `progress` by one per operation done (for a progress display).
+///
+/// # Errors
+/// As [`run_phase`].
+pub async fn run_phase_with_progress<E: Env, D: ZonedDevice>(
+    env: &E,
+    db: &Db<E, D>,
+    w: &CoreWorkload,
+    seed: u64,
+    load: bool,
+    progress: &ProgressCounter,
+) -> Result<YcsbResult, HarnessError> {
     let w = Arc::new(w.clone());
     let total = if load {
         w.insertcount
@@ -422,8 +439,7 @@ pub async fn run_phase<E: Env, D: ZonedDevice>(
                     seed.wrapping_mul(7919)
                         .wrapping_add(t + if load { 0 } else { 1 << 32 }),
                     load,
-                    load_counter.clone(),
-                    ack.clone(),
+                    (load_counter.clone(), ack.clone(), progress.clone()),
                 ),
             ),
         );
