@@ -697,6 +697,24 @@ impl<'a> GrandparentCut<'a> {
     }
 }
 
+/// Time a compaction waited for its input blocks, and how many waits there were.
+#[derive(Default)]
+struct ReadWait {
+    ns: u64,
+    ops: u64,
+}
+
+impl ReadWait {
+    /// Counts a step of the merge that took `dt` (one that read nothing takes no time in
+    /// simulation).
+    fn add(&mut self, dt: u64) {
+        if dt > 0 {
+            self.ns += dt;
+            self.ops += 1;
+        }
+    }
+}
+
 /// Merges the inputs, drops what no snapshot can see, and writes outputs cut at the plan's
 /// file size (only between user keys). Returns the outputs and their bytes.
 async fn merge_inputs<E: Env, D: ZonedDevice>(
@@ -708,16 +726,11 @@ async fn merge_inputs<E: Env, D: ZonedDevice>(
     let (job, smallest_snapshot, base_level) = (ctx.job, ctx.smallest_snapshot, ctx.base_level);
     let mut gp = GrandparentCut::new(&ctx.grandparents, plan.max_compaction_bytes);
     let mut it = MergingIter::new(children);
-    // CompactionRead: time spent waiting for input blocks (a step that reads nothing takes
-    // no time in simulation).
-    let (mut read_ns, mut read_ops) = (0u64, 0u64);
+    // CompactionRead: time spent waiting for input blocks.
+    let mut reads = ReadWait::default();
     let t = inner.env.now();
     it.seek(&[]).await?;
-    let dt = inner.env.now() - t;
-    if dt > 0 {
-        read_ns += dt;
-        read_ops += 1;
-    }
+    reads.add(inner.env.now() - t);
     let mut filter = DropFilter::new(smallest_snapshot, plan.bottommost);
     let lifetime = calculate_sst_write_hint(plan.output_level, base_level);
     let mut builder: Option<TableBuilder> = None;
@@ -756,18 +769,14 @@ async fn merge_inputs<E: Env, D: ZonedDevice>(
         }
         let t = inner.env.now();
         it.next().await?;
-        let dt = inner.env.now() - t;
-        if dt > 0 {
-            read_ns += dt;
-            read_ops += 1;
-        }
+        reads.add(inner.env.now() - t);
     }
     if let Some(b) = builder.take() {
         let nf = finish_output(inner, b, plan.output_level, lifetime, job).await?;
         written += nf.file_size;
         out.push(nf);
     }
-    Ok((out, written, (read_ns, read_ops)))
+    Ok((out, written, (reads.ns, reads.ops)))
 }
 
 async fn finish_output<E: Env, D: ZonedDevice>(
@@ -855,20 +864,26 @@ pub(crate) fn placement_context<E: Env, D: ZonedDevice>(
     Some(sst_context(&inner.fs, needs, &tree, sst))
 }
 
-/// File number → (zone, bytes) for every SST.
+/// File number → (zone, bytes) for every SST the zone layer holds, in zone order.
 pub(crate) fn zone_view<E: Env, D: ZonedDevice>(
     inner: &Arc<Inner<E, D>>,
 ) -> BTreeMap<u64, Vec<(u32, u64)>> {
-    let zone_size = inner.fs.device().geometry().zone_size_bytes;
-    let mut out = BTreeMap::new();
-    for f in inner.fs.files() {
-        if let Some((n, "sst")) = crate::version::manifest::parse_name(&f.name) {
-            let mut per: BTreeMap<u32, u64> = BTreeMap::new();
-            for e in &f.extents {
-                *per.entry((e.start / zone_size) as u32).or_insert(0) += e.len;
-            }
-            out.insert(n, per.into_iter().collect());
-        }
-    }
-    out
+    let ssts: Vec<(u64, String)> = inner
+        .fs
+        .list()
+        .into_iter()
+        .filter_map(|name| match crate::version::manifest::parse_name(&name) {
+            Some((n, "sst")) => Some((n, name)),
+            _ => None,
+        })
+        .collect();
+    let names: Vec<&str> = ssts.iter().map(|(_, name)| name.as_str()).collect();
+    let zones = inner.fs.file_zones(&names);
+    ssts.into_iter()
+        .zip(zones)
+        .map(|((n, _), mut z)| {
+            z.sort_unstable_by_key(|&(zone, _)| zone);
+            (n, z)
+        })
+        .collect()
 }
