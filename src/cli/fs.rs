@@ -1,13 +1,13 @@
 //! `zonedb fs ...`: mkfs, ls, df, dump and fsck of the zone file layer on a file-backed zoned
-//! device (a directory).
+//! device (a directory) or a Linux zoned block device.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 use serde_json::json;
-use zonedb_device::{ZoneFileDevice, ZonedDevice};
+use zonedb_device::{RealDevice, ZoneFileDevice, ZonedDevice};
 use zonedb_env::RealEnv;
 use zonedb_fs::{FsOptions, ZoneFs};
 
@@ -16,11 +16,15 @@ use super::device::build_profile;
 
 #[derive(Debug, Subcommand)]
 pub enum FsCommand {
-    /// Creates a file-backed zoned device in DIR with a profile's zone geometry and formats it.
+    /// Creates a file-backed zoned device in DIR with a profile's zone geometry and formats it,
+    /// or formats the zoned block device of --device.
     Mkfs {
-        /// Directory of the device.
+        /// Directory of a new file-backed device.
+        #[arg(long, required_unless_present = "device", conflicts_with = "device")]
+        dir: Option<PathBuf>,
+        /// A Linux host-managed zoned block device (such as /dev/nvme0n1); its own geometry.
         #[arg(long)]
-        dir: PathBuf,
+        device: Option<PathBuf>,
         /// Profile giving the zone geometry and limits.
         #[arg(long, default_value = "splitzns-paper")]
         profile: String,
@@ -74,18 +78,30 @@ pub struct FillDeleteArgs {
 
 #[derive(Debug, Args)]
 pub struct Target {
-    /// Directory of the device.
+    /// Directory of a file-backed device.
+    #[arg(long, required_unless_present = "device", conflicts_with = "device")]
+    dir: Option<PathBuf>,
+    /// A Linux host-managed zoned block device (such as /dev/nvme0n1).
     #[arg(long)]
-    dir: PathBuf,
+    device: Option<PathBuf>,
     /// Print JSON.
     #[arg(long)]
     json: bool,
 }
 
-type Fs = ZoneFs<RealEnv, ZoneFileDevice>;
+type Fs = ZoneFs<RealEnv, RealDevice>;
 
-fn mount(dir: &std::path::Path) -> Result<(RealEnv, Arc<Fs>), CliError> {
-    let dev = Arc::new(ZoneFileDevice::open(dir)?);
+/// The device a target names: the block device of --device, or the directory of --dir.
+fn open_target(dir: Option<&Path>, device: Option<&Path>) -> Result<RealDevice, CliError> {
+    match (dir, device) {
+        (_, Some(path)) => Ok(RealDevice::open_block(path)?),
+        (Some(dir), None) => Ok(RealDevice::File(ZoneFileDevice::open(dir)?)),
+        (None, None) => Err(CliError::Usage("give --dir DIR or --device PATH".into())),
+    }
+}
+
+fn mount(t: &Target) -> Result<(RealEnv, Arc<Fs>), CliError> {
+    let dev = Arc::new(open_target(t.dir.as_deref(), t.device.as_deref())?);
     let env = RealEnv::new(0);
     let opts = FsOptions {
         read_only: true,
@@ -99,26 +115,38 @@ pub fn run(cmd: FsCommand) -> Result<ExitCode, CliError> {
     match cmd {
         FsCommand::Mkfs {
             dir,
+            device,
             profile,
             scale,
             finish_threshold,
         } => {
-            let p = build_profile(&profile, &scale, None)?;
-            let dev = ZoneFileDevice::create(&dir, p.zones.clone())?;
+            let (dev, what) = match (&dir, &device) {
+                (_, Some(path)) => (RealDevice::open_block(path)?, "device geometry".to_string()),
+                (Some(dir), None) => {
+                    let p = build_profile(&profile, &scale, None)?;
+                    let d = ZoneFileDevice::create(dir, p.zones.clone())?;
+                    (RealDevice::File(d), format!("profile {}", p.name))
+                }
+                (None, None) => {
+                    return Err(CliError::Usage("give --dir DIR or --device PATH".into()));
+                }
+            };
             let env = RealEnv::new(0);
             env.block_on(Fs::mkfs(&dev, finish_threshold))?;
+            let g = dev.geometry();
             println!(
-                "zonedb fs mkfs: {} zones of {} MiB (capacity {} MiB), profile {}, in {}",
-                p.zones.zone_count,
-                p.zones.zone_size_bytes >> 20,
-                p.zones.zone_capacity_bytes >> 20,
-                p.name,
-                dir.display()
+                "zonedb fs mkfs: {} zones of {} MiB (capacity {} MiB, {}/{} open/active), {what}, on {}",
+                g.zone_count,
+                g.zone_size_bytes >> 20,
+                g.zone_capacity_bytes >> 20,
+                g.max_open_zones,
+                g.max_active_zones,
+                dev.describe()
             );
             Ok(ExitCode::SUCCESS)
         }
         FsCommand::Ls(t) => {
-            let (_env, fs) = mount(&t.dir)?;
+            let (_env, fs) = mount(&t)?;
             let g = fs.device().geometry().clone();
             let files = fs.files();
             if t.json {
@@ -158,7 +186,7 @@ pub fn run(cmd: FsCommand) -> Result<ExitCode, CliError> {
             Ok(ExitCode::SUCCESS)
         }
         FsCommand::Df(t) => {
-            let (_env, fs) = mount(&t.dir)?;
+            let (_env, fs) = mount(&t)?;
             let s = fs.stats();
             if t.json {
                 println!(
@@ -184,7 +212,7 @@ pub fn run(cmd: FsCommand) -> Result<ExitCode, CliError> {
             Ok(ExitCode::SUCCESS)
         }
         FsCommand::Dump(t) => {
-            let (_env, fs) = mount(&t.dir)?;
+            let (_env, fs) = mount(&t)?;
             let v = json!({
                 "geometry": fs.device().geometry(),
                 "first_io_zone": fs.first_io_zone(),
@@ -196,7 +224,7 @@ pub fn run(cmd: FsCommand) -> Result<ExitCode, CliError> {
         }
         FsCommand::FillDelete(a) => fill_delete(&a),
         FsCommand::Fsck(t) => {
-            let (_env, fs) = mount(&t.dir)?;
+            let (_env, fs) = mount(&t)?;
             let problems = fs.fsck();
             if t.json {
                 println!(

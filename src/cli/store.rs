@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use clap::Args;
 use zonedb_device::payload::Payload;
-use zonedb_device::{DeviceError, Profile, ZnsSsd, ZoneFileDevice, ZonedDevice};
+use zonedb_device::{DeviceError, Profile, RealDevice, ZnsSsd, ZoneFileDevice, ZonedDevice};
 use zonedb_env::{Env, RealEnv, SimConfig, SimEnv};
 use zonedb_fs::FsOptions;
 use zonedb_lsm::options::{CompactionPri, CompactionScheme, DbOptions};
@@ -47,6 +47,12 @@ pub struct StoreArgs {
     /// Directory of the database's device (real mode).
     #[arg(long)]
     pub db: Option<PathBuf>,
+    /// A Linux host-managed zoned block device to run on (real mode), such as /dev/nvme0n1.
+    #[arg(long, conflicts_with = "db")]
+    pub device: Option<PathBuf>,
+    /// With --device: send zone appends through io_uring NVMe passthrough.
+    #[arg(long, num_args = 0..=1, default_value = "false", default_missing_value = "true", value_parser = flag_bool)]
+    pub zone_append: bool,
     /// Reopen the database in --db instead of starting fresh.
     #[arg(long, num_args = 0..=1, default_value = "false", default_missing_value = "true", value_parser = flag_bool)]
     pub use_existing_db: bool,
@@ -193,6 +199,7 @@ pub fn fs_options(a: &StoreArgs) -> Result<FsOptions, CliError> {
         cleaner: zonedb_fs::cleaning::by_name(&a.cleaner, 20)
             .map_err(|e| CliError::Usage(e.to_string()))?,
         placement: zonedb_fs::placement::by_name(&a.placement).map_err(CliError::Usage)?,
+        zone_append: a.zone_append,
         ..FsOptions::default()
     })
 }
@@ -239,20 +246,7 @@ pub fn run_on_store<J: StoreJob>(
             env.run(async move { job.run(&e2, &dev, true).await })?
         }
         "real" => {
-            let dir =
-                a.db.as_ref()
-                    .ok_or_else(|| CliError::Usage("--mode real needs --db DIR".into()))?;
-            let dev = if a.use_existing_db {
-                ZoneFileDevice::open(dir)?
-            } else {
-                match ZoneFileDevice::open(dir) {
-                    Ok(d) => d,
-                    Err(DeviceError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
-                        ZoneFileDevice::create(dir, profile.zones.clone())?
-                    }
-                    Err(e) => return Err(e.into()),
-                }
-            };
+            let dev = open_real(a, profile)?;
             let dev = Arc::new(dev);
             let env = RealEnv::new(seed);
             env.block_on(job.run(&env, &dev, !a.use_existing_db))
@@ -260,5 +254,48 @@ pub fn run_on_store<J: StoreJob>(
         other => Err(CliError::Usage(format!(
             "unknown --mode '{other}'; known: sim, real"
         ))),
+    }
+}
+
+/// The real-mode device `a` names: the block device of `--device`, or the file-backed device
+/// in `--db` (created with `profile`'s geometry when absent and not reopening).
+fn open_real(a: &StoreArgs, profile: &Profile) -> Result<RealDevice, CliError> {
+    if let Some(path) = &a.device {
+        let dev = RealDevice::open_block(path)?;
+        if a.zone_append {
+            enable_zone_append(&dev)?;
+        }
+        return Ok(dev);
+    }
+    if a.zone_append {
+        return Err(CliError::Usage(
+            "--zone_append needs --device (an NVMe ZNS namespace)".into(),
+        ));
+    }
+    let dir =
+        a.db.as_ref()
+            .ok_or_else(|| CliError::Usage("--mode real needs --db DIR or --device PATH".into()))?;
+    let dev = if a.use_existing_db {
+        ZoneFileDevice::open(dir)?
+    } else {
+        match ZoneFileDevice::open(dir) {
+            Ok(d) => d,
+            Err(DeviceError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                ZoneFileDevice::create(dir, profile.zones.clone())?
+            }
+            Err(e) => return Err(e.into()),
+        }
+    };
+    Ok(RealDevice::File(dev))
+}
+
+/// Turns on zone append through io_uring passthrough on a block device.
+pub fn enable_zone_append(dev: &RealDevice) -> Result<(), CliError> {
+    match dev {
+        #[cfg(target_os = "linux")]
+        RealDevice::Block(b) => Ok(b.enable_zone_append()?),
+        RealDevice::File(_) => Err(CliError::Usage(
+            "--zone_append needs a zoned block device (--device)".into(),
+        )),
     }
 }

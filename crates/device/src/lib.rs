@@ -8,6 +8,8 @@
 //! - [`zns`]: the simulated ZNS SSD ([`ZnsSsd`]) = zone table + flash timing + payload store.
 //! - [`payload`]: where written bytes live (memory or a sparse file).
 //! - [`zonefile`]: the file-backed zoned device for real mode.
+//! - [`real`]: [`RealDevice`], the real-mode device whichever backend holds it.
+//! - `blkzoned` (Linux): host-managed zoned block devices (NVMe ZNS, HM-SMR) through the kernel.
 //! - [`bench`]: the fio-like device microbenchmark behind `zonedb device bench`.
 #![deny(unsafe_code)]
 #![deny(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -22,19 +24,25 @@
 )]
 
 pub mod bench;
+#[cfg(target_os = "linux")]
+pub mod blkzoned;
 pub mod checker;
 mod error;
 pub mod flash;
 pub mod payload;
 pub mod profile;
+pub mod real;
 pub mod zns;
 pub mod zone;
 pub mod zonefile;
 
 use std::future::Future;
 
+#[cfg(target_os = "linux")]
+pub use blkzoned::BlkZonedDevice;
 pub use error::{DeviceError, DeviceErrorKind, ZoneOp};
 pub use profile::Profile;
+pub use real::RealDevice;
 pub use zone::{ZoneGeometry, ZoneInfo, ZoneState};
 pub use zonefile::ZoneFileDevice;
 

@@ -675,6 +675,36 @@ impl ZoneTable {
         self.transition(zone, ZoneState::Offline)
     }
 
+    /// Overwrites one zone's state and write pointer with what a device reported (a Linux
+    /// zoned block device after a failed request), keeping the resource counters right.
+    ///
+    /// # Errors
+    /// [`DeviceError::OutOfRange`] for a zone beyond the device; [`DeviceError::Corrupt`] when
+    /// the write pointer lies outside the zone's capacity or is not block aligned.
+    pub fn resync(&mut self, zone: u32, state: ZoneState, wp: u64) -> Result<(), DeviceError> {
+        let start = self.geometry.zone_start(zone);
+        self.zone(zone)?;
+        let cap_end = start + self.geometry.zone_capacity_bytes;
+        if wp < start
+            || wp > cap_end
+            || !(wp - start).is_multiple_of(self.geometry.block_size_bytes)
+        {
+            return Err(DeviceError::Corrupt(
+                "reported write pointer outside its zone",
+            ));
+        }
+        let stamp = self.next_stamp();
+        let z = &mut self.zones[zone as usize];
+        let old = z.state;
+        z.state = state;
+        z.write_pointer = wp;
+        if state == ZoneState::ImplicitlyOpen && old != state {
+            z.implicit_open_stamp = stamp;
+        }
+        self.account(old, state);
+        Ok(())
+    }
+
     fn transition(&mut self, zone: u32, to: ZoneState) -> Result<ZoneMgmtOutcome, DeviceError> {
         let start = self.geometry.zone_start(zone);
         let z = self

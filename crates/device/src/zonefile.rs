@@ -259,7 +259,7 @@ fn already_exists(dir: &Path) -> DeviceError {
 
 /// Where a write goes.
 #[derive(Debug, Clone, Copy)]
-enum Target {
+pub(crate) enum Target {
     At(u64),
     Append(u32),
 }
@@ -554,7 +554,7 @@ impl ZoneFileDevice {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn read_now(&self, offset: u64, len: u64) -> Result<Vec<u8>, DeviceError> {
+    pub(crate) fn read_now(&self, offset: u64, len: u64) -> Result<Vec<u8>, DeviceError> {
         let mut s = self.lock();
         s.healthy()?;
         let zone = s.table.check_read(offset, len)?;
@@ -571,7 +571,7 @@ impl ZoneFileDevice {
         Ok(buf)
     }
 
-    fn write_now(&self, target: Target, data: &[u8]) -> Result<u64, DeviceError> {
+    pub(crate) fn write_now(&self, target: Target, data: &[u8]) -> Result<u64, DeviceError> {
         let len = data.len() as u64;
         let mut guard = self.lock();
         let s = &mut *guard;
@@ -607,7 +607,7 @@ impl ZoneFileDevice {
         Ok(adm.offset)
     }
 
-    fn manage_now(&self, zone: u32, op: ZoneOp) -> Result<(), DeviceError> {
+    pub(crate) fn manage_now(&self, zone: u32, op: ZoneOp) -> Result<(), DeviceError> {
         let mut guard = self.lock();
         let s = &mut *guard;
         s.healthy()?;
@@ -645,7 +645,7 @@ impl ZoneFileDevice {
         Ok(())
     }
 
-    fn sync_now(&self) -> Result<(), DeviceError> {
+    pub(crate) fn sync_now(&self) -> Result<(), DeviceError> {
         // Held so that no record can become durable ahead of its data in between the syncs.
         let mut s = self.lock();
         s.healthy()?;

@@ -37,6 +37,9 @@ pub struct FsOptions {
     pub cleaning_interval_ns: u64,
     /// Mount without writing anything (tools); writes are refused.
     pub read_only: bool,
+    /// Write file data (WAL and SST pieces) with zone append instead of writes at the write
+    /// pointer; the offset the device assigns must be the write pointer the layer expects.
+    pub zone_append: bool,
 }
 
 impl Default for FsOptions {
@@ -48,6 +51,7 @@ impl Default for FsOptions {
             write_buffer_bytes: 1 << 20,
             cleaning_interval_ns: 10_000_000_000,
             read_only: false,
+            zone_append: false,
         }
     }
 }

@@ -528,10 +528,10 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
                 // Mount clips extents that run past the write pointer instead.
                 let full = self.record_piece(zone, wp, piece.len() as u64, extent, n);
                 fs.persist_file(self.id).await?;
-                fs.dev.write(wp, &piece).await?;
+                fs.write_piece(zone, wp, &piece).await?;
                 full
             } else {
-                fs.dev.write(wp, &piece).await?;
+                fs.write_piece(zone, wp, &piece).await?;
                 self.record_piece(zone, wp, piece.len() as u64, extent, n)
             };
             {
@@ -543,6 +543,31 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
                 self.zone = None;
                 fs.release_zone(zone, false).await?;
             }
+        }
+        Ok(())
+    }
+}
+
+impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
+    /// Writes a piece of file data at `wp` of `zone`: one write at the write pointer, or zone
+    /// appends of at most the device's append limit each when [`crate::FsOptions::zone_append`]
+    /// is on (the writer owns the zone, so each must land where the layer expects).
+    async fn write_piece(&self, zone: u32, wp: u64, piece: &[u8]) -> Result<(), FsError> {
+        if !self.opts.zone_append {
+            self.dev.write(wp, piece).await?;
+            return Ok(());
+        }
+        let g = self.dev.geometry();
+        let step = (g.zone_append_max_bytes / self.block).max(1) * self.block;
+        let mut at = wp;
+        for chunk in piece.chunks(usize::try_from(step).unwrap_or(usize::MAX)) {
+            let landed = self.dev.append(zone, chunk).await?;
+            if landed != at {
+                return Err(FsError::Corrupt(format!(
+                    "zone {zone}: an append landed at {landed}, expected {at}"
+                )));
+            }
+            at += chunk.len() as u64;
         }
         Ok(())
     }
