@@ -15,6 +15,10 @@ fn main() -> ExitCode {
     let args = cli::Cli::parse();
     match cli::run(args) {
         Ok(code) => code,
+        Err(e @ cli::CliError::Failed(_)) => {
+            eprintln!("zonedb: FAILED: {e}");
+            ExitCode::from(1)
+        }
         Err(e) => {
             eprintln!("zonedb: error: {e}");
             ExitCode::from(2)

@@ -57,6 +57,10 @@ pub struct BenchArgs {
     /// Print db_bench's latency histogram block per operation type.
     #[arg(long, num_args = 0..=1, default_value = "false", default_missing_value = "true", value_parser = flag_bool)]
     histogram: bool,
+    /// Check every value read against the last acknowledged write of its key (a mismatch
+    /// fails the run with exit status 1); operations are serialized while checking.
+    #[arg(long, num_args = 0..=1, default_value = "false", default_missing_value = "true", value_parser = flag_bool)]
+    verify: bool,
     #[command(flatten)]
     engine: EngineArgs,
     #[command(flatten)]
@@ -71,7 +75,10 @@ fn lsm(e: zonedb_lsm::LsmError) -> CliError {
 }
 
 fn harness(e: db_bench::HarnessError) -> CliError {
-    CliError::Usage(e.to_string())
+    match e {
+        db_bench::HarnessError::Verification(m) => CliError::Failed(m),
+        e => CliError::Usage(e.to_string()),
+    }
 }
 
 /// A benchmark's JSON: its result plus the per-benchmark keys (engine and zone layer
@@ -155,6 +162,9 @@ async fn run_list<E: Env, D: ZonedDevice>(
         batch_size: a.batch_size,
         readwritepercent: a.readwritepercent,
         progress: db_bench::ProgressCounter::default(),
+        verify: a
+            .verify
+            .then(|| Arc::new(zonedb_harness::verify::ValueLedger::new())),
     };
     let names: Vec<String> = a
         .benchmarks
@@ -176,6 +186,9 @@ async fn run_list<E: Env, D: ZonedDevice>(
     }
     let mut fs = ZoneFs::mount(env.clone(), dev.clone(), fs_options(&a.store)?).await?;
     let mut db = Db::open(fs.clone(), opts.clone()).await.map_err(lsm)?;
+    if let Some(l) = &cfg.verify {
+        l.reset(fresh_first).await;
+    }
     let mut results = Vec::new();
     let mut threads = 0;
     for (i, n) in names.iter().enumerate() {
@@ -190,6 +203,9 @@ async fn run_list<E: Env, D: ZonedDevice>(
                 ZoneFs::<E, D>::mkfs(dev.as_ref(), 0).await?;
                 fs = ZoneFs::mount(env.clone(), dev.clone(), fs_options(&a.store)?).await?;
                 db = Db::open(fs.clone(), opts.clone()).await.map_err(lsm)?;
+                if let Some(l) = &cfg.verify {
+                    l.reset(true).await;
+                }
             }
         }
         let (db0, fs0) = (db.stats(), fs.stats());
@@ -204,17 +220,29 @@ async fn run_list<E: Env, D: ZonedDevice>(
         let bar = (!a.json).then(|| {
             crate::progress::Bar::start(n, per_thread * u64::from(cfg.threads), &cfg.progress)
         });
+        let verified0 = cfg.verify.as_ref().map(|l| l.verified());
         let r = db_bench::run_one(env, &db, n, &cfg, &mut threads)
             .await
             .map_err(harness)?;
         drop(bar);
+        let verified = cfg
+            .verify
+            .as_ref()
+            .map(|l| l.verified() - verified0.unwrap_or(0));
         if !a.json {
             println!("{}", r.line());
+            if let Some(v) = verified.filter(|&v| v > 0) {
+                println!("{n:<12} : {v} reads verified against the last acknowledged writes");
+            }
             if a.histogram {
                 print!("{}", r.histogram_text());
             }
         }
-        results.push(with_deltas(&r, &db0, &db.stats(), &fs0, &fs.stats()));
+        let mut row = with_deltas(&r, &db0, &db.stats(), &fs0, &fs.stats());
+        if let (Some(v), serde_json::Value::Object(m)) = (verified, &mut row) {
+            m.insert("verified_reads".into(), json!(v));
+        }
+        results.push(row);
     }
     db.wait_for_compactions().await.map_err(lsm)?;
     let stats = db.stats();
@@ -235,14 +263,22 @@ pub fn run(a: &BenchArgs) -> Result<ExitCode, CliError> {
     let profile = a.store.profile()?;
     let wall = Stopwatch::start();
     if !a.json {
-        println!(
-            "zonedb bench: mode {}, device {} ({} zones of {} MiB), seed {}",
-            a.store.mode,
-            profile.name,
-            profile.zones.zone_count,
-            profile.zones.zone_capacity_bytes >> 20,
-            a.seed
-        );
+        match &a.store.device {
+            Some(path) => println!(
+                "zonedb bench: mode {}, zoned block device {}, seed {}",
+                a.store.mode,
+                path.display(),
+                a.seed
+            ),
+            None => println!(
+                "zonedb bench: mode {}, device {} ({} zones of {} MiB), seed {}",
+                a.store.mode,
+                profile.name,
+                profile.zones.zone_count,
+                profile.zones.zone_capacity_bytes >> 20,
+                a.seed
+            ),
+        }
         println!("Keys:       {} bytes each", a.key_size);
         println!("Values:     {} bytes each", a.value_size);
         println!("Entries:    {}", a.num);

@@ -6,6 +6,7 @@ mod device;
 mod device_compare;
 mod fs;
 mod reproduce;
+mod selftest;
 mod store;
 mod ycsb;
 
@@ -26,7 +27,7 @@ enum Command {
     /// Zoned device models: microbenchmarks and profiles.
     #[command(subcommand)]
     Device(device::DeviceCommand),
-    /// Zone file layer tools on a file-backed zoned device.
+    /// Zone file layer tools on a file-backed zoned device or a Linux zoned block device.
     #[command(subcommand)]
     Fs(fs::FsCommand),
     /// db_bench's benchmarks on the engine (sim or real mode).
@@ -40,6 +41,12 @@ enum Command {
     Run(compare::RunArgs),
     /// The papers' zone-aware experiments (same-zone, oaza), beside the papers' numbers.
     Reproduce(reproduce::ReproduceArgs),
+    /// The device, zone file layer and engine correctness suites on a real device
+    /// (--device /dev/nvme0n1 or --dir DIR).
+    Selftest(Box<selftest::SelftestArgs>),
+    /// Synced-write crash workload: `write` (kill it, or cut power) then `verify`.
+    #[command(subcommand)]
+    Crashtest(Box<selftest::CrashtestCommand>),
 }
 
 /// Errors the CLI reports.
@@ -57,6 +64,9 @@ pub enum CliError {
     /// Bad arguments.
     #[error("{0}")]
     Usage(String),
+    /// A check failed (a verified read, a crash test): exit status 1, not 2.
+    #[error("{0}")]
+    Failed(String),
     /// Output failed.
     #[error("output: {0}")]
     Output(#[from] serde_json::Error),
@@ -72,5 +82,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Run(args) => compare::run(&args),
         Command::Reproduce(args) => reproduce::run(&args),
         Command::Fs(cmd) => fs::run(cmd),
+        Command::Selftest(args) => selftest::selftest(&args),
+        Command::Crashtest(cmd) => selftest::crashtest(&cmd),
     }
 }

@@ -77,7 +77,7 @@ accel=tcg; cpu=max
 if [ "${ZONEDB_QEMU_ACCEL:-tcg}" = kvm ]; then accel=kvm; cpu=host; fi
 say "booting $(basename "$KERNEL") ($accel)"
 set +e
-timeout "${ZONEDB_QEMU_TIMEOUT:-600}" qemu-system-x86_64 -machine q35 -accel "$accel" -cpu "$cpu" -smp 2 -m 2G \
+timeout "${ZONEDB_QEMU_TIMEOUT:-300}" qemu-system-x86_64 -machine q35 -accel "$accel" -cpu "$cpu" -smp 2 -m 2G \
     -nographic -nic none \
     -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
     -kernel "$KERNEL" -initrd "$WORK/initramfs.cpio.gz" \

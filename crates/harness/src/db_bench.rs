@@ -50,6 +50,9 @@ pub enum HarnessError {
     /// Bad configuration.
     #[error("{0}")]
     Config(String),
+    /// `--verify`: a read returned something the last acknowledged write did not leave.
+    #[error("verification failed: {0}")]
+    Verification(String),
 }
 
 /// Operations finished so far, shared with whoever shows progress (the CLI's progress bar).
@@ -106,6 +109,9 @@ pub struct BenchConfig {
     /// Progress of the running benchmark (for display only).
     #[serde(skip)]
     pub progress: ProgressCounter,
+    /// `--verify`: every read is checked against the last acknowledged write of its key.
+    #[serde(skip)]
+    pub verify: Option<std::sync::Arc<crate::verify::ValueLedger>>,
 }
 
 impl Default for BenchConfig {
@@ -121,6 +127,7 @@ impl Default for BenchConfig {
             batch_size: 1,
             readwritepercent: 90,
             progress: ProgressCounter::default(),
+            verify: None,
         }
     }
 }
@@ -411,7 +418,15 @@ async fn background_writer<E: Env, D: ZonedDevice>(
     let mut values = ValueGen::new();
     while !stop.load(Ordering::Relaxed) {
         let key = make_key(rng.gen_range(0..cfg.num), cfg.key_size);
-        db.put(&key, values.next(cfg.value_size)).await?;
+        let value = values.next(cfg.value_size);
+        let ledger = match &cfg.verify {
+            Some(l) => Some(l.lock().await),
+            None => None,
+        };
+        db.put(&key, value).await?;
+        if let Some(mut l) = ledger {
+            l.put(&key, value);
+        }
         // Let the readers run between writes even when nothing blocks (virtual time).
         env.cpu(0).await;
     }
@@ -432,44 +447,13 @@ async fn thread_body<E: Env, D: ZonedDevice>(
     let ks = cfg.key_size;
     match name {
         "fillseq" | "fillrandom" | "overwrite" | "deleterandom" => {
-            let batch = cfg.batch_size.max(1);
-            let op = if name == "deleterandom" {
-                "delete"
-            } else {
-                "write"
-            };
-            let mut i = 0;
-            while i < cfg.num {
-                let n = batch.min(cfg.num - i);
-                let mut b = WriteBatch::with_capacity(
-                    usize::try_from(n).unwrap_or(1) * (ks + cfg.value_size + 21),
-                );
-                for j in 0..n {
-                    let k = if name == "fillseq" {
-                        i + j
-                    } else {
-                        rng.gen_range(0..cfg.num)
-                    };
-                    let key = make_key(k, ks);
-                    if name == "deleterandom" {
-                        b.delete(&key);
-                        out.bytes += key.len() as u64;
-                    } else {
-                        b.put(&key, values.next(cfg.value_size));
-                        out.bytes += (key.len() + cfg.value_size) as u64;
-                    }
-                }
-                let t0 = env.now();
-                db.write(b).await?;
-                out.record(env.now(), t0, n, op);
-                i += n;
-            }
+            write_ops(env, db, name, cfg, &mut rng, &mut values, &mut out).await?;
         }
         "readrandom" | "readwhilewriting" => {
             for _ in 0..reads {
                 let key = make_key(rng.gen_range(0..cfg.num), ks);
                 let t0 = env.now();
-                let v = db.get(&key).await?;
+                let v = verified_get(db, cfg, &key).await?;
                 out.record(env.now(), t0, 1, "read");
                 if let Some(v) = v {
                     out.found += 1;
@@ -516,6 +500,88 @@ async fn thread_body<E: Env, D: ZonedDevice>(
     Ok(out)
 }
 
+/// fillseq, fillrandom, overwrite, deleterandom: `num` keys in batches of `batch_size`.
+async fn write_ops<E: Env, D: ZonedDevice>(
+    env: &E,
+    db: &Db<E, D>,
+    name: &str,
+    cfg: &BenchConfig,
+    rng: &mut SimRng,
+    values: &mut ValueGen,
+    out: &mut ThreadOut,
+) -> Result<(), HarnessError> {
+    let ks = cfg.key_size;
+    let batch = cfg.batch_size.max(1);
+    let op = if name == "deleterandom" {
+        "delete"
+    } else {
+        "write"
+    };
+    let mut i = 0;
+    while i < cfg.num {
+        let n = batch.min(cfg.num - i);
+        let mut b =
+            WriteBatch::with_capacity(usize::try_from(n).unwrap_or(1) * (ks + cfg.value_size + 21));
+        let mut wrote: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::new();
+        for j in 0..n {
+            let k = if name == "fillseq" {
+                i + j
+            } else {
+                rng.gen_range(0..cfg.num)
+            };
+            let key = make_key(k, ks);
+            if name == "deleterandom" {
+                b.delete(&key);
+                out.bytes += key.len() as u64;
+                if cfg.verify.is_some() {
+                    wrote.push((key, None));
+                }
+            } else {
+                let value = values.next(cfg.value_size);
+                b.put(&key, value);
+                out.bytes += (key.len() + cfg.value_size) as u64;
+                if cfg.verify.is_some() {
+                    wrote.push((key, Some(value.to_vec())));
+                }
+            }
+        }
+        let t0 = env.now();
+        let ledger = match &cfg.verify {
+            Some(l) => Some(l.lock().await),
+            None => None,
+        };
+        db.write(b).await?;
+        if let Some(mut l) = ledger {
+            for (k, v) in &wrote {
+                match v {
+                    Some(v) => l.put(k, v),
+                    None => l.delete(k),
+                }
+            }
+        }
+        out.record(env.now(), t0, n, op);
+        i += n;
+    }
+    Ok(())
+}
+
+/// A get, checked against the ledger under `--verify`.
+async fn verified_get<E: Env, D: ZonedDevice>(
+    db: &Db<E, D>,
+    cfg: &BenchConfig,
+    key: &[u8],
+) -> Result<Option<Vec<u8>>, HarnessError> {
+    let Some(ledger) = &cfg.verify else {
+        return Ok(db.get(key).await?);
+    };
+    let state = ledger.lock().await;
+    let v = db.get(key).await?;
+    ledger
+        .check(&state, key, v.as_deref())
+        .map_err(HarnessError::Verification)?;
+    Ok(v)
+}
+
 /// readrandomwriterandom: a 100-op cycle of `readwritepercent` gets, then puts.
 async fn read_write_mix<E: Env, D: ZonedDevice>(
     env: &E,
@@ -538,7 +604,7 @@ async fn read_write_mix<E: Env, D: ZonedDevice>(
         if gets > 0 {
             gets -= 1;
             out.reads += 1;
-            let v = db.get(&key).await?;
+            let v = verified_get(db, cfg, &key).await?;
             out.record(env.now(), t0, 1, "read");
             if v.is_some() {
                 out.found += 1;
@@ -546,7 +612,15 @@ async fn read_write_mix<E: Env, D: ZonedDevice>(
         } else {
             puts -= 1;
             out.writes += 1;
-            db.put(&key, values.next(cfg.value_size)).await?;
+            let value = values.next(cfg.value_size);
+            let ledger = match &cfg.verify {
+                Some(l) => Some(l.lock().await),
+                None => None,
+            };
+            db.put(&key, value).await?;
+            if let Some(mut l) = ledger {
+                l.put(&key, value);
+            }
             out.record(env.now(), t0, 1, "write");
         }
     }

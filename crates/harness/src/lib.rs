@@ -16,6 +16,7 @@
     clippy::cast_precision_loss
 )]
 
+pub mod conformance;
 pub mod db_bench;
 pub mod experiment;
 pub mod histogram;
@@ -23,4 +24,5 @@ pub mod keys;
 pub mod report;
 pub mod reproduce;
 pub mod scenario;
+pub mod verify;
 pub mod ycsb;

@@ -147,6 +147,7 @@ impl WorkloadSection {
             batch_size: self.batch_size,
             readwritepercent: self.readwritepercent,
             progress: crate::db_bench::ProgressCounter::default(),
+            verify: None,
         }
     }
 
