@@ -52,16 +52,16 @@ done
 # The device, zone-layer and engine suites (the same code cargo test runs on the simulated
 # and file-backed devices), with writes, then with zone appends.
 run $Z selftest --device $DEV --seed 1
-run $Z selftest --device $DEV --seed 2 --zone_append
+run $Z selftest --device $DEV --seed 2 --zone_append --fs_steps 150 --db_ops 5000
 
 # db_bench on the device, every value read checked.
 run $Z fs mkfs --device $DEV
 run $Z bench --mode real --device $DEV --benchmarks fillrandom,readrandom --num 50000 \
-    --value_size 1024 --write_buffer_size 4194304 --target_file_size_base 4194304 \
+    --reads 20000 --value_size 1024 --write_buffer_size 4194304 --target_file_size_base 4194304 \
     --max_bytes_for_level_base 16777216 --verify
 run $Z fs fsck --device $DEV
 run $Z bench --mode real --device $DEV --zone_append --benchmarks fillrandom,readrandom \
-    --num 20000 --value_size 1024 --write_buffer_size 4194304 --target_file_size_base 4194304 \
+    --num 20000 --reads 10000 --value_size 1024 --write_buffer_size 4194304 --target_file_size_base 4194304 \
     --verify
 run $Z fs fsck --device $DEV
 

@@ -301,11 +301,7 @@ impl BlkZonedDevice {
             }
         }
         let capacity_bytes = capacity.unwrap_or(zone_sectors) * SECTOR;
-        let append_max = if limits.zone_append_max_bytes > 0 {
-            limits.zone_append_max_bytes
-        } else {
-            limits.max_hw_sectors_kb * 1024
-        };
+        let append_max = limits.passthrough_bytes() / block * block;
         let geometry = ZoneGeometry {
             zone_count,
             zone_size_bytes: zone_sectors * SECTOR,

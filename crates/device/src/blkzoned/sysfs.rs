@@ -26,6 +26,8 @@ pub struct QueueLimits {
     pub zone_append_max_bytes: u64,
     /// `max_hw_sectors_kb`: the largest request the driver takes.
     pub max_hw_sectors_kb: u64,
+    /// `max_segments`: the most memory segments one request may map (0 = not reported).
+    pub max_segments: u64,
     /// The selected I/O scheduler (the bracketed entry of `scheduler`).
     pub scheduler: String,
 }
@@ -113,8 +115,29 @@ impl QueueLimits {
                 0
             },
             max_hw_sectors_kb: num("max_hw_sectors_kb")?,
+            max_segments: if opt("max_segments") {
+                num("max_segments")?
+            } else {
+                0
+            },
             scheduler,
         })
+    }
+
+    /// The largest zone append one request can carry: the zone append limit, and no more
+    /// pages than the queue maps in one request (an io_uring passthrough buffer of 4 KiB pages
+    /// that are not physically contiguous needs a segment each; one is kept for a buffer that
+    /// does not start on a page).
+    pub fn passthrough_bytes(&self) -> u64 {
+        let mut limit = if self.zone_append_max_bytes > 0 {
+            self.zone_append_max_bytes
+        } else {
+            self.max_hw_sectors_kb * 1024
+        };
+        if self.max_segments > 1 {
+            limit = limit.min((self.max_segments - 1) * 4096);
+        }
+        limit
     }
 
     /// Refuses devices ZoneDB cannot drive, with a message that says what to do.
@@ -159,6 +182,7 @@ mod tests {
                 "max_open_zones" | "max_active_zones" => "14\n",
                 "zone_append_max_bytes" => "524288\n",
                 "max_hw_sectors_kb" => "512\n",
+                "max_segments" => "127\n",
                 "scheduler" => "[mq-deadline] none\n",
                 _ => return None,
             }
@@ -175,6 +199,8 @@ mod tests {
         assert_eq!(l.logical_block_size, 4096);
         assert_eq!((l.max_open_zones, l.max_active_zones), (14, 14));
         assert_eq!(l.zone_append_max_bytes, 524_288);
+        assert_eq!(l.max_segments, 127);
+        assert_eq!(l.passthrough_bytes(), 126 * 4096);
         assert_eq!(l.scheduler, "mq-deadline");
         l.require_usable().expect("usable");
     }
