@@ -116,16 +116,22 @@ async fn suites<E: Env>(
         .map(|()| String::new());
     report("device: concurrent appends and writers", r, clock(env) - t);
     let t = clock(env);
-    let r = fs_model::run(env.clone(), dev.clone(), a.seed, a.fs_steps)
-        .await
-        .map(|r| {
-            format!(
-                "{} MiB appended, {} remounts, {} crashes",
-                r.appended_bytes >> 20,
-                r.remounts,
-                r.crashes
-            )
-        });
+    let r = fs_model::run_with(
+        env.clone(),
+        dev.clone(),
+        a.seed,
+        a.fs_steps,
+        a.target.fs_options(),
+    )
+    .await
+    .map(|r| {
+        format!(
+            "{} MiB appended, {} remounts, {} crashes",
+            r.appended_bytes >> 20,
+            r.remounts,
+            r.crashes
+        )
+    });
     report(
         "fs: files match a model across remounts and crashes",
         r,

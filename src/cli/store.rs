@@ -227,6 +227,11 @@ pub fn run_on_store<J: StoreJob>(
 ) -> Result<J::Out, CliError> {
     match a.mode.as_str() {
         "sim" => {
+            if a.device.is_some() || a.zone_append {
+                return Err(CliError::Usage(
+                    "--device and --zone_append need --mode real".into(),
+                ));
+            }
             if a.use_existing_db {
                 return Err(CliError::Usage(
                     "--use_existing_db needs --mode real (a simulated device lives for one run)"

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use zonedb_device::payload::Payload;
-use zonedb_device::{Profile, ZnsSsd, ZoneFileDevice};
+use zonedb_device::{Profile, ZnsSsd, ZoneFileDevice, ZonedDevice};
 use zonedb_env::{RealEnv, SimConfig, SimEnv};
 use zonedb_harness::conformance::fs_model;
 
@@ -41,6 +41,26 @@ fn simulated_device_matches_the_model() {
             report.remounts + report.crashes > 0,
             "seed {seed}: remounts happen"
         );
+    }
+}
+
+#[test]
+fn zone_append_writes_match_the_model() {
+    for seed in 20..24 {
+        let env = SimEnv::new(SimConfig::with_seed(seed));
+        let p = small_profile();
+        let dev = Arc::new(
+            ZnsSsd::new(env.clone(), p.clone(), Payload::memory(p.zones.zone_count)).unwrap(),
+        );
+        let opts = zonedb_fs::FsOptions {
+            zone_append: true,
+            ..fs_model::options()
+        };
+        let d2 = dev.clone();
+        env.run(fs_model::run_with(env.clone(), dev, seed, 300, opts))
+            .unwrap()
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        assert!(d2.stats().bytes_written > 256 << 10);
     }
 }
 

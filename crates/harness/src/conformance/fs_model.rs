@@ -81,8 +81,26 @@ pub async fn run<E: Env, D: ZonedDevice>(
     seed: u64,
     steps: usize,
 ) -> Result<FsModelReport, super::Failure> {
+    run_with(env, dev, seed, steps, options()).await
+}
+
+/// [`run`] with other file layer options (zone append, placement, cleaning).
+///
+/// # Errors
+/// As [`run`].
+#[allow(
+    clippy::too_many_lines,
+    reason = "one operation table, as in the model"
+)]
+pub async fn run_with<E: Env, D: ZonedDevice>(
+    env: E,
+    dev: Arc<D>,
+    seed: u64,
+    steps: usize,
+    opts: FsOptions,
+) -> Result<FsModelReport, super::Failure> {
     ZoneFs::<E, D>::mkfs(dev.as_ref(), 0).await?;
-    let mut fs = ZoneFs::mount(env.clone(), dev.clone(), options()).await?;
+    let mut fs = ZoneFs::mount(env.clone(), dev.clone(), opts.clone()).await?;
     let mut rng = SimRng::seed_from_u64(seed);
     let biggest = max_append(dev.geometry().zone_capacity_bytes);
     let mut closed: BTreeMap<String, Vec<u8>> = BTreeMap::new();
@@ -174,14 +192,14 @@ pub async fn run<E: Env, D: ZonedDevice>(
                     closed.insert(n, o.appended);
                 }
                 drop(fs);
-                fs = ZoneFs::mount(env.clone(), dev.clone(), options()).await?;
+                fs = ZoneFs::mount(env.clone(), dev.clone(), opts.clone()).await?;
                 report.remounts += 1;
             }
             _ => {
                 // Crash: writers vanish without closing; synced bytes must survive.
                 let lost = std::mem::take(&mut open);
                 drop(fs);
-                fs = ZoneFs::mount(env.clone(), dev.clone(), options()).await?;
+                fs = ZoneFs::mount(env.clone(), dev.clone(), opts.clone()).await?;
                 report.crashes += 1;
                 for (n, o) in lost {
                     let got = fs.read_all(&n).await?;
@@ -211,7 +229,7 @@ pub async fn run<E: Env, D: ZonedDevice>(
     }
     check_all(&fs, &closed, &open, steps).await?;
     drop(fs);
-    let fs = ZoneFs::mount(env.clone(), dev.clone(), options()).await?;
+    let fs = ZoneFs::mount(env.clone(), dev.clone(), opts.clone()).await?;
     check_all(&fs, &closed, &BTreeMap::new(), steps).await?;
     let problems = fs.fsck();
     ensure(
