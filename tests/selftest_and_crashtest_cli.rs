@@ -3,7 +3,10 @@
 //! loses nothing it acknowledged, a log claiming more than survived fails the check, and a
 //! path that is not a zoned block device is refused with a message that says what to do.
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
-#![allow(clippy::disallowed_methods, reason = "the test waits for a child process in wall time")]
+#![allow(
+    clippy::disallowed_methods,
+    reason = "the test waits for a child process in wall time"
+)]
 
 use std::io::Write;
 use std::process::{Command, Stdio};
