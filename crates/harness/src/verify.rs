@@ -123,6 +123,6 @@ mod tests {
             l.check(&s, b"k2", Some(b"x")).is_ok(),
             "incomplete: unknown keys pass"
         );
-        assert_eq!(l.verified(), 5);
+        assert_eq!(l.verified(), 4, "only passing reads are counted");
     }
 }
