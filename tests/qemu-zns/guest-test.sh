@@ -60,6 +60,10 @@ run $Z bench --mode real --device $DEV --benchmarks fillrandom,readrandom --num 
     --reads 20000 --value_size 1024 --write_buffer_size 4194304 --target_file_size_base 4194304 \
     --max_bytes_for_level_base 16777216 --verify
 run $Z fs fsck --device $DEV
+run $Z fs ls --device $DEV
+$Z fs dump --device $DEV > /tmp/dump.json || fail "fs dump"
+grep -q '"zones"' /tmp/dump.json || fail "fs dump has no zones"
+step "fs dump: $(wc -c < /tmp/dump.json) bytes of JSON"
 run $Z bench --mode real --device $DEV --zone_append --benchmarks fillrandom,readrandom \
     --num 20000 --reads 10000 --value_size 1024 --write_buffer_size 4194304 --target_file_size_base 4194304 \
     --verify
