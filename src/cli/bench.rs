@@ -255,6 +255,7 @@ async fn run_list<E: Env, D: ZonedDevice>(
         "bench": cfg,
         "end_ns": env.now(),
         "memory_payload_bytes": dev.memory_payload_bytes(),
+        "peak_memory_payload_bytes": dev.peak_memory_payload_bytes(),
     });
     Ok((results, extra))
 }
@@ -312,6 +313,12 @@ pub fn run(a: &BenchArgs) -> Result<ExitCode, CliError> {
                 "memory_payload_bytes": extra["memory_payload_bytes"],
                 "peak_rss_per_payload_byte": crate::host::peak_rss_bytes().and_then(|rss| {
                     extra["memory_payload_bytes"]
+                        .as_f64()
+                        .map(|p| rss as f64 / p.max(1.0))
+                }),
+                "peak_memory_payload_bytes": extra["peak_memory_payload_bytes"],
+                "peak_rss_per_peak_payload_byte": crate::host::peak_rss_bytes().and_then(|rss| {
+                    extra["peak_memory_payload_bytes"]
                         .as_f64()
                         .map(|p| rss as f64 / p.max(1.0))
                 }),

@@ -134,4 +134,9 @@ pub trait ZonedDevice: Send + Sync + 'static {
     fn memory_payload_bytes(&self) -> Option<u64> {
         None
     }
+
+    /// The most bytes of written data the device ever held in the host's memory at once.
+    fn peak_memory_payload_bytes(&self) -> Option<u64> {
+        None
+    }
 }

@@ -35,6 +35,10 @@ pub struct MemZones {
     zones: Vec<Vec<u8>>,
     spare: Vec<Vec<u8>>,
     zone_capacity: usize,
+    /// Bytes held in the zones now.
+    resident: u64,
+    /// The most bytes the zones ever held at once.
+    peak: u64,
 }
 
 /// Spare zone buffers kept for reuse.
@@ -65,6 +69,8 @@ impl Payload {
             zones: vec![Vec::new(); zone_count as usize],
             spare: Vec::new(),
             zone_capacity: 0,
+            resident: 0,
+            peak: 0,
         }))
     }
 
@@ -117,12 +123,16 @@ impl Payload {
                         .unwrap_or_else(|| Vec::with_capacity(z.zone_capacity));
                 }
                 let buf = &mut z.zones[zone as usize];
+                let before = buf.len() as u64;
                 let at = (offset - zone_start) as usize;
                 if buf.len() < at {
                     buf.resize(at, 0);
                 }
                 buf.truncate(at);
                 buf.extend_from_slice(data);
+                let after = buf.len() as u64;
+                z.resident = z.resident + after - before;
+                z.peak = z.peak.max(z.resident);
                 Ok(())
             }
             Self::File(f) => Ok(f.write_all_at(data, offset)?),
@@ -162,8 +172,11 @@ impl Payload {
     pub fn truncate_zone(&self, zone: u32, len: u64) {
         if let Self::Memory(zones) = self {
             let mut zones = zones.lock().unwrap_or_else(PoisonError::into_inner);
-            if let Some(buf) = zones.zones.get_mut(zone as usize) {
+            let z = &mut *zones;
+            if let Some(buf) = z.zones.get_mut(zone as usize) {
+                let before = buf.len() as u64;
                 buf.truncate(usize::try_from(len).unwrap_or(usize::MAX));
+                z.resident -= before - buf.len() as u64;
             }
         }
     }
@@ -173,6 +186,7 @@ impl Payload {
         if let Self::Memory(zones) = self {
             let mut zones = zones.lock().unwrap_or_else(PoisonError::into_inner);
             let mut b = std::mem::take(&mut zones.zones[zone as usize]);
+            zones.resident -= b.len() as u64;
             if zones.spare.len() < SPARE_BUFFERS && b.capacity() > 0 {
                 b.clear();
                 zones.spare.push(b);
@@ -188,14 +202,46 @@ impl Payload {
     /// Bytes held in memory.
     pub fn resident_bytes(&self) -> u64 {
         match self {
-            Self::Memory(zones) => zones
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .zones
-                .iter()
-                .map(|z| z.len() as u64)
-                .sum(),
+            Self::Memory(zones) => {
+                zones
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .resident
+            }
             _ => 0,
         }
+    }
+
+    /// The most bytes ever held in memory at once.
+    pub fn peak_resident_bytes(&self) -> u64 {
+        match self {
+            Self::Memory(zones) => zones.lock().unwrap_or_else(PoisonError::into_inner).peak,
+            _ => 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resident_and_peak_bytes_follow_writes_truncations_and_resets() {
+        let p = Payload::memory(3);
+        p.set_zone_capacity(1 << 20);
+        p.write(0, 0, 0, &[1u8; 8192]).unwrap();
+        p.write(1, 1 << 20, 1 << 20, &[2u8; 4096]).unwrap();
+        assert_eq!((p.resident_bytes(), p.peak_resident_bytes()), (12_288, 12_288));
+        p.truncate_zone(0, 4096);
+        assert_eq!((p.resident_bytes(), p.peak_resident_bytes()), (8192, 12_288));
+        p.discard_zone(1);
+        assert_eq!(p.resident_bytes(), 4096);
+        // The reset zone's buffer is reused; the peak stays the high-water mark.
+        p.write(2, 2 << 20, 2 << 20, &[3u8; 16_384]).unwrap();
+        assert_eq!((p.resident_bytes(), p.peak_resident_bytes()), (20_480, 20_480));
+        assert_eq!(p.read(2, 2 << 20, (2 << 20) + 4096, 4096).unwrap(), vec![3u8; 4096]);
+        let d = Payload::Discard;
+        d.write(0, 0, 0, &[1u8; 4096]).unwrap();
+        assert_eq!((d.resident_bytes(), d.peak_resident_bytes()), (0, 0));
     }
 }

@@ -333,6 +333,12 @@ impl<E: Env> ZonedDevice for ZnsSsd<E> {
             .then(|| self.payload.resident_bytes())
     }
 
+    fn peak_memory_payload_bytes(&self) -> Option<u64> {
+        self.payload
+            .is_memory()
+            .then(|| self.payload.peak_resident_bytes())
+    }
+
     fn stats(&self) -> DeviceStats {
         self.lock().stats
     }
