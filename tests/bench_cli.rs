@@ -187,6 +187,10 @@ fn bad_flags_exit_2_with_an_error() {
         vec!["bench", "--write_buffer_size", "5"],
         vec!["bench", "--compaction_pri", "kNope"],
         vec!["bench", "--key_size", "4", "--num", "10"],
+        vec!["bench", "--engine", "nosuch"],
+        vec!["bench", "--engine", "fjall"],
+        vec!["bench", "--device", "/dev/null"],
+        vec!["bench", "--zone_append"],
     ] {
         let out = zonedb(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");

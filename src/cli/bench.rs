@@ -61,6 +61,10 @@ pub struct BenchArgs {
     /// fails the run with exit status 1); operations are serialized while checking.
     #[arg(long, num_args = 0..=1, default_value = "false", default_missing_value = "true", value_parser = flag_bool)]
     verify: bool,
+    /// The store: `zonedb` (default), or `fjall` as a peer (real mode, --db DIR; needs a
+    /// build with `--features fjall`).
+    #[arg(long = "engine", default_value = "zonedb")]
+    kv_engine: String,
     #[command(flatten)]
     engine: EngineArgs,
     #[command(flatten)]
@@ -143,15 +147,9 @@ impl StoreJob for BenchJob<'_> {
     }
 }
 
-/// Runs the benchmark list on one device; a fresh-DB benchmark after the first reformats it.
-async fn run_list<E: Env, D: ZonedDevice>(
-    env: &E,
-    dev: &Arc<D>,
-    a: &BenchArgs,
-    fresh_first: bool,
-) -> Result<(Vec<serde_json::Value>, serde_json::Value), CliError> {
-    let opts = engine_options(&a.engine, a.store.use_existing_db)?;
-    let cfg = BenchConfig {
+/// db_bench's flags as the harness's configuration.
+fn bench_config(a: &BenchArgs) -> BenchConfig {
+    BenchConfig {
         num: a.num,
         reads: u64::try_from(a.reads).ok(),
         key_size: a.key_size,
@@ -165,7 +163,11 @@ async fn run_list<E: Env, D: ZonedDevice>(
         verify: a
             .verify
             .then(|| Arc::new(zonedb_harness::verify::ValueLedger::new())),
-    };
+    }
+}
+
+/// The `--benchmarks` list, each name checked.
+fn benchmark_names(a: &BenchArgs) -> Result<Vec<String>, CliError> {
     let names: Vec<String> = a
         .benchmarks
         .split(',')
@@ -181,6 +183,39 @@ async fn run_list<E: Env, D: ZonedDevice>(
             )));
         }
     }
+    Ok(names)
+}
+
+/// What db_bench does before benchmark `i` named `n`: a fresh-DB benchmark is skipped on a
+/// reopened database and, after the first, starts from an empty one.
+enum Before {
+    Run,
+    Skip,
+    Reformat,
+}
+
+fn before(a: &BenchArgs, i: usize, n: &str) -> Before {
+    if !db_bench::is_fresh_db(n) {
+        Before::Run
+    } else if a.store.use_existing_db {
+        Before::Skip
+    } else if i > 0 {
+        Before::Reformat
+    } else {
+        Before::Run
+    }
+}
+
+/// Runs the benchmark list on one device; a fresh-DB benchmark after the first reformats it.
+async fn run_list<E: Env, D: ZonedDevice>(
+    env: &E,
+    dev: &Arc<D>,
+    a: &BenchArgs,
+    fresh_first: bool,
+) -> Result<(Vec<serde_json::Value>, serde_json::Value), CliError> {
+    let opts = engine_options(&a.engine, a.store.use_existing_db)?;
+    let cfg = bench_config(a);
+    let names = benchmark_names(a)?;
     if fresh_first {
         ZoneFs::<E, D>::mkfs(dev.as_ref(), 0).await?;
     }
@@ -192,12 +227,13 @@ async fn run_list<E: Env, D: ZonedDevice>(
     let mut results = Vec::new();
     let mut threads = 0;
     for (i, n) in names.iter().enumerate() {
-        if db_bench::is_fresh_db(n) {
-            if a.store.use_existing_db {
+        match before(a, i, n) {
+            Before::Skip => {
                 results.push(serde_json::to_value(BenchResult::skipped(n))?);
                 continue;
             }
-            if i > 0 {
+            Before::Run => {}
+            Before::Reformat => {
                 db.close().await.map_err(lsm)?;
                 drop(db);
                 ZoneFs::<E, D>::mkfs(dev.as_ref(), 0).await?;
@@ -261,6 +297,15 @@ async fn run_list<E: Env, D: ZonedDevice>(
 }
 
 pub fn run(a: &BenchArgs) -> Result<ExitCode, CliError> {
+    match a.kv_engine.as_str() {
+        "zonedb" => {}
+        "fjall" => return run_fjall(a),
+        other => {
+            return Err(CliError::Usage(format!(
+                "unknown --engine '{other}'; known: zonedb, fjall"
+            )));
+        }
+    }
     let profile = a.store.profile()?;
     let wall = Stopwatch::start();
     if !a.json {
@@ -349,4 +394,88 @@ pub fn run(a: &BenchArgs) -> Result<ExitCode, CliError> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--engine fjall`: the same benchmarks on fjall in `--db DIR` (real mode only).
+#[cfg(feature = "fjall")]
+fn run_fjall(a: &BenchArgs) -> Result<ExitCode, CliError> {
+    use zonedb_env::RealEnv;
+    use zonedb_harness::fjall_peer::FjallStore;
+
+    if a.store.mode != "real" || a.store.device.is_some() {
+        return Err(CliError::Usage(
+            "--engine fjall runs in real mode on a directory: --mode real --db DIR".into(),
+        ));
+    }
+    let dir = a
+        .store
+        .db
+        .clone()
+        .ok_or_else(|| CliError::Usage("--engine fjall needs --db DIR".into()))?;
+    let cfg = bench_config(a);
+    let names = benchmark_names(a)?;
+    let cache = engine_options(&a.engine, true)?.block_cache_size;
+    let wall = Stopwatch::start();
+    let fresh = |dir: &std::path::Path| -> Result<FjallStore, CliError> {
+        if dir.exists() {
+            std::fs::remove_dir_all(dir)
+                .map_err(|e| CliError::Usage(format!("{}: {e}", dir.display())))?;
+        }
+        FjallStore::open(dir, cache).map_err(harness)
+    };
+    let mut store = if a.store.use_existing_db {
+        FjallStore::open(&dir, cache).map_err(harness)?
+    } else {
+        fresh(&dir)?
+    };
+    if !a.json {
+        println!(
+            "zonedb bench: engine fjall, mode real, in {}, seed {}",
+            dir.display(),
+            a.seed
+        );
+    }
+    let env = RealEnv::new(a.seed);
+    let mut results = Vec::new();
+    let mut threads = 0;
+    for (i, n) in names.iter().enumerate() {
+        match before(a, i, n) {
+            Before::Skip => {
+                results.push(serde_json::to_value(BenchResult::skipped(n))?);
+                continue;
+            }
+            Before::Run => {}
+            Before::Reformat => {
+                store.persist().map_err(harness)?;
+                drop(store);
+                store = fresh(&dir)?;
+            }
+        }
+        let r = env
+            .block_on(db_bench::run_one(&env, &store, n, &cfg, &mut threads))
+            .map_err(harness)?;
+        if !a.json {
+            println!("{}", r.line());
+        }
+        results.push(serde_json::to_value(&r)?);
+    }
+    store.persist().map_err(harness)?;
+    if a.json {
+        let out = json!({
+            "engine": "fjall",
+            "benchmarks": results,
+            "bench": cfg,
+            "host": { "wall_ns": wall.elapsed_ns() },
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(not(feature = "fjall"))]
+fn run_fjall(_: &BenchArgs) -> Result<ExitCode, CliError> {
+    Err(CliError::Usage(
+        "this zonedb was built without fjall; build it with: cargo build --release --features fjall"
+            .into(),
+    ))
 }

@@ -231,15 +231,27 @@ mod tests {
         p.set_zone_capacity(1 << 20);
         p.write(0, 0, 0, &[1u8; 8192]).unwrap();
         p.write(1, 1 << 20, 1 << 20, &[2u8; 4096]).unwrap();
-        assert_eq!((p.resident_bytes(), p.peak_resident_bytes()), (12_288, 12_288));
+        assert_eq!(
+            (p.resident_bytes(), p.peak_resident_bytes()),
+            (12_288, 12_288)
+        );
         p.truncate_zone(0, 4096);
-        assert_eq!((p.resident_bytes(), p.peak_resident_bytes()), (8192, 12_288));
+        assert_eq!(
+            (p.resident_bytes(), p.peak_resident_bytes()),
+            (8192, 12_288)
+        );
         p.discard_zone(1);
         assert_eq!(p.resident_bytes(), 4096);
         // The reset zone's buffer is reused; the peak stays the high-water mark.
         p.write(2, 2 << 20, 2 << 20, &[3u8; 16_384]).unwrap();
-        assert_eq!((p.resident_bytes(), p.peak_resident_bytes()), (20_480, 20_480));
-        assert_eq!(p.read(2, 2 << 20, (2 << 20) + 4096, 4096).unwrap(), vec![3u8; 4096]);
+        assert_eq!(
+            (p.resident_bytes(), p.peak_resident_bytes()),
+            (20_480, 20_480)
+        );
+        assert_eq!(
+            p.read(2, 2 << 20, (2 << 20) + 4096, 4096).unwrap(),
+            vec![3u8; 4096]
+        );
         let d = Payload::Discard;
         d.write(0, 0, 0, &[1u8; 4096]).unwrap();
         assert_eq!((d.resident_bytes(), d.peak_resident_bytes()), (0, 0));

@@ -14,13 +14,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use hdrhistogram::Histogram;
-use zonedb_device::ZonedDevice;
+
 use zonedb_env::{Env, SimRng};
+use zonedb_lsm::LsmError;
 use zonedb_lsm::batch::WriteBatch;
-use zonedb_lsm::{Db, LsmError};
 
 use crate::histogram::DbBenchHistogram;
 use crate::keys::{ValueGen, make_key};
+use crate::kv::{KvIter, KvStore};
 
 /// Benchmarks this harness runs, in db_bench's names.
 pub const BENCHMARKS: &[&str] = &[
@@ -312,9 +313,9 @@ pub(crate) fn new_hist() -> Histogram<u64> {
 ///
 /// # Errors
 /// [`HarnessError::Config`] for an unknown benchmark or bad sizes; engine errors.
-pub async fn run_one<E: Env, D: ZonedDevice>(
+pub async fn run_one<E: Env, S: KvStore>(
     env: &E,
-    db: &Db<E, D>,
+    db: &S,
     name: &str,
     cfg: &BenchConfig,
     thread_count: &mut u64,
@@ -407,9 +408,9 @@ pub async fn run_one<E: Env, D: ZonedDevice>(
     })
 }
 
-async fn background_writer<E: Env, D: ZonedDevice>(
+async fn background_writer<E: Env, S: KvStore>(
     env: &E,
-    db: &Db<E, D>,
+    db: &S,
     cfg: &BenchConfig,
     seed: u64,
     stop: &AtomicBool,
@@ -433,9 +434,9 @@ async fn background_writer<E: Env, D: ZonedDevice>(
     Ok(())
 }
 
-async fn thread_body<E: Env, D: ZonedDevice>(
+async fn thread_body<E: Env, S: KvStore>(
     env: &E,
-    db: &Db<E, D>,
+    db: &S,
     name: &str,
     cfg: &BenchConfig,
     seed: u64,
@@ -501,9 +502,9 @@ async fn thread_body<E: Env, D: ZonedDevice>(
 }
 
 /// fillseq, fillrandom, overwrite, deleterandom: `num` keys in batches of `batch_size`.
-async fn write_ops<E: Env, D: ZonedDevice>(
+async fn write_ops<E: Env, S: KvStore>(
     env: &E,
-    db: &Db<E, D>,
+    db: &S,
     name: &str,
     cfg: &BenchConfig,
     rng: &mut SimRng,
@@ -566,13 +567,13 @@ async fn write_ops<E: Env, D: ZonedDevice>(
 }
 
 /// A get, checked against the ledger under `--verify`.
-async fn verified_get<E: Env, D: ZonedDevice>(
-    db: &Db<E, D>,
+async fn verified_get<S: KvStore>(
+    db: &S,
     cfg: &BenchConfig,
     key: &[u8],
 ) -> Result<Option<Vec<u8>>, HarnessError> {
     let Some(ledger) = &cfg.verify else {
-        return Ok(db.get(key).await?);
+        return db.get(key).await;
     };
     let state = ledger.lock().await;
     let v = db.get(key).await?;
@@ -583,9 +584,9 @@ async fn verified_get<E: Env, D: ZonedDevice>(
 }
 
 /// readrandomwriterandom: a 100-op cycle of `readwritepercent` gets, then puts.
-async fn read_write_mix<E: Env, D: ZonedDevice>(
+async fn read_write_mix<E: Env, S: KvStore>(
     env: &E,
-    db: &Db<E, D>,
+    db: &S,
     cfg: &BenchConfig,
     rng: &mut SimRng,
     values: &mut ValueGen,

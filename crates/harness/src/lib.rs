@@ -19,8 +19,11 @@
 pub mod conformance;
 pub mod db_bench;
 pub mod experiment;
+#[cfg(feature = "fjall")]
+pub mod fjall_peer;
 pub mod histogram;
 pub mod keys;
+pub mod kv;
 pub mod report;
 pub mod reproduce;
 pub mod scenario;

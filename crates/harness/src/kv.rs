@@ -1,0 +1,100 @@
+//! The key-value operations db_bench's workloads need, as a trait, so the same harness drives
+//! ZoneDB's [`Db`] and peers (fjall behind the `fjall` feature) in one process.
+
+use std::future::Future;
+
+use zonedb_device::ZonedDevice;
+use zonedb_env::Env;
+use zonedb_lsm::batch::WriteBatch;
+use zonedb_lsm::{Db, DbIter};
+
+use crate::db_bench::HarnessError;
+
+/// A store the benchmarks run on.
+pub trait KvStore: Clone + Send + Sync + 'static {
+    /// Its iterator.
+    type Iter: KvIter;
+
+    /// Puts one key.
+    fn put(
+        &self,
+        key: &[u8],
+        value: &[u8],
+    ) -> impl Future<Output = Result<(), HarnessError>> + Send;
+
+    /// Reads one key.
+    fn get(&self, key: &[u8])
+    -> impl Future<Output = Result<Option<Vec<u8>>, HarnessError>> + Send;
+
+    /// Applies a batch atomically.
+    fn write(&self, batch: WriteBatch) -> impl Future<Output = Result<(), HarnessError>> + Send;
+
+    /// An iterator over the store as it is now, not positioned yet.
+    #[allow(
+        clippy::iter_not_returning_iterator,
+        reason = "an async cursor, as RocksDB's Iterator"
+    )]
+    fn iter(&self) -> Self::Iter;
+}
+
+/// A forward iterator.
+pub trait KvIter: Send + 'static {
+    /// Moves to the first key.
+    fn seek_to_first(&mut self) -> impl Future<Output = Result<(), HarnessError>> + Send;
+    /// Moves to the first key at or after `key`.
+    fn seek(&mut self, key: &[u8]) -> impl Future<Output = Result<(), HarnessError>> + Send;
+    /// Moves to the next key.
+    fn next(&mut self) -> impl Future<Output = Result<(), HarnessError>> + Send;
+    /// Whether it is on a key.
+    fn valid(&self) -> bool;
+    /// The current key.
+    fn key(&self) -> &[u8];
+    /// The current value.
+    fn value(&self) -> &[u8];
+}
+
+impl<E: Env, D: ZonedDevice> KvStore for Db<E, D> {
+    type Iter = DbIter<E, D>;
+
+    async fn put(&self, key: &[u8], value: &[u8]) -> Result<(), HarnessError> {
+        Ok(Db::put(self, key, value).await?)
+    }
+
+    async fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, HarnessError> {
+        Ok(Db::get(self, key).await?)
+    }
+
+    async fn write(&self, batch: WriteBatch) -> Result<(), HarnessError> {
+        Ok(Db::write(self, batch).await?)
+    }
+
+    fn iter(&self) -> DbIter<E, D> {
+        Db::iter(self)
+    }
+}
+
+impl<E: Env, D: ZonedDevice> KvIter for DbIter<E, D> {
+    async fn seek_to_first(&mut self) -> Result<(), HarnessError> {
+        Ok(DbIter::seek_to_first(self).await?)
+    }
+
+    async fn seek(&mut self, key: &[u8]) -> Result<(), HarnessError> {
+        Ok(DbIter::seek(self, key).await?)
+    }
+
+    async fn next(&mut self) -> Result<(), HarnessError> {
+        Ok(DbIter::next(self).await?)
+    }
+
+    fn valid(&self) -> bool {
+        DbIter::valid(self)
+    }
+
+    fn key(&self) -> &[u8] {
+        DbIter::key(self)
+    }
+
+    fn value(&self) -> &[u8] {
+        DbIter::value(self)
+    }
+}
