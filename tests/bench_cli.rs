@@ -199,3 +199,12 @@ fn bad_flags_exit_2_with_an_error() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn readwhilewriting_reports_its_background_writer() {
+    let v = json_run(&["--benchmarks", "fillrandom,readwhilewriting"]);
+    let b = &v["benchmarks"];
+    assert!(b[0].get("background_writes").is_none(), "{}", b[0]);
+    let w = b[1]["background_writes"].as_u64().unwrap();
+    assert!(w > 0, "the writer ran: {}", b[1]);
+}

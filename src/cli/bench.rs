@@ -270,6 +270,9 @@ async fn run_list<E: Env, D: ZonedDevice>(
             if let Some(v) = verified.filter(|&v| v > 0) {
                 println!("{n:<12} : {v} reads verified against the last acknowledged writes");
             }
+            if let Some(w) = r.background_writes {
+                println!("{n:<12} : the background writer made {w} puts meanwhile");
+            }
             if a.histogram {
                 print!("{}", r.histogram_text());
             }
@@ -456,6 +459,9 @@ fn run_fjall(a: &BenchArgs) -> Result<ExitCode, CliError> {
             .map_err(harness)?;
         if !a.json {
             println!("{}", r.line());
+            if let Some(w) = r.background_writes {
+                println!("{n:<12} : the background writer made {w} puts meanwhile");
+            }
         }
         results.push(serde_json::to_value(&r)?);
     }

@@ -175,6 +175,9 @@ pub struct BenchResult {
     pub latency: Latency,
     /// Skipped (a fresh-DB benchmark under `--use_existing_db`).
     pub skipped: bool,
+    /// readwhilewriting: puts of the uncounted background writer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub background_writes: Option<u64>,
     /// db_bench's histograms per operation type (`write`, `read`, `seek`, `delete`).
     #[serde(skip)]
     pub histograms: BTreeMap<&'static str, DbBenchHistogram>,
@@ -239,6 +242,7 @@ impl BenchResult {
             message: String::new(),
             latency: Latency::default(),
             skipped: true,
+            background_writes: None,
             histograms: BTreeMap::new(),
         }
     }
@@ -365,9 +369,12 @@ pub async fn run_one<E: Env, S: KvStore>(
         total.add(&out);
     }
     stop.store(true, Ordering::Relaxed);
+    let mut background_writes = None;
     if let Some(w) = writer {
-        w.await
-            .map_err(|e| HarnessError::Config(format!("writer thread failed: {e:?}")))??;
+        background_writes = Some(
+            w.await
+                .map_err(|e| HarnessError::Config(format!("writer thread failed: {e:?}")))??,
+        );
     }
     let wall_ns = env.now() - start;
     let reads = matches!(name, "readrandom" | "seekrandom" | "readwhilewriting");
@@ -404,6 +411,7 @@ pub async fn run_one<E: Env, S: KvStore>(
             max_us: us(h.max()),
         },
         skipped: false,
+        background_writes,
         histograms: total.hists,
     })
 }
@@ -414,10 +422,12 @@ async fn background_writer<E: Env, S: KvStore>(
     cfg: &BenchConfig,
     seed: u64,
     stop: &AtomicBool,
-) -> Result<(), HarnessError> {
+) -> Result<u64, HarnessError> {
     let mut rng = SimRng::seed_from_u64(seed);
     let mut values = ValueGen::new();
+    let mut puts = 0;
     while !stop.load(Ordering::Relaxed) {
+        puts += 1;
         let key = make_key(rng.gen_range(0..cfg.num), cfg.key_size);
         let value = values.next(cfg.value_size);
         let ledger = match &cfg.verify {
@@ -431,7 +441,7 @@ async fn background_writer<E: Env, S: KvStore>(
         // Let the readers run between writes even when nothing blocks (virtual time).
         env.cpu(0).await;
     }
-    Ok(())
+    Ok(puts)
 }
 
 async fn thread_body<E: Env, S: KvStore>(

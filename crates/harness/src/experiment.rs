@@ -132,6 +132,7 @@ fn ycsb_as_bench(r: &crate::ycsb::runner::YcsbResult, threads: u64) -> BenchResu
             max_us: r.ops.values().map(|o| o.max_us).max().unwrap_or(0) as f64,
         },
         skipped: false,
+        background_writes: None,
         histograms: std::collections::BTreeMap::new(),
     }
 }
