@@ -23,6 +23,67 @@
     clippy::cast_possible_truncation
 )]
 
+/// Implements [`ZonedDevice`] for a real-mode device whose requests complete when they are
+/// issued: each call runs the type's `geometry_now`, `report_now`, `read_now`, `write_now`,
+/// `manage_now`, `sync_now` or `stats_now` and returns a ready future.
+macro_rules! ready_device {
+    ($ty:ty) => {
+        impl $crate::ZonedDevice for $ty {
+            fn geometry(&self) -> &$crate::ZoneGeometry {
+                self.geometry_now()
+            }
+
+            fn report_zones(&self, first: u32, count: u32) -> Vec<$crate::ZoneInfo> {
+                self.report_now(first, count)
+            }
+
+            fn read(
+                &self,
+                offset: u64,
+                len: u64,
+                _class: $crate::IoClass,
+            ) -> impl Future<Output = Result<Vec<u8>, $crate::DeviceError>> + Send {
+                std::future::ready(self.read_now(offset, len))
+            }
+
+            fn write(
+                &self,
+                offset: u64,
+                data: &[u8],
+            ) -> impl Future<Output = Result<(), $crate::DeviceError>> + Send {
+                std::future::ready(
+                    self.write_now($crate::zonefile::Target::At(offset), data)
+                        .map(|_| ()),
+                )
+            }
+
+            fn append(
+                &self,
+                zone: u32,
+                data: &[u8],
+            ) -> impl Future<Output = Result<u64, $crate::DeviceError>> + Send {
+                std::future::ready(self.write_now($crate::zonefile::Target::Append(zone), data))
+            }
+
+            fn manage(
+                &self,
+                zone: u32,
+                op: $crate::ZoneOp,
+            ) -> impl Future<Output = Result<(), $crate::DeviceError>> + Send {
+                std::future::ready(self.manage_now(zone, op))
+            }
+
+            fn sync(&self) -> impl Future<Output = Result<(), $crate::DeviceError>> + Send {
+                std::future::ready(self.sync_now())
+            }
+
+            fn stats(&self) -> $crate::DeviceStats {
+                self.stats_now()
+            }
+        }
+    };
+}
+
 pub mod bench;
 #[cfg(target_os = "linux")]
 pub mod blkzoned;

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use crate::ZonedDevice;
 use crate::zonefile::Target;
-use crate::{DeviceError, DeviceStats, IoClass, ZoneFileDevice, ZoneGeometry, ZoneInfo, ZoneOp};
+use crate::{DeviceError, DeviceStats, ZoneFileDevice, ZoneGeometry, ZoneInfo, ZoneOp};
 
 /// A real-mode zoned device.
 #[allow(
@@ -98,8 +98,10 @@ impl RealDevice {
     }
 }
 
-impl ZonedDevice for RealDevice {
-    fn geometry(&self) -> &ZoneGeometry {
+ready_device!(RealDevice);
+
+impl RealDevice {
+    fn geometry_now(&self) -> &ZoneGeometry {
         match self {
             Self::File(d) => d.geometry(),
             #[cfg(target_os = "linux")]
@@ -107,7 +109,7 @@ impl ZonedDevice for RealDevice {
         }
     }
 
-    fn report_zones(&self, first: u32, count: u32) -> Vec<ZoneInfo> {
+    fn report_now(&self, first: u32, count: u32) -> Vec<ZoneInfo> {
         match self {
             Self::File(d) => d.report_zones(first, count),
             #[cfg(target_os = "linux")]
@@ -115,44 +117,7 @@ impl ZonedDevice for RealDevice {
         }
     }
 
-    fn read(
-        &self,
-        offset: u64,
-        len: u64,
-        _class: IoClass,
-    ) -> impl Future<Output = Result<Vec<u8>, DeviceError>> + Send {
-        std::future::ready(self.read_now(offset, len))
-    }
-
-    fn write(
-        &self,
-        offset: u64,
-        data: &[u8],
-    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        std::future::ready(self.write_now(Target::At(offset), data).map(|_| ()))
-    }
-
-    fn append(
-        &self,
-        zone: u32,
-        data: &[u8],
-    ) -> impl Future<Output = Result<u64, DeviceError>> + Send {
-        std::future::ready(self.write_now(Target::Append(zone), data))
-    }
-
-    fn manage(
-        &self,
-        zone: u32,
-        op: ZoneOp,
-    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        std::future::ready(self.manage_now(zone, op))
-    }
-
-    fn sync(&self) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        std::future::ready(self.sync_now())
-    }
-
-    fn stats(&self) -> DeviceStats {
+    fn stats_now(&self) -> DeviceStats {
         match self {
             Self::File(d) => d.stats(),
             #[cfg(target_os = "linux")]

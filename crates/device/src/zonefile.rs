@@ -73,7 +73,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crate::checker::WritePointerChecker;
 use crate::zone::{ZoneGeometry, ZoneInfo, ZoneState, ZoneTable};
-use crate::{DeviceError, DeviceStats, IoClass, ZoneOp, ZonedDevice};
+use crate::{DeviceError, DeviceStats, ZoneOp};
 
 /// Name of the header file inside a device directory.
 pub const HEADER_FILE: &str = "HEADER";
@@ -659,53 +659,18 @@ impl ZoneFileDevice {
     }
 }
 
-impl ZonedDevice for ZoneFileDevice {
-    fn geometry(&self) -> &ZoneGeometry {
+ready_device!(ZoneFileDevice);
+
+impl ZoneFileDevice {
+    fn geometry_now(&self) -> &ZoneGeometry {
         &self.geometry
     }
 
-    fn report_zones(&self, first: u32, count: u32) -> Vec<ZoneInfo> {
+    fn report_now(&self, first: u32, count: u32) -> Vec<ZoneInfo> {
         self.lock().table.report(first, count)
     }
 
-    fn read(
-        &self,
-        offset: u64,
-        len: u64,
-        _class: IoClass,
-    ) -> impl Future<Output = Result<Vec<u8>, DeviceError>> + Send {
-        std::future::ready(self.read_now(offset, len))
-    }
-
-    fn write(
-        &self,
-        offset: u64,
-        data: &[u8],
-    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        std::future::ready(self.write_now(Target::At(offset), data).map(|_| ()))
-    }
-
-    fn append(
-        &self,
-        zone: u32,
-        data: &[u8],
-    ) -> impl Future<Output = Result<u64, DeviceError>> + Send {
-        std::future::ready(self.write_now(Target::Append(zone), data))
-    }
-
-    fn manage(
-        &self,
-        zone: u32,
-        op: ZoneOp,
-    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        std::future::ready(self.manage_now(zone, op))
-    }
-
-    fn sync(&self) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        std::future::ready(self.sync_now())
-    }
-
-    fn stats(&self) -> DeviceStats {
+    fn stats_now(&self) -> DeviceStats {
         self.lock().stats
     }
 }

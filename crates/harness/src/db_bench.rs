@@ -429,15 +429,7 @@ async fn background_writer<E: Env, S: KvStore>(
     while !stop.load(Ordering::Relaxed) {
         puts += 1;
         let key = make_key(rng.gen_range(0..cfg.num), cfg.key_size);
-        let value = values.next(cfg.value_size);
-        let ledger = match &cfg.verify {
-            Some(l) => Some(l.lock().await),
-            None => None,
-        };
-        db.put(&key, value).await?;
-        if let Some(mut l) = ledger {
-            l.put(&key, value);
-        }
+        verified_put(db, cfg, &key, values.next(cfg.value_size)).await?;
         // Let the readers run between writes even when nothing blocks (virtual time).
         env.cpu(0).await;
     }
@@ -576,6 +568,22 @@ async fn write_ops<E: Env, S: KvStore>(
     Ok(())
 }
 
+/// A put, recorded in the ledger under `--verify` (which is held across it).
+async fn verified_put<S: KvStore>(
+    db: &S,
+    cfg: &BenchConfig,
+    key: &[u8],
+    value: &[u8],
+) -> Result<(), HarnessError> {
+    let Some(ledger) = &cfg.verify else {
+        return db.put(key, value).await;
+    };
+    let mut state = ledger.lock().await;
+    db.put(key, value).await?;
+    state.put(key, value);
+    Ok(())
+}
+
 /// A get, checked against the ledger under `--verify`.
 async fn verified_get<S: KvStore>(
     db: &S,
@@ -623,15 +631,7 @@ async fn read_write_mix<E: Env, S: KvStore>(
         } else {
             puts -= 1;
             out.writes += 1;
-            let value = values.next(cfg.value_size);
-            let ledger = match &cfg.verify {
-                Some(l) => Some(l.lock().await),
-                None => None,
-            };
-            db.put(&key, value).await?;
-            if let Some(mut l) = ledger {
-                l.put(&key, value);
-            }
+            verified_put(db, cfg, &key, values.next(cfg.value_size)).await?;
             out.record(env.now(), t0, 1, "write");
         }
     }
