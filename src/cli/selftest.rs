@@ -235,24 +235,33 @@ pub enum CrashtestCommand {
     Verify(CrashVerifyArgs),
 }
 
+/// What `crashtest write` and `crashtest verify` share: the device, the acknowledgement log,
+/// the key prefix and the value size of one run.
+#[derive(Debug, Args)]
+#[command(rename_all = "snake_case")]
+pub struct CrashRun {
+    #[command(flatten)]
+    target: DeviceTarget,
+    /// Acknowledgement log (one acknowledged op count per line).
+    #[arg(long)]
+    ack: PathBuf,
+    /// Key prefix of the run's ops.
+    #[arg(long, default_value = "a")]
+    prefix: String,
+    /// Value bytes.
+    #[arg(long, default_value_t = 512)]
+    value_size: usize,
+}
+
 /// `zonedb crashtest write`.
 #[derive(Debug, Args)]
 #[command(rename_all = "snake_case")]
 pub struct CrashWriteArgs {
     #[command(flatten)]
-    target: DeviceTarget,
-    /// Acknowledgement log (one op count per line).
-    #[arg(long)]
-    ack: PathBuf,
-    /// Key prefix of this run's ops.
-    #[arg(long, default_value = "a")]
-    prefix: String,
+    run: CrashRun,
     /// Ops to apply (the run is usually killed first).
     #[arg(long, default_value_t = 1_000_000)]
     count: u64,
-    /// Value bytes.
-    #[arg(long, default_value_t = 512)]
-    value_size: usize,
     /// Format the device first.
     #[arg(long)]
     fresh: bool,
@@ -263,16 +272,7 @@ pub struct CrashWriteArgs {
 #[command(rename_all = "snake_case")]
 pub struct CrashVerifyArgs {
     #[command(flatten)]
-    target: DeviceTarget,
-    /// Acknowledgement log written by `crashtest write`.
-    #[arg(long)]
-    ack: PathBuf,
-    /// Key prefix of the run to check.
-    #[arg(long, default_value = "a")]
-    prefix: String,
-    /// Value bytes (as written).
-    #[arg(long, default_value_t = 512)]
-    value_size: usize,
+    run: CrashRun,
     /// The log may end before the last acknowledged op (it was copied while the writer ran):
     /// only "nothing acknowledged was lost" is checked, not "at most one op more".
     #[arg(long)]
@@ -304,15 +304,15 @@ pub fn crashtest(cmd: &CrashtestCommand) -> Result<ExitCode, CliError> {
 }
 
 fn crash_write(a: &CrashWriteArgs) -> Result<ExitCode, CliError> {
-    let dev = Arc::new(a.target.open()?);
+    let dev = Arc::new(a.run.target.open()?);
     let env = RealEnv::new(1);
     let mut log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(&a.ack)
-        .map_err(|e| crash_error(format!("{}: {e}", a.ack.display())))?;
+        .open(&a.run.ack)
+        .map_err(|e| crash_error(format!("{}: {e}", a.run.ack.display())))?;
     let fresh = a.fresh;
-    let opts = a.target.fs_options();
+    let opts = a.run.target.fs_options();
     env.block_on(async {
         if fresh {
             ZoneFs::<RealEnv, RealDevice>::mkfs(dev.as_ref(), 0).await?;
@@ -320,7 +320,7 @@ fn crash_write(a: &CrashWriteArgs) -> Result<ExitCode, CliError> {
         let fs = ZoneFs::mount(env.clone(), dev.clone(), opts).await?;
         let db = Db::open(fs, crash_options()).await.map_err(crash_error)?;
         for i in 0..a.count {
-            let b = synced_writes::op(&a.prefix, i, a.value_size);
+            let b = synced_writes::op(&a.run.prefix, i, a.run.value_size);
             db.write_sync(b).await.map_err(crash_error)?;
             // Logged only after the acknowledgement: the log never claims an unsynced op.
             writeln!(log, "{}", i + 1).map_err(crash_error)?;
@@ -332,18 +332,18 @@ fn crash_write(a: &CrashWriteArgs) -> Result<ExitCode, CliError> {
 }
 
 fn crash_verify(a: &CrashVerifyArgs) -> Result<ExitCode, CliError> {
-    let text = std::fs::read_to_string(&a.ack)
-        .map_err(|e| crash_error(format!("{}: {e}", a.ack.display())))?;
+    let text = std::fs::read_to_string(&a.run.ack)
+        .map_err(|e| crash_error(format!("{}: {e}", a.run.ack.display())))?;
     let acked = synced_writes::acked_from_log(&text);
-    let dev = Arc::new(a.target.open()?);
+    let dev = Arc::new(a.run.target.open()?);
     let env = RealEnv::new(1);
-    let opts = a.target.fs_options();
+    let opts = a.run.target.fs_options();
     let found = env.block_on(async {
         let fs = ZoneFs::mount(env.clone(), dev.clone(), opts).await?;
         let db = Db::open(fs.clone(), crash_options())
             .await
             .map_err(crash_error)?;
-        let start = a.prefix.as_bytes().to_vec();
+        let start = a.run.prefix.as_bytes().to_vec();
         let mut end = start.clone();
         end.push(0xFF);
         let found = db
@@ -357,11 +357,17 @@ fn crash_verify(a: &CrashVerifyArgs) -> Result<ExitCode, CliError> {
         }
         Ok::<_, CliError>(found)
     })?;
-    match synced_writes::check(&a.prefix, &found, acked, !a.partial_log, a.value_size) {
+    match synced_writes::check(
+        &a.run.prefix,
+        &found,
+        acked,
+        !a.partial_log,
+        a.run.value_size,
+    ) {
         Ok(m) => {
             println!(
                 "crashtest verify: prefix '{}': {acked} acknowledged synced ops, the database holds the first {m}: ok",
-                a.prefix
+                a.run.prefix
             );
             Ok(ExitCode::SUCCESS)
         }

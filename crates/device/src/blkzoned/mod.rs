@@ -108,15 +108,10 @@ pub fn map_write_error(
     len: u64,
     after: Option<(ZoneState, u64)>,
 ) -> DeviceError {
+    if let Some(limit) = limit_error(&e, g, zone) {
+        return limit;
+    }
     match e.raw_os_error() {
-        Some(libc::EOVERFLOW) => DeviceError::TooManyActive {
-            zone,
-            limit: g.max_active_zones,
-        },
-        Some(libc::ETOOMANYREFS) => DeviceError::TooManyOpen {
-            zone,
-            limit: g.max_open_zones,
-        },
         Some(libc::EIO) => {
             let cap_end = g.zone_start(zone) + g.zone_capacity_bytes;
             match after {
@@ -143,19 +138,26 @@ pub fn map_write_error(
 
 /// Maps the OS error of a failed zone-management ioctl.
 fn map_manage_error(e: &io::Error, g: &ZoneGeometry, zone: u32, op: ZoneOp) -> DeviceError {
-    match e.raw_os_error() {
-        Some(libc::EOVERFLOW) => DeviceError::TooManyActive {
-            zone,
-            limit: g.max_active_zones,
-        },
-        Some(libc::ETOOMANYREFS) => DeviceError::TooManyOpen {
-            zone,
-            limit: g.max_open_zones,
-        },
-        _ => DeviceError::Io(io::Error::new(
+    limit_error(e, g, zone).unwrap_or_else(|| {
+        DeviceError::Io(io::Error::new(
             e.kind(),
             format!("zone {zone}: {op} failed: {e}"),
-        )),
+        ))
+    })
+}
+
+/// EOVERFLOW (too many active zones) and ETOOMANYREFS (too many open zones) as typed errors.
+fn limit_error(e: &io::Error, g: &ZoneGeometry, zone: u32) -> Option<DeviceError> {
+    match e.raw_os_error() {
+        Some(libc::EOVERFLOW) => Some(DeviceError::TooManyActive {
+            zone,
+            limit: g.max_active_zones,
+        }),
+        Some(libc::ETOOMANYREFS) => Some(DeviceError::TooManyOpen {
+            zone,
+            limit: g.max_open_zones,
+        }),
+        _ => None,
     }
 }
 
