@@ -208,3 +208,29 @@ fn readwhilewriting_reports_its_background_writer() {
     let w = b[1]["background_writes"].as_u64().unwrap();
     assert!(w > 0, "the writer ran: {}", b[1]);
 }
+
+#[test]
+fn waitforcompaction_settles_the_tree_and_close_does_not() {
+    // As db_bench: the run ends when the last benchmark does, with compaction debt left.
+    let open = json_run(&["--benchmarks", "fillrandom"]);
+    assert!(
+        open["db"]["pending_compaction_bytes"].as_u64().unwrap() > 0
+            || open["db"]["level_files"][0].as_u64().unwrap() >= 4,
+        "the fill left no compaction work: {}",
+        open["db"]
+    );
+    let settled = json_run(&["--benchmarks", "fillrandom,waitforcompaction"]);
+    let b = &settled["benchmarks"][1];
+    assert_eq!(
+        (b["name"].as_str(), b["ops"].as_u64()),
+        (Some("waitforcompaction"), Some(0))
+    );
+    assert!(b["wall_ns"].as_u64().unwrap() > 0, "{b}");
+    assert_eq!(
+        settled["db"]["pending_compaction_bytes"], 0,
+        "{}",
+        settled["db"]
+    );
+    assert!(settled["db"]["level_files"][0].as_u64().unwrap() < 4);
+    assert!(settled["virtual_end_ns"].as_u64().unwrap() > open["virtual_end_ns"].as_u64().unwrap());
+}

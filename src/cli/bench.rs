@@ -61,8 +61,8 @@ pub struct BenchArgs {
     /// fails the run with exit status 1); operations are serialized while checking.
     #[arg(long, num_args = 0..=1, default_value = "false", default_missing_value = "true", value_parser = flag_bool)]
     verify: bool,
-    /// The store: `zonedb` (default), or `fjall` as a peer (real mode, --db DIR; needs a
-    /// build with `--features fjall`).
+    /// The store: `zonedb` (default), or `fjall` or `rocksdb` (the rocksdb crate) as a peer
+    /// (real mode, --db DIR; needs a build with `--features fjall` or `--features rocksdb`).
     #[arg(long = "engine", default_value = "zonedb")]
     kv_engine: String,
     #[command(flatten)]
@@ -283,7 +283,8 @@ async fn run_list<E: Env, D: ZonedDevice>(
         }
         results.push(row);
     }
-    db.wait_for_compactions().await.map_err(lsm)?;
+    // As db_bench: the database closes when the last benchmark ends, stopping any running
+    // compaction; list `waitforcompaction` last to settle the tree first.
     let stats = db.stats();
     db.close().await.map_err(lsm)?;
     let extra = json!({
@@ -303,9 +304,10 @@ pub fn run(a: &BenchArgs) -> Result<ExitCode, CliError> {
     match a.kv_engine.as_str() {
         "zonedb" => {}
         "fjall" => return run_fjall(a),
+        "rocksdb" => return run_rocksdb(a),
         other => {
             return Err(CliError::Usage(format!(
-                "unknown --engine '{other}'; known: zonedb, fjall"
+                "unknown --engine '{other}'; known: zonedb, fjall, rocksdb"
             )));
         }
     }
@@ -399,41 +401,47 @@ pub fn run(a: &BenchArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `--engine fjall`: the same benchmarks on fjall in `--db DIR` (real mode only).
-#[cfg(feature = "fjall")]
-fn run_fjall(a: &BenchArgs) -> Result<ExitCode, CliError> {
+/// `--engine fjall|rocksdb`: the same benchmarks on a peer store named `engine` in `--db DIR`
+/// (real mode only). `open(dir, cache_bytes)` opens or creates the store; `persist` makes its
+/// writes durable before a fresh-DB benchmark drops it and at the end.
+#[cfg(any(feature = "fjall", feature = "rocksdb"))]
+fn run_peer<S: zonedb_harness::kv::KvStore>(
+    a: &BenchArgs,
+    engine: &str,
+    open: impl Fn(&std::path::Path, u64) -> Result<S, db_bench::HarnessError>,
+    persist: impl Fn(&S) -> Result<(), db_bench::HarnessError>,
+) -> Result<ExitCode, CliError> {
     use zonedb_env::RealEnv;
-    use zonedb_harness::fjall_peer::FjallStore;
 
     if a.store.mode != "real" || a.store.device.is_some() {
-        return Err(CliError::Usage(
-            "--engine fjall runs in real mode on a directory: --mode real --db DIR".into(),
-        ));
+        return Err(CliError::Usage(format!(
+            "--engine {engine} runs in real mode on a directory: --mode real --db DIR"
+        )));
     }
     let dir = a
         .store
         .db
         .clone()
-        .ok_or_else(|| CliError::Usage("--engine fjall needs --db DIR".into()))?;
+        .ok_or_else(|| CliError::Usage(format!("--engine {engine} needs --db DIR")))?;
     let cfg = bench_config(a);
     let names = benchmark_names(a)?;
     let cache = engine_options(&a.engine, true)?.block_cache_size;
     let wall = Stopwatch::start();
-    let fresh = |dir: &std::path::Path| -> Result<FjallStore, CliError> {
+    let fresh = |dir: &std::path::Path| -> Result<S, CliError> {
         if dir.exists() {
             std::fs::remove_dir_all(dir)
                 .map_err(|e| CliError::Usage(format!("{}: {e}", dir.display())))?;
         }
-        FjallStore::open(dir, cache).map_err(harness)
+        open(dir, cache).map_err(harness)
     };
     let mut store = if a.store.use_existing_db {
-        FjallStore::open(&dir, cache).map_err(harness)?
+        open(&dir, cache).map_err(harness)?
     } else {
         fresh(&dir)?
     };
     if !a.json {
         println!(
-            "zonedb bench: engine fjall, mode real, in {}, seed {}",
+            "zonedb bench: engine {engine}, mode real, in {}, seed {}",
             dir.display(),
             a.seed
         );
@@ -449,7 +457,7 @@ fn run_fjall(a: &BenchArgs) -> Result<ExitCode, CliError> {
             }
             Before::Run => {}
             Before::Reformat => {
-                store.persist().map_err(harness)?;
+                persist(&store).map_err(harness)?;
                 drop(store);
                 store = fresh(&dir)?;
             }
@@ -465,10 +473,10 @@ fn run_fjall(a: &BenchArgs) -> Result<ExitCode, CliError> {
         }
         results.push(serde_json::to_value(&r)?);
     }
-    store.persist().map_err(harness)?;
+    persist(&store).map_err(harness)?;
     if a.json {
         let out = json!({
-            "engine": "fjall",
+            "engine": engine,
             "benchmarks": results,
             "bench": cfg,
             "host": { "wall_ns": wall.elapsed_ns() },
@@ -478,10 +486,36 @@ fn run_fjall(a: &BenchArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `--engine fjall`: the benchmarks on fjall (see [`run_peer`]).
+#[cfg(feature = "fjall")]
+fn run_fjall(a: &BenchArgs) -> Result<ExitCode, CliError> {
+    use zonedb_harness::fjall_peer::FjallStore;
+
+    run_peer(a, "fjall", FjallStore::open, FjallStore::persist)
+}
+
 #[cfg(not(feature = "fjall"))]
 fn run_fjall(_: &BenchArgs) -> Result<ExitCode, CliError> {
     Err(CliError::Usage(
         "this zonedb was built without fjall; build it with: cargo build --release --features fjall"
+            .into(),
+    ))
+}
+
+/// `--engine rocksdb`: the benchmarks on RocksDB through the rocksdb crate (see [`run_peer`]).
+#[cfg(feature = "rocksdb")]
+fn run_rocksdb(a: &BenchArgs) -> Result<ExitCode, CliError> {
+    use zonedb_harness::rocksdb_peer::RocksStore;
+
+    run_peer(a, "rocksdb", RocksStore::open, RocksStore::persist)
+}
+
+#[cfg(not(feature = "rocksdb"))]
+fn run_rocksdb(_: &BenchArgs) -> Result<ExitCode, CliError> {
+    Err(CliError::Usage(
+        "this zonedb was built without rocksdb; build it with (Debian's librocksdb-dev and \
+         libclang-dev installed): ROCKSDB_LIB_DIR=/usr/lib/x86_64-linux-gnu \
+         ROCKSDB_INCLUDE_DIR=/usr/include cargo build --release --features rocksdb"
             .into(),
     ))
 }

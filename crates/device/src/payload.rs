@@ -1,8 +1,8 @@
 //! Where a simulated device keeps the bytes written to it.
 //!
 //! The work is real even when time is modeled: every read returns what was written. Bytes live
-//! in memory (one growing buffer per zone, freed on reset, so memory follows live data) or in a
-//! sparse file (so an 80 GiB device fits on a machine with less RAM). `Discard` keeps nothing and
+//! in memory (1 MiB chunks per zone, recycled on reset, so memory stays at the payload's
+//! high-water mark) or in a sparse file (so an 80 GiB device fits on a machine with less RAM). `Discard` keeps nothing and
 //! reads zeros: only for timing-only microbenchmarks, never under a store.
 
 use std::fs::File;
@@ -26,28 +26,92 @@ pub enum PayloadKind {
     Discard,
 }
 
-/// In-memory zones, and buffers of reset zones kept for reuse (a fresh multi-megabyte buffer
-/// costs a page fault per page; a reused one does not). A zone's buffer is reserved at its full
-/// capacity when first written (address space only: pages are touched as data arrives), so it
-/// never grows by reallocation and copying.
+/// In-memory zones: each zone's bytes in 1 MiB chunks, and chunks of reset or truncated
+/// zones kept for reuse. A fresh chunk costs a page fault (and the kernel zeroing a page) per
+/// 4 KiB touched; a reused one costs nothing, so the memory held is the payload's high-water
+/// mark and a run faults in no more than that, however many times zones are rewritten.
 #[derive(Debug, Default)]
 pub struct MemZones {
-    zones: Vec<Vec<u8>>,
-    spare: Vec<Vec<u8>>,
-    zone_capacity: usize,
+    zones: Vec<MemZone>,
+    pool: Vec<Box<[u8]>>,
     /// Bytes held in the zones now.
     resident: u64,
     /// The most bytes the zones ever held at once.
     peak: u64,
 }
 
-/// Spare zone buffers kept for reuse.
-const SPARE_BUFFERS: usize = 2;
+/// One zone's bytes: `len` bytes from the zone's start, in whole chunks.
+#[derive(Debug, Default)]
+struct MemZone {
+    chunks: Vec<Box<[u8]>>,
+    len: usize,
+}
 
-impl std::ops::Index<usize> for MemZones {
-    type Output = Vec<u8>;
-    fn index(&self, i: usize) -> &Vec<u8> {
-        &self.zones[i]
+/// Bytes per chunk.
+const CHUNK: usize = 1 << 20;
+
+impl MemZones {
+    /// Cuts zone `z` to `len` bytes (chunks past it go back to the pool).
+    fn cut(&mut self, z: usize, len: usize) {
+        let zone = &mut self.zones[z];
+        if len >= zone.len {
+            return;
+        }
+        self.resident -= (zone.len - len) as u64;
+        zone.len = len;
+        let keep = len.div_ceil(CHUNK);
+        self.pool.extend(zone.chunks.drain(keep..));
+    }
+
+    /// Writes `data` at byte `at` of zone `z` (bytes past `at` are dropped first; a gap
+    /// before `at` reads as zeros).
+    fn put(&mut self, z: usize, at: usize, data: &[u8]) {
+        self.cut(z, at);
+        let from = self.zones[z].len;
+        if from < at {
+            self.copy_in(z, from, &vec![0u8; at - from]);
+        }
+        self.copy_in(z, at, data);
+        self.peak = self.peak.max(self.resident);
+    }
+
+    /// Appends `data` at byte `at` = the zone's length.
+    fn copy_in(&mut self, z: usize, at: usize, data: &[u8]) {
+        let mut pos = at;
+        let mut rest = data;
+        while !rest.is_empty() {
+            let (ci, off) = (pos / CHUNK, pos % CHUNK);
+            if self.zones[z].chunks.len() <= ci {
+                let c = self
+                    .pool
+                    .pop()
+                    .unwrap_or_else(|| vec![0u8; CHUNK].into_boxed_slice());
+                self.zones[z].chunks.push(c);
+            }
+            let n = (CHUNK - off).min(rest.len());
+            self.zones[z].chunks[ci][off..off + n].copy_from_slice(&rest[..n]);
+            pos += n;
+            rest = &rest[n..];
+        }
+        let zone = &mut self.zones[z];
+        self.resident += (pos - zone.len) as u64;
+        zone.len = pos;
+    }
+
+    /// `len` bytes at byte `at` of zone `z`; bytes past what the zone holds read as zeros.
+    fn get(&self, z: usize, at: usize, len: usize) -> Vec<u8> {
+        let mut out = Vec::with_capacity(len);
+        let zone = &self.zones[z];
+        let mut pos = at;
+        let end = zone.len.min(at.saturating_add(len));
+        while pos < end {
+            let (ci, off) = (pos / CHUNK, pos % CHUNK);
+            let n = (CHUNK - off).min(end - pos);
+            out.extend_from_slice(&zone.chunks[ci][off..off + n]);
+            pos += n;
+        }
+        out.resize(len, 0);
+        out
     }
 }
 
@@ -66,23 +130,15 @@ impl Payload {
     /// An in-memory store for `zone_count` zones.
     pub fn memory(zone_count: u32) -> Self {
         Self::Memory(Mutex::new(MemZones {
-            zones: vec![Vec::new(); zone_count as usize],
-            spare: Vec::new(),
-            zone_capacity: 0,
-            resident: 0,
-            peak: 0,
+            zones: (0..zone_count).map(|_| MemZone::default()).collect(),
+            ..MemZones::default()
         }))
     }
 
-    /// Tells an in-memory store the zones' capacity, so each zone's buffer is reserved once
-    /// at that size (the device does this when it takes the store).
+    /// Tells the store the zones' capacity (the device does this when it takes the store;
+    /// the in-memory store allocates in fixed chunks and needs nothing from it).
     pub fn set_zone_capacity(&self, bytes: u64) {
-        if let Self::Memory(zones) = self {
-            zones
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .zone_capacity = usize::try_from(bytes).unwrap_or(0);
-        }
+        let _ = bytes;
     }
 
     /// A sparse-file store at `path` (created or truncated).
@@ -115,24 +171,7 @@ impl Payload {
         match self {
             Self::Memory(zones) => {
                 let mut zones = zones.lock().unwrap_or_else(PoisonError::into_inner);
-                let z = &mut *zones;
-                if z.zones[zone as usize].capacity() == 0 {
-                    z.zones[zone as usize] = z
-                        .spare
-                        .pop()
-                        .unwrap_or_else(|| Vec::with_capacity(z.zone_capacity));
-                }
-                let buf = &mut z.zones[zone as usize];
-                let before = buf.len() as u64;
-                let at = (offset - zone_start) as usize;
-                if buf.len() < at {
-                    buf.resize(at, 0);
-                }
-                buf.truncate(at);
-                buf.extend_from_slice(data);
-                let after = buf.len() as u64;
-                z.resident = z.resident + after - before;
-                z.peak = z.peak.max(z.resident);
+                zones.put(zone as usize, (offset - zone_start) as usize, data);
                 Ok(())
             }
             Self::File(f) => Ok(f.write_all_at(data, offset)?),
@@ -151,47 +190,34 @@ impl Payload {
         offset: u64,
         len: u64,
     ) -> Result<Vec<u8>, DeviceError> {
-        let mut out = vec![0u8; len as usize];
+        let len = len as usize;
         match self {
             Self::Memory(zones) => {
                 let zones = zones.lock().unwrap_or_else(PoisonError::into_inner);
-                let buf = &zones[zone as usize];
-                let at = (offset - zone_start) as usize;
-                if at < buf.len() {
-                    let n = (buf.len() - at).min(out.len());
-                    out[..n].copy_from_slice(&buf[at..at + n]);
-                }
+                Ok(zones.get(zone as usize, (offset - zone_start) as usize, len))
             }
-            Self::File(f) => f.read_exact_at(&mut out, offset)?,
-            Self::Discard => {}
+            Self::File(f) => {
+                let mut out = vec![0u8; len];
+                f.read_exact_at(&mut out, offset)?;
+                Ok(out)
+            }
+            Self::Discard => Ok(vec![0u8; len]),
         }
-        Ok(out)
     }
 
     /// Forgets a zone's bytes from `len` on (writes lost at a power loss).
     pub fn truncate_zone(&self, zone: u32, len: u64) {
         if let Self::Memory(zones) = self {
             let mut zones = zones.lock().unwrap_or_else(PoisonError::into_inner);
-            let z = &mut *zones;
-            if let Some(buf) = z.zones.get_mut(zone as usize) {
-                let before = buf.len() as u64;
-                buf.truncate(usize::try_from(len).unwrap_or(usize::MAX));
-                z.resident -= before - buf.len() as u64;
+            if (zone as usize) < zones.zones.len() {
+                zones.cut(zone as usize, usize::try_from(len).unwrap_or(usize::MAX));
             }
         }
     }
 
     /// Forgets a zone's bytes (after a reset).
     pub fn discard_zone(&self, zone: u32) {
-        if let Self::Memory(zones) = self {
-            let mut zones = zones.lock().unwrap_or_else(PoisonError::into_inner);
-            let mut b = std::mem::take(&mut zones.zones[zone as usize]);
-            zones.resident -= b.len() as u64;
-            if zones.spare.len() < SPARE_BUFFERS && b.capacity() > 0 {
-                b.clear();
-                zones.spare.push(b);
-            }
-        }
+        self.truncate_zone(zone, 0);
     }
 
     /// Whether bytes are kept in RAM.
@@ -252,6 +278,42 @@ mod tests {
             p.read(2, 2 << 20, (2 << 20) + 4096, 4096).unwrap(),
             vec![3u8; 4096]
         );
+    }
+
+    #[test]
+    fn writes_across_chunks_read_back_after_truncation_and_reuse() {
+        let p = Payload::memory(2);
+        let zs = 8 * CHUNK as u64;
+        let data: Vec<u8> = (0..3 * CHUNK + 123).map(|i| (i % 251) as u8).collect();
+        p.write(0, 0, 0, &data[..CHUNK - 7]).unwrap();
+        p.write(0, 0, CHUNK as u64 - 7, &data[CHUNK - 7..]).unwrap();
+        assert_eq!(p.read(0, 0, 0, data.len() as u64).unwrap(), data);
+        let mid = p.read(0, 0, CHUNK as u64 - 10, 2 * CHUNK as u64).unwrap();
+        assert_eq!(mid, data[CHUNK - 10..3 * CHUNK - 10]);
+        // Past the written end: zeros.
+        let tail = p.read(0, 0, data.len() as u64 - 3, 10).unwrap();
+        assert_eq!(tail, [&data[data.len() - 3..], &[0u8; 7][..]].concat());
+        // A power loss cuts the zone; a rewrite after the cut replaces what was there.
+        p.truncate_zone(0, CHUNK as u64 + 5);
+        assert_eq!(p.resident_bytes(), CHUNK as u64 + 5);
+        p.write(0, 0, CHUNK as u64 + 5, &[9u8; 10]).unwrap();
+        let r = p.read(0, 0, CHUNK as u64, 20).unwrap();
+        assert_eq!(r[..5], data[CHUNK..CHUNK + 5]);
+        assert_eq!(r[5..15], [9u8; 10]);
+        assert_eq!(r[15..], [0u8; 5]);
+        // A reset zone's chunks serve the next zone, whose unwritten bytes still read as zeros.
+        p.discard_zone(0);
+        p.write(1, zs, zs + 100, &[7u8; 50]).unwrap();
+        let r = p.read(1, zs, zs, 200).unwrap();
+        assert_eq!(r[..100], [0u8; 100]);
+        assert_eq!(r[100..150], [7u8; 50]);
+        assert_eq!(r[150..], [0u8; 50]);
+        assert_eq!(p.resident_bytes(), 150);
+        assert_eq!(p.peak_resident_bytes(), data.len() as u64);
+    }
+
+    #[test]
+    fn discard_keeps_nothing() {
         let d = Payload::Discard;
         d.write(0, 0, 0, &[1u8; 4096]).unwrap();
         assert_eq!((d.resident_bytes(), d.peak_resident_bytes()), (0, 0));

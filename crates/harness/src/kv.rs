@@ -35,6 +35,12 @@ pub trait KvStore: Clone + Send + Sync + 'static {
         reason = "an async cursor, as RocksDB's Iterator"
     )]
     fn iter(&self) -> Self::Iter;
+
+    /// Waits until no flush or compaction is pending or running (RocksDB's `WaitForCompact`,
+    /// db_bench's `waitforcompaction`). Stores without such a call return at once.
+    fn wait_for_compactions(&self) -> impl Future<Output = Result<(), HarnessError>> + Send {
+        async { Ok(()) }
+    }
 }
 
 /// A forward iterator.
@@ -70,6 +76,10 @@ impl<E: Env, D: ZonedDevice> KvStore for Db<E, D> {
 
     fn iter(&self) -> DbIter<E, D> {
         Db::iter(self)
+    }
+
+    async fn wait_for_compactions(&self) -> Result<(), HarnessError> {
+        Ok(Db::wait_for_compactions(self).await?)
     }
 }
 

@@ -26,6 +26,8 @@ pub mod keys;
 pub mod kv;
 pub mod report;
 pub mod reproduce;
+#[cfg(feature = "rocksdb")]
+pub mod rocksdb_peer;
 pub mod scenario;
 pub mod verify;
 pub mod ycsb;

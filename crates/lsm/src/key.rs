@@ -32,8 +32,14 @@ impl ValueType {
 pub fn internal_key(user_key: &[u8], seq: u64, t: ValueType) -> Vec<u8> {
     let mut k = Vec::with_capacity(user_key.len() + 8);
     k.extend_from_slice(user_key);
-    k.extend_from_slice(&((seq.min(MAX_SEQUENCE) << 8) | t as u64).to_le_bytes());
+    k.extend_from_slice(&trailer(seq, t).to_le_bytes());
     k
+}
+
+/// An internal key's last eight bytes as a number (stored little-endian): the sequence,
+/// capped at [`MAX_SEQUENCE`], above the type.
+pub fn trailer(seq: u64, t: ValueType) -> u64 {
+    (seq.min(MAX_SEQUENCE) << 8) | t as u64
 }
 
 /// The key to seek for the newest version of `user_key` visible at snapshot `seq`

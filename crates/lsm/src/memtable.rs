@@ -1,10 +1,16 @@
-//! The memtable: a concurrent skiplist of internal keys (crossbeam's `SkipMap`), with its
-//! approximate memory use counted as RocksDB's arena would (key + value + per-entry overhead).
+//! The memtable: an ordered set of internal keys (a B-tree behind a reader-writer lock), with
+//! its approximate memory use counted as RocksDB's arena would (key + value + per-entry
+//! overhead).
+//!
+//! One writer at a time inserts (the write group's leader), readers share the lock. A B-tree
+//! keeps a dozen entries per node, so a lookup touches a handful of cache lines where a
+//! skiplist of the same size follows a pointer per step; that is most of the cost of a write
+//! and of a memtable read.
 
+use std::collections::BTreeSet;
 use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering};
-
-use crossbeam_skiplist::SkipMap;
+use std::sync::{PoisonError, RwLock, RwLockReadGuard};
 
 use crate::key::{self, ValueType};
 
@@ -12,11 +18,25 @@ use crate::key::{self, ValueType};
 const ENTRY_OVERHEAD: u64 = 32;
 
 /// An entry in one allocation: the internal key followed by the value, ordered by the key
-/// with [`key::compare`].
+/// with [`key::compare`]. The first eight bytes of the user key ride in the entry itself
+/// (big-endian, zero-padded), so most comparisons in a skiplist search are decided without
+/// following the pointer to the key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Entry {
     buf: Box<[u8]>,
     klen: usize,
+    /// The user key's first eight bytes as a big-endian number; `None` for a key too short
+    /// to be an internal key (those compare bytewise, as [`key::compare`] does).
+    prefix: Option<u64>,
+}
+
+/// The first eight bytes of `user_key`, zero-padded, as a big-endian number: if two prefixes
+/// differ, the user keys differ in the same direction.
+fn key_prefix(user_key: &[u8]) -> u64 {
+    let mut p = [0u8; 8];
+    let n = user_key.len().min(8);
+    p[..n].copy_from_slice(&user_key[..n]);
+    u64::from_be_bytes(p)
 }
 
 impl Entry {
@@ -24,9 +44,25 @@ impl Entry {
         let mut buf = Vec::with_capacity(ikey.len() + value.len());
         buf.extend_from_slice(ikey);
         buf.extend_from_slice(value);
+        let prefix = (ikey.len() >= 8).then(|| key_prefix(&ikey[..ikey.len() - 8]));
         Self {
             buf: buf.into_boxed_slice(),
             klen: ikey.len(),
+            prefix,
+        }
+    }
+
+    /// The entry of `user_key` at `seq` of type `t` (the internal key built in place).
+    fn put(user_key: &[u8], seq: u64, t: ValueType, value: &[u8]) -> Self {
+        let klen = user_key.len() + 8;
+        let mut buf = Vec::with_capacity(klen + value.len());
+        buf.extend_from_slice(user_key);
+        buf.extend_from_slice(&key::trailer(seq, t).to_le_bytes());
+        buf.extend_from_slice(value);
+        Self {
+            buf: buf.into_boxed_slice(),
+            klen,
+            prefix: Some(key_prefix(user_key)),
         }
     }
 
@@ -41,6 +77,11 @@ impl Entry {
 
 impl Ord for Entry {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        if let (Some(a), Some(b)) = (self.prefix, other.prefix)
+            && a != b
+        {
+            return a.cmp(&b);
+        }
         key::compare(self.key(), other.key())
     }
 }
@@ -54,7 +95,7 @@ impl PartialOrd for Entry {
 /// A memtable.
 #[derive(Debug, Default)]
 pub struct MemTable {
-    map: SkipMap<Entry, ()>,
+    set: RwLock<BTreeSet<Entry>>,
     bytes: AtomicU64,
     entries: AtomicU64,
     deletes: AtomicU64,
@@ -77,11 +118,18 @@ impl MemTable {
         Self::default()
     }
 
+    fn read(&self) -> RwLockReadGuard<'_, BTreeSet<Entry>> {
+        self.set.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// Adds an entry.
     pub fn add(&self, seq: u64, t: ValueType, user_key: &[u8], value: &[u8]) {
-        let k = key::internal_key(user_key, seq, t);
-        let n = k.len() as u64 + value.len() as u64 + ENTRY_OVERHEAD;
-        self.map.insert(Entry::new(&k, value), ());
+        let n = user_key.len() as u64 + 8 + value.len() as u64 + ENTRY_OVERHEAD;
+        let e = Entry::put(user_key, seq, t, value);
+        self.set
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(e);
         self.bytes.fetch_add(n, Ordering::Relaxed);
         self.entries.fetch_add(1, Ordering::Relaxed);
         if t == ValueType::Deletion {
@@ -106,18 +154,19 @@ impl MemTable {
 
     /// Whether empty.
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.read().is_empty()
     }
 
     /// The newest version of `user_key` visible at `seq`.
     pub fn get(&self, user_key: &[u8], seq: u64) -> Lookup {
-        let lk = Entry::new(&key::lookup_key(user_key, seq), &[]);
-        let Some(e) = self.map.lower_bound(Bound::Included(&lk)) else {
+        let lk = Entry::put(user_key, seq, ValueType::Value, &[]);
+        let set = self.read();
+        let Some(e) = set.range((Bound::Included(&lk), Bound::Unbounded)).next() else {
             return Lookup::NotFound;
         };
-        match key::parse(e.key().key()) {
+        match key::parse(e.key()) {
             Some(p) if p.user_key == user_key => match p.value_type {
-                ValueType::Value => Lookup::Value(e.key().value().to_vec()),
+                ValueType::Value => Lookup::Value(e.value().to_vec()),
                 ValueType::Deletion => Lookup::Deleted,
             },
             _ => Lookup::NotFound,
@@ -132,25 +181,26 @@ impl MemTable {
         } else {
             Bound::Included(&k)
         };
-        self.map
+        self.read()
             .range((lower, Bound::Unbounded))
             .take(max)
-            .map(|e| (e.key().key().to_vec(), e.key().value().to_vec()))
+            .map(|e| (e.key().to_vec(), e.value().to_vec()))
             .collect()
     }
 
-    /// Calls `f` on every entry in order, without copying them out.
+    /// Calls `f` on every entry in order, without copying them out (holding the read lock:
+    /// for an immutable memtable).
     pub fn for_each(&self, mut f: impl FnMut(&[u8], &[u8])) {
-        for e in &self.map {
-            f(e.key().key(), e.key().value());
+        for e in self.read().iter() {
+            f(e.key(), e.value());
         }
     }
 
     /// Every entry in order (flush).
     pub fn entries(&self) -> Vec<(Vec<u8>, Vec<u8>)> {
-        self.map
+        self.read()
             .iter()
-            .map(|e| (e.key().key().to_vec(), e.key().value().to_vec()))
+            .map(|e| (e.key().to_vec(), e.value().to_vec()))
             .collect()
     }
 }
@@ -158,6 +208,29 @@ impl MemTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The prefix shortcut orders entries exactly as the full internal-key comparison.
+        #[test]
+        fn entry_order_is_internal_key_order(
+            a in proptest::collection::vec(0u8..4, 0..12),
+            b in proptest::collection::vec(0u8..4, 0..12),
+            sa in 0u64..4,
+            sb in 0u64..4,
+            raw in proptest::bool::ANY,
+        ) {
+            let (ka, kb) = if raw {
+                (a.clone(), b.clone())
+            } else {
+                (
+                    key::internal_key(&a, sa, ValueType::Value),
+                    key::internal_key(&b, sb, ValueType::Value),
+                )
+            };
+            let (ea, eb) = (Entry::new(&ka, b"v"), Entry::new(&kb, b""));
+            proptest::prop_assert_eq!(ea.cmp(&eb), key::compare(&ka, &kb));
+        }
+    }
 
     #[test]
     fn newest_visible_version_wins() {

@@ -31,7 +31,7 @@ use crate::memtable::MemTable;
 use crate::options::DbOptions;
 use crate::sst::{TableBuilder, TableOptions};
 use crate::version::manifest::{ManifestWriter, sst_name};
-use crate::version::{NewFile, VersionEdit};
+use crate::version::{LiveFile, NewFile, Version, VersionEdit};
 
 /// A compaction registered as running.
 #[derive(Debug, Clone)]
@@ -463,7 +463,9 @@ async fn flush_one<E: Env, D: ZonedDevice>(
 struct DropFilter {
     smallest_snapshot: u64,
     drop_tombstones: bool,
-    current: Option<Vec<u8>>,
+    /// The user key seen last (reused buffer; `has_current` says whether it holds one).
+    current: Vec<u8>,
+    has_current: bool,
     last_seq_for_key: u64,
 }
 
@@ -472,7 +474,8 @@ impl DropFilter {
         Self {
             smallest_snapshot,
             drop_tombstones,
-            current: None,
+            current: Vec::new(),
+            has_current: false,
             last_seq_for_key: u64::MAX,
         }
     }
@@ -481,8 +484,10 @@ impl DropFilter {
         let Some(p) = key::parse(ikey) else {
             return true;
         };
-        if self.current.as_deref() != Some(p.user_key) {
-            self.current = Some(p.user_key.to_vec());
+        if !self.has_current || self.current != p.user_key {
+            self.current.clear();
+            self.current.extend_from_slice(p.user_key);
+            self.has_current = true;
             self.last_seq_for_key = u64::MAX;
         }
         let drop = if self.last_seq_for_key <= self.smallest_snapshot {
@@ -523,15 +528,7 @@ async fn compact<E: Env, D: ZonedDevice>(
         let base = level_targets(&levels, &inner.opts).base_level;
         (st.version.clone(), st.smallest_snapshot(), base)
     };
-    let find = |level: u32, n: u64| {
-        version.levels[level as usize]
-            .iter()
-            .find(|f| f.meta.number == n)
-            .cloned()
-            .ok_or_else(|| {
-                LsmError::corruption(&sst_name(n), 0, "compaction input not in the version")
-            })
-    };
+    let find = |level: u32, n: u64| find_input(&version, level, n);
     let mut edit = VersionEdit::default();
     let mut outputs = Vec::new();
     let mut read_bytes = 0u64;
@@ -550,24 +547,8 @@ async fn compact<E: Env, D: ZonedDevice>(
         }
         outputs = edit.new_files.iter().map(|f| f.number).collect();
     } else {
-        let mut children = Vec::new();
-        for i in &plan.inputs {
-            let mut files = Vec::new();
-            for &n in &i.files {
-                let f = find(i.level, n)?;
-                read_bytes += f.meta.file_size;
-                edit.deleted_files.push((i.level, n));
-                files.push(f);
-            }
-            if i.level == 0 {
-                for f in files {
-                    children.push(Child::files(vec![f], inner.tables.clone()));
-                }
-            } else if !files.is_empty() {
-                files.sort_by(|a, b| key::compare(&a.meta.smallest, &b.meta.smallest));
-                children.push(Child::files(files, inner.tables.clone()));
-            }
-        }
+        let children;
+        (children, read_bytes) = input_children(inner, &version, plan, &mut edit)?;
         let ctx = MergeContext {
             job,
             smallest_snapshot,
@@ -575,7 +556,11 @@ async fn compact<E: Env, D: ZonedDevice>(
             grandparents: grandparent_files(&version, plan),
         };
         record = Some(zone_record(inner, job, plan, read_bytes));
-        let (files, w, (read_ns, read_ops)) = merge_inputs(inner, plan, children, &ctx).await?;
+        let (files, w, (read_ns, read_ops)) = match merge_inputs(inner, plan, children, &ctx).await
+        {
+            Err(LsmError::Closed) => return Ok(()),
+            r => r?,
+        };
         written = w;
         let z = &mut inner.lock().stats.zone_compaction;
         (z.read_ns, z.read_ops) = (z.read_ns + read_ns, z.read_ops + read_ops);
@@ -600,6 +585,45 @@ async fn compact<E: Env, D: ZonedDevice>(
         }],
     });
     delete_obsolete(inner).await
+}
+
+/// Input file `n` of `level` in `version`.
+fn find_input(version: &Version, level: u32, n: u64) -> Result<Arc<LiveFile>, LsmError> {
+    version.levels[level as usize]
+        .iter()
+        .find(|f| f.meta.number == n)
+        .cloned()
+        .ok_or_else(|| LsmError::corruption(&sst_name(n), 0, "compaction input not in the version"))
+}
+
+/// The merge's sources (one per L0 file, one per deeper level) and their bytes; the inputs
+/// are recorded as deleted in `edit`.
+fn input_children<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    version: &Version,
+    plan: &CompactionPlan,
+    edit: &mut VersionEdit,
+) -> Result<(Vec<Child<E, D>>, u64), LsmError> {
+    let mut children = Vec::new();
+    let mut read_bytes = 0;
+    for i in &plan.inputs {
+        let mut files = Vec::new();
+        for &n in &i.files {
+            let f = find_input(version, i.level, n)?;
+            read_bytes += f.meta.file_size;
+            edit.deleted_files.push((i.level, n));
+            files.push(f);
+        }
+        if i.level == 0 {
+            for f in files {
+                children.push(Child::compaction_input(vec![f], inner.tables.clone()));
+            }
+        } else if !files.is_empty() {
+            files.sort_by(|a, b| key::compare(&a.meta.smallest, &b.meta.smallest));
+            children.push(Child::compaction_input(files, inner.tables.clone()));
+        }
+    }
+    Ok((children, read_bytes))
 }
 
 /// The Same-Zone measures of a merging compaction, taken as it starts.
@@ -766,6 +790,12 @@ async fn merge_inputs<E: Env, D: ZonedDevice>(
         }
         if entries.is_multiple_of(256) {
             inner.env.cpu(256 * cost::MERGE_ENTRY_NS).await;
+            if inner.lock().closing {
+                // RocksDB's close: a running compaction stops (ShutdownInProgress) and its
+                // finished outputs, never installed, are deleted; the inputs stay live.
+                abandon_outputs(inner, &out).await?;
+                return Err(LsmError::Closed);
+            }
         }
         let t = inner.env.now();
         it.next().await?;
@@ -777,6 +807,22 @@ async fn merge_inputs<E: Env, D: ZonedDevice>(
         out.push(nf);
     }
     Ok((out, written, (reads.ns, reads.ops)))
+}
+
+/// Deletes a stopped compaction's finished outputs (not in any version).
+async fn abandon_outputs<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    outputs: &[NewFile],
+) -> Result<(), LsmError> {
+    for f in outputs {
+        inner.tables.evict(f.number);
+        match inner.fs.delete(&sst_name(f.number)).await {
+            Ok(()) | Err(zonedb_fs::FsError::NotFound(_)) => {}
+            Err(e) => return Err(e.into()),
+        }
+        inner.hint(&Hint::FileDeleted { number: f.number });
+    }
+    Ok(())
 }
 
 async fn finish_output<E: Env, D: ZonedDevice>(

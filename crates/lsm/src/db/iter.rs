@@ -55,6 +55,9 @@ pub(crate) struct LevelCursor<E: Env, D: ZonedDevice> {
     tables: Arc<TableCache<E, D>>,
     idx: usize,
     cur: Option<TableIter<FsSource<E, D>>>,
+    /// Whether blocks read go into the block cache (RocksDB's `fill_cache`; compactions
+    /// read with it off, as RocksDB's do).
+    fill_cache: bool,
 }
 
 impl<E: Env, D: ZonedDevice> LevelCursor<E, D> {
@@ -63,7 +66,7 @@ impl<E: Env, D: ZonedDevice> LevelCursor<E, D> {
         self.cur = None;
         if let Some(f) = self.files.get(idx) {
             let t = self.tables.get(f.meta.number, f.meta.file_size).await?;
-            self.cur = Some(TableIter::new(t));
+            self.cur = Some(TableIter::new(t).fill_cache(self.fill_cache));
         }
         Ok(())
     }
@@ -125,7 +128,21 @@ impl<E: Env, D: ZonedDevice> Child<E, D> {
             tables,
             idx: 0,
             cur: None,
+            fill_cache: true,
         })
+    }
+
+    /// A compaction's source over files: blocks found in the cache are used, blocks read are
+    /// not added to it (a compaction's inputs are about to become obsolete).
+    pub(crate) fn compaction_input(
+        files: Vec<Arc<LiveFile>>,
+        tables: Arc<TableCache<E, D>>,
+    ) -> Self {
+        let mut c = Self::files(files, tables);
+        if let Self::Level(l) = &mut c {
+            l.fill_cache = false;
+        }
+        c
     }
 
     async fn seek(&mut self, target: &[u8]) -> Result<(), LsmError> {

@@ -703,7 +703,9 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
     }
 
     /// Stops background work, syncs and closes the WAL and MANIFEST. With `disable_wal` the
-    /// memtables are flushed first (RocksDB's `avoid_flush_during_shutdown = false`).
+    /// memtables are flushed first (RocksDB's `avoid_flush_during_shutdown = false`). As in
+    /// RocksDB, no new compaction starts and a running one stops, its outputs deleted and its
+    /// inputs left in place (call [`Db::wait_for_compactions`] first to settle the tree).
     ///
     /// # Errors
     /// File layer errors.

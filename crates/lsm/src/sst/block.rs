@@ -76,16 +76,26 @@ impl BlockBuilder {
 
     /// Finishes the block and resets the builder.
     pub fn finish(&mut self) -> Vec<u8> {
-        let mut out = std::mem::take(&mut self.buf);
+        let mut out = Vec::with_capacity(self.estimated_size());
+        self.finish_into(&mut out);
+        out
+    }
+
+    /// Finishes the block onto the end of `out` and resets the builder, which keeps its
+    /// buffer for the next block.
+    pub fn finish_into(&mut self, out: &mut Vec<u8>) {
+        out.reserve(self.estimated_size());
+        out.extend_from_slice(&self.buf);
         for r in &self.restarts {
             out.extend_from_slice(&r.to_le_bytes());
         }
         out.extend_from_slice(&(self.restarts.len() as u32).to_le_bytes());
-        self.restarts = vec![0];
+        self.buf.clear();
+        self.restarts.clear();
+        self.restarts.push(0);
         self.counter = 0;
         self.last_key.clear();
         self.entries = 0;
-        out
     }
 }
 

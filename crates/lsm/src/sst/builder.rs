@@ -137,8 +137,20 @@ impl TableBuilder {
             return;
         }
         let last = self.data.last_key().to_vec();
-        let raw = self.data.finish();
-        let h = self.write_block(&raw, true);
+        let h = if self.opts.compression == Compression::None {
+            // Straight into the table buffer: no block-sized copy.
+            let start = self.out.len();
+            self.data.finish_into(&mut self.out);
+            let trailer = block_trailer(&self.out[start..], NO_COMPRESSION);
+            self.out.extend_from_slice(&trailer);
+            BlockHandle {
+                offset: start as u64,
+                size: (self.out.len() - start - trailer.len()) as u64,
+            }
+        } else {
+            let raw = self.data.finish();
+            self.write_block(&raw, true)
+        };
         self.props.num_data_blocks += 1;
         let mut v = Vec::with_capacity(20);
         h.encode(&mut v);

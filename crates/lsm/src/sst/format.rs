@@ -118,7 +118,11 @@ pub fn block_trailer(block: &[u8], ctype: u8) -> [u8; TRAILER_LEN] {
 /// # Errors
 /// [`LsmError::Corruption`] on a checksum mismatch, an unknown compression type, or a block
 /// that does not decompress.
-pub fn verify_block(file: &str, handle: BlockHandle, raw: &[u8]) -> Result<Vec<u8>, LsmError> {
+pub fn verify_block(
+    file: &str,
+    handle: BlockHandle,
+    mut raw: Vec<u8>,
+) -> Result<Vec<u8>, LsmError> {
     let n = usize::try_from(handle.size).unwrap_or(usize::MAX);
     if raw.len() != n.saturating_add(TRAILER_LEN) {
         return Err(LsmError::corruption(
@@ -139,7 +143,10 @@ pub fn verify_block(file: &str, handle: BlockHandle, raw: &[u8]) -> Result<Vec<u
         ));
     }
     match ctype {
-        NO_COMPRESSION => Ok(body.to_vec()),
+        NO_COMPRESSION => {
+            raw.truncate(n);
+            Ok(raw)
+        }
         LZ4_COMPRESSION => lz4_flex::block::decompress_size_prepended(body)
             .map_err(|e| LsmError::corruption(file, handle.offset, format!("lz4 block: {e}"))),
         t => Err(LsmError::corruption(

@@ -78,7 +78,7 @@ impl<S: BlockSource> Table<S> {
             let name = &name;
             async move {
                 let raw = source.read(h.offset, h.size + TRAILER_LEN as u64).await?;
-                verify_block(name, h, &raw)
+                verify_block(name, h, raw)
             }
         };
         let props_raw = read(footer.properties).await?;
@@ -142,6 +142,15 @@ impl<S: BlockSource> Table<S> {
     /// # Errors
     /// Corruption or read errors.
     pub async fn block(&self, i: usize) -> Result<Arc<Vec<u8>>, LsmError> {
+        self.block_with(i, true).await
+    }
+
+    /// Reads and verifies data block `i`: from the cache if there, and into it after a read
+    /// if `fill_cache`.
+    ///
+    /// # Errors
+    /// Corruption or read errors.
+    pub async fn block_with(&self, i: usize, fill_cache: bool) -> Result<Arc<Vec<u8>>, LsmError> {
         let h = self.index[i].1;
         if let Some(c) = &self.cache
             && let Some(b) = c.get((self.number, h.offset))
@@ -152,8 +161,8 @@ impl<S: BlockSource> Table<S> {
             .source
             .read(h.offset, h.size + TRAILER_LEN as u64)
             .await?;
-        let b = Arc::new(verify_block(self.source.name(), h, &raw)?);
-        if let Some(c) = &self.cache {
+        let b = Arc::new(verify_block(self.source.name(), h, raw)?);
+        if fill_cache && let Some(c) = &self.cache {
             c.insert((self.number, h.offset), b.clone());
         }
         Ok(b)
@@ -208,6 +217,7 @@ pub struct TableIter<S: BlockSource> {
     keys: Vec<u8>,
     entries: Vec<[u32; 4]>,
     pos: usize,
+    fill_cache: bool,
 }
 
 impl<S: BlockSource> TableIter<S> {
@@ -220,7 +230,15 @@ impl<S: BlockSource> TableIter<S> {
             keys: Vec::new(),
             entries: Vec::new(),
             pos: 0,
+            fill_cache: true,
         }
+    }
+
+    /// Whether blocks this iterator reads go into the block cache (default: yes).
+    #[must_use]
+    pub fn fill_cache(mut self, fill: bool) -> Self {
+        self.fill_cache = fill;
+        self
     }
 
     async fn load(&mut self, i: usize) -> Result<(), LsmError> {
@@ -228,7 +246,7 @@ impl<S: BlockSource> TableIter<S> {
         self.pos = 0;
         self.entries.clear();
         if i < self.table.index.len() {
-            self.data = self.table.block(i).await?;
+            self.data = self.table.block_with(i, self.fill_cache).await?;
             let ok = Block::new(&self.data)
                 .and_then(|b| b.decode_into(&mut self.keys, &mut self.entries))
                 .is_some();
