@@ -11,6 +11,12 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+/// mimalloc instead of glibc's malloc: real mode's threads (readers, the writer, flush and
+/// compaction) free each other's blocks all the time, and glibc serializes that on its arena
+/// locks (readers of `readwhilewriting` spent most of their waits there).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
     match cli::run(args) {

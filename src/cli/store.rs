@@ -56,6 +56,11 @@ pub struct StoreArgs {
     /// Reopen the database in --db instead of starting fresh.
     #[arg(long, num_args = 0..=1, default_value = "false", default_missing_value = "true", value_parser = flag_bool)]
     pub use_existing_db: bool,
+    /// Real mode: run flush, compaction and zone cleaning threads at nice 19 (RocksDB's
+    /// `LowerThreadPoolCPUPriority` with `kLow`), so foreground operations go first and write
+    /// stalls, not the scheduler, hold a writer back. Default true; `=false` for equal priority.
+    #[arg(long, num_args = 0..=1, default_value = "true", default_missing_value = "true", value_parser = flag_bool)]
+    pub lower_background_cpu_priority: bool,
     /// Device profile (geometry of a new real device; the simulated device in sim mode).
     #[arg(long, default_value = "splitzns-paper")]
     pub profile: String,
@@ -254,6 +259,9 @@ pub fn run_on_store<J: StoreJob>(
             let dev = open_real(a, profile)?;
             let dev = Arc::new(dev);
             let env = RealEnv::new(seed);
+            if !a.lower_background_cpu_priority {
+                env.set_background_nice(0);
+            }
             env.block_on(job.run(&env, &dev, !a.use_existing_db))
         }
         other => Err(CliError::Usage(format!(

@@ -555,19 +555,26 @@ impl ZoneFileDevice {
     }
 
     pub(crate) fn read_now(&self, offset: u64, len: u64) -> Result<Vec<u8>, DeviceError> {
-        let mut s = self.lock();
-        s.healthy()?;
-        let zone = s.table.check_read(offset, len)?;
-        let start = self.geometry.zone_start(zone);
-        let programmed = s.records.get(zone as usize).map_or(0, |r| r.programmed);
-        // Bytes below the write pointer that were never programmed (after a finish) read as 0.
-        let n = (start + programmed).saturating_sub(offset).min(len);
+        let n = {
+            let mut s = self.lock();
+            s.healthy()?;
+            let zone = s.table.check_read(offset, len)?;
+            let start = self.geometry.zone_start(zone);
+            let programmed = s.records.get(zone as usize).map_or(0, |r| r.programmed);
+            s.stats.reads += 1;
+            s.stats.bytes_read += len;
+            // Bytes below the write pointer that were never programmed (after a finish) read
+            // as 0.
+            (start + programmed).saturating_sub(offset).min(len)
+        };
+        // The read itself runs without the device lock: bytes below `programmed` were written
+        // before it was recorded, and no write ever touches them again until a reset (which
+        // the zone layer holds off while a read of the zone is in flight). Readers therefore
+        // never wait behind a writer's multi-megabyte pwrite.
         let mut buf = vec![0u8; len as usize];
         if n > 0 {
             self.data.read_exact_at(&mut buf[..n as usize], offset)?;
         }
-        s.stats.reads += 1;
-        s.stats.bytes_read += len;
         Ok(buf)
     }
 

@@ -59,6 +59,17 @@ pub trait Env: Clone + Send + Sync + 'static {
         F: Future<Output = T> + Send + 'static,
         T: Send + 'static;
 
+    /// Runs `future` as a background task (flush, compaction, zone cleaning). In simulation
+    /// this is [`Env::spawn`]; the real environment may run it at a lower CPU priority so
+    /// foreground reads and writes go first (RocksDB's `LowerThreadPoolCPUPriority`).
+    fn spawn_background<F, T>(&self, name: &str, future: F) -> JoinHandle<T>
+    where
+        F: Future<Output = T> + Send + 'static,
+        T: Send + 'static,
+    {
+        self.spawn(name, future)
+    }
+
     /// CPU work of `cost_ns` that occupies one of the environment's modeled cores.
     ///
     /// In simulation the task waits for a free core and then for `cost_ns` of virtual time, so

@@ -6,7 +6,7 @@ use std::cmp::{Ordering as CmpOrdering, Reverse};
 use std::collections::BinaryHeap;
 use std::future::Future;
 use std::pin::{Pin, pin};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread::Thread;
@@ -34,7 +34,12 @@ struct Inner {
     timers: Arc<Timers>,
     /// Whether the timer thread started; if not, sleeps block their thread instead.
     timer_thread: bool,
+    /// The nice value background threads run at (0: as foreground threads).
+    background_nice: AtomicI32,
 }
+
+/// RocksDB's `CpuPriority::kLow`: background threads at nice 19.
+pub const LOW_CPU_PRIORITY_NICE: i32 = 19;
 
 /// A registered sleep: wake `waker` once the clock reaches `deadline_ns`.
 #[derive(Debug)]
@@ -115,8 +120,18 @@ impl RealEnv {
                 rng_streams: AtomicU64::new(0),
                 timers,
                 timer_thread,
+                background_nice: AtomicI32::new(LOW_CPU_PRIORITY_NICE),
             }),
         }
+    }
+
+    /// The nice value of background threads started from now on (flush, compaction, zone
+    /// cleaning): [`LOW_CPU_PRIORITY_NICE`] by default, 0 to run them as foreground threads.
+    /// Applies on Linux, where a thread's nice value is its own; elsewhere it does nothing.
+    pub fn set_background_nice(&self, nice: i32) {
+        self.inner
+            .background_nice
+            .store(nice.clamp(0, 19), Ordering::Relaxed);
     }
 
     /// Runs `future` on the calling thread until it completes (parking the thread while it is
@@ -300,6 +315,22 @@ impl Env for RealEnv {
         handle
     }
 
+    fn spawn_background<F, T>(&self, name: &str, future: F) -> JoinHandle<T>
+    where
+        F: Future<Output = T> + Send + 'static,
+        T: Send + 'static,
+    {
+        let (task, handle) = task_with_handle(name, future);
+        let nice = self.inner.background_nice.load(Ordering::Relaxed);
+        let _ = std::thread::Builder::new()
+            .name(name.to_owned())
+            .spawn(move || {
+                lower_priority(nice);
+                block_on(task);
+            });
+        handle
+    }
+
     /// Completes at once: the work has already taken real time.
     fn cpu(&self, _cost_ns: u64) -> std::future::Ready<()> {
         std::future::ready(())
@@ -315,12 +346,47 @@ impl Env for RealEnv {
     }
 }
 
+/// Lowers the calling thread's CPU priority to `nice` (best effort: a refusal leaves it as
+/// it was). On Linux `setpriority(PRIO_PROCESS, 0, …)` applies to the calling thread only.
+#[cfg(target_os = "linux")]
+fn lower_priority(nice: i32) {
+    if nice > 0 {
+        let _ = rustix::process::setpriority_process(None, nice);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn lower_priority(_nice: i32) {}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
     use super::RealEnv;
     use crate::{Env, SimConfig, SimEnv};
+
+    /// Background tasks run at RocksDB's low CPU priority (nice 19) unless turned off;
+    /// foreground tasks keep the caller's.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn background_tasks_run_at_low_cpu_priority() {
+        let nice = || rustix::process::getpriority_process(None).unwrap();
+        let env = RealEnv::new(0);
+        let e = env.clone();
+        let base = nice();
+        let (fg, bg) = env.block_on(async move {
+            let fg = e.spawn("fg", async move { nice() }).await.unwrap();
+            let bg = e.spawn_background("bg", async move { nice() }).await.unwrap();
+            (fg, bg)
+        });
+        assert_eq!((fg, bg), (base, super::LOW_CPU_PRIORITY_NICE.max(base)));
+        env.set_background_nice(0);
+        let e = env.clone();
+        let bg = env.block_on(async move {
+            e.spawn_background("bg", async move { nice() }).await.unwrap()
+        });
+        assert_eq!(bg, base);
+    }
 
     #[test]
     fn sleeps_wait_at_least_their_duration() {

@@ -252,7 +252,7 @@ pub(crate) fn spawn_background<E: Env, D: ZonedDevice>(fs: &Arc<ZoneFs<E, D>>) {
     let weak: Weak<ZoneFs<E, D>> = Arc::downgrade(fs);
     let env = fs.env.clone();
     let interval = fs.opts.cleaning_interval_ns;
-    let _handle = fs.env.spawn("zone-cleaner", async move {
+    let _handle = fs.env.spawn_background("zone-cleaner", async move {
         loop {
             {
                 let Some(fs) = weak.upgrade() else { break };

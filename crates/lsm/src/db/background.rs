@@ -116,7 +116,7 @@ pub(crate) fn maybe_schedule<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
         let job = st.next_job;
         st.next_job += 1;
         let i = inner.clone();
-        drop(inner.env.spawn("flush", async move {
+        drop(inner.env.spawn_background("flush", async move {
             let t0 = i.env.now();
             let r = flush_one(&i, job).await;
             let dt = i.env.now() - t0;
@@ -183,7 +183,7 @@ pub(crate) fn maybe_schedule<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
         });
         st.compactions_running += 1;
         let i = inner.clone();
-        drop(inner.env.spawn("compaction", async move {
+        drop(inner.env.spawn_background("compaction", async move {
             let t0 = i.env.now();
             let r = compact(&i, job, &plan).await;
             let dt = i.env.now() - t0;
