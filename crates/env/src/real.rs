@@ -376,14 +376,19 @@ mod tests {
         let base = nice();
         let (fg, bg) = env.block_on(async move {
             let fg = e.spawn("fg", async move { nice() }).await.unwrap();
-            let bg = e.spawn_background("bg", async move { nice() }).await.unwrap();
+            let bg = e
+                .spawn_background("bg", async move { nice() })
+                .await
+                .unwrap();
             (fg, bg)
         });
         assert_eq!((fg, bg), (base, super::LOW_CPU_PRIORITY_NICE.max(base)));
         env.set_background_nice(0);
         let e = env.clone();
         let bg = env.block_on(async move {
-            e.spawn_background("bg", async move { nice() }).await.unwrap()
+            e.spawn_background("bg", async move { nice() })
+                .await
+                .unwrap()
         });
         assert_eq!(bg, base);
     }

@@ -10,9 +10,12 @@
 use std::collections::BTreeSet;
 use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{PoisonError, RwLock, RwLockReadGuard};
+use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
 
 use crate::key::{self, ValueType};
+
+/// Attempts at the lock before a reader or writer parks (a few microseconds of spinning).
+const LOCK_SPINS: u32 = 2000;
 
 /// Per-entry bookkeeping counted toward the memtable size.
 const ENTRY_OVERHEAD: u64 = 32;
@@ -118,18 +121,37 @@ impl MemTable {
         Self::default()
     }
 
+    /// The set for reading. A writer holds the lock for one B-tree insert (the entry is built
+    /// before), so a reader spins briefly before it parks: a parked reader costs a thread
+    /// wake-up, many times the wait, and under a fast writer it would park on most lookups.
     fn read(&self) -> RwLockReadGuard<'_, BTreeSet<Entry>> {
+        for _ in 0..LOCK_SPINS {
+            match self.set.try_read() {
+                Ok(g) => return g,
+                Err(TryLockError::Poisoned(p)) => return p.into_inner(),
+                Err(TryLockError::WouldBlock) => std::hint::spin_loop(),
+            }
+        }
         self.set.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The set for an insert (spinning first, as [`MemTable::read`]).
+    fn write(&self) -> RwLockWriteGuard<'_, BTreeSet<Entry>> {
+        for _ in 0..LOCK_SPINS {
+            match self.set.try_write() {
+                Ok(g) => return g,
+                Err(TryLockError::Poisoned(p)) => return p.into_inner(),
+                Err(TryLockError::WouldBlock) => std::hint::spin_loop(),
+            }
+        }
+        self.set.write().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Adds an entry.
     pub fn add(&self, seq: u64, t: ValueType, user_key: &[u8], value: &[u8]) {
         let n = user_key.len() as u64 + 8 + value.len() as u64 + ENTRY_OVERHEAD;
         let e = Entry::put(user_key, seq, t, value);
-        self.set
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(e);
+        self.write().insert(e);
         self.bytes.fetch_add(n, Ordering::Relaxed);
         self.entries.fetch_add(1, Ordering::Relaxed);
         if t == ValueType::Deletion {
