@@ -33,7 +33,7 @@ pub enum PayloadKind {
 #[derive(Debug, Default)]
 pub struct MemZones {
     zones: Vec<MemZone>,
-    pool: Vec<Box<[u8]>>,
+    pool: Vec<Chunk>,
     /// Bytes held in the zones now.
     resident: u64,
     /// The most bytes the zones ever held at once.
@@ -43,8 +43,16 @@ pub struct MemZones {
 /// One zone's bytes: `len` bytes from the zone's start, in whole chunks.
 #[derive(Debug, Default)]
 struct MemZone {
-    chunks: Vec<Box<[u8]>>,
+    chunks: Vec<Chunk>,
     len: usize,
+}
+
+/// One chunk of payload memory.
+type Chunk = memmap2::MmapMut;
+
+/// A fresh chunk, its pages faulted in by one `mmap(MAP_POPULATE)`.
+fn new_chunk() -> std::io::Result<Chunk> {
+    memmap2::MmapOptions::new().len(CHUNK).populate().map_anon()
 }
 
 /// Bytes per chunk.
@@ -65,27 +73,28 @@ impl MemZones {
 
     /// Writes `data` at byte `at` of zone `z` (bytes past `at` are dropped first; a gap
     /// before `at` reads as zeros).
-    fn put(&mut self, z: usize, at: usize, data: &[u8]) {
+    fn put(&mut self, z: usize, at: usize, data: &[u8]) -> std::io::Result<()> {
         self.cut(z, at);
         let from = self.zones[z].len;
         if from < at {
-            self.copy_in(z, from, &vec![0u8; at - from]);
+            self.copy_in(z, from, &vec![0u8; at - from])?;
         }
-        self.copy_in(z, at, data);
+        self.copy_in(z, at, data)?;
         self.peak = self.peak.max(self.resident);
+        Ok(())
     }
 
     /// Appends `data` at byte `at` = the zone's length.
-    fn copy_in(&mut self, z: usize, at: usize, data: &[u8]) {
+    fn copy_in(&mut self, z: usize, at: usize, data: &[u8]) -> std::io::Result<()> {
         let mut pos = at;
         let mut rest = data;
         while !rest.is_empty() {
             let (ci, off) = (pos / CHUNK, pos % CHUNK);
             if self.zones[z].chunks.len() <= ci {
-                let c = self
-                    .pool
-                    .pop()
-                    .unwrap_or_else(|| vec![0u8; CHUNK].into_boxed_slice());
+                let c = match self.pool.pop() {
+                    Some(c) => c,
+                    None => new_chunk()?,
+                };
                 self.zones[z].chunks.push(c);
             }
             let n = (CHUNK - off).min(rest.len());
@@ -96,6 +105,7 @@ impl MemZones {
         let zone = &mut self.zones[z];
         self.resident += (pos - zone.len) as u64;
         zone.len = pos;
+        Ok(())
     }
 
     /// `len` bytes at byte `at` of zone `z`; bytes past what the zone holds read as zeros.
@@ -171,8 +181,7 @@ impl Payload {
         match self {
             Self::Memory(zones) => {
                 let mut zones = zones.lock().unwrap_or_else(PoisonError::into_inner);
-                zones.put(zone as usize, (offset - zone_start) as usize, data);
-                Ok(())
+                Ok(zones.put(zone as usize, (offset - zone_start) as usize, data)?)
             }
             Self::File(f) => Ok(f.write_all_at(data, offset)?),
             Self::Discard => Ok(()),
