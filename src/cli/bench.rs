@@ -206,6 +206,32 @@ fn before(a: &BenchArgs, i: usize, n: &str) -> Before {
     }
 }
 
+/// Prints a benchmark's result as db_bench does (unless `--json`): its line, the verified
+/// reads, the background writer's puts, and with `--histogram` the histogram block.
+fn print_result(a: &BenchArgs, r: &BenchResult, verified: Option<u64>) {
+    if a.json {
+        return;
+    }
+    let n = &r.name;
+    println!("{}", r.line());
+    if let Some(v) = verified.filter(|&v| v > 0) {
+        println!("{n:<12} : {v} reads verified against the last acknowledged writes");
+    }
+    if let Some(w) = r.background_writes {
+        println!("{n:<12} : the background writer made {w} puts meanwhile");
+    }
+    if a.histogram {
+        print!("{}", r.histogram_text());
+    }
+}
+
+/// Adds `verified_reads` to a benchmark's JSON row (with `--verify`).
+fn with_verified(row: &mut serde_json::Value, verified: Option<u64>) {
+    if let (Some(v), serde_json::Value::Object(m)) = (verified, row) {
+        m.insert("verified_reads".into(), json!(v));
+    }
+}
+
 /// Runs the benchmark list on one device; a fresh-DB benchmark after the first reformats it.
 async fn run_list<E: Env, D: ZonedDevice>(
     env: &E,
@@ -265,22 +291,9 @@ async fn run_list<E: Env, D: ZonedDevice>(
             .verify
             .as_ref()
             .map(|l| l.verified() - verified0.unwrap_or(0));
-        if !a.json {
-            println!("{}", r.line());
-            if let Some(v) = verified.filter(|&v| v > 0) {
-                println!("{n:<12} : {v} reads verified against the last acknowledged writes");
-            }
-            if let Some(w) = r.background_writes {
-                println!("{n:<12} : the background writer made {w} puts meanwhile");
-            }
-            if a.histogram {
-                print!("{}", r.histogram_text());
-            }
-        }
+        print_result(a, &r, verified);
         let mut row = with_deltas(&r, &db0, &db.stats(), &fs0, &fs.stats());
-        if let (Some(v), serde_json::Value::Object(m)) = (verified, &mut row) {
-            m.insert("verified_reads".into(), json!(v));
-        }
+        with_verified(&mut row, verified);
         results.push(row);
     }
     // As db_bench: the database closes when the last benchmark ends, stopping any running
@@ -462,16 +475,18 @@ fn run_peer<S: zonedb_harness::kv::KvStore>(
                 store = fresh(&dir)?;
             }
         }
+        let verified0 = cfg.verify.as_ref().map(|l| l.verified());
         let r = env
             .block_on(db_bench::run_one(&env, &store, n, &cfg, &mut threads))
             .map_err(harness)?;
-        if !a.json {
-            println!("{}", r.line());
-            if let Some(w) = r.background_writes {
-                println!("{n:<12} : the background writer made {w} puts meanwhile");
-            }
-        }
-        results.push(serde_json::to_value(&r)?);
+        let verified = cfg
+            .verify
+            .as_ref()
+            .map(|l| l.verified() - verified0.unwrap_or(0));
+        print_result(a, &r, verified);
+        let mut row = serde_json::to_value(&r)?;
+        with_verified(&mut row, verified);
+        results.push(row);
     }
     persist(&store).map_err(harness)?;
     if a.json {
