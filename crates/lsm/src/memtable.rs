@@ -22,7 +22,7 @@ const ENTRY_OVERHEAD: u64 = 32;
 
 /// An entry in one allocation: the internal key followed by the value, ordered by the key
 /// with [`key::compare`]. The first eight bytes of the user key ride in the entry itself
-/// (big-endian, zero-padded), so most comparisons in a skiplist search are decided without
+/// (big-endian, zero-padded), so most comparisons in a B-tree search are decided without
 /// following the pointer to the key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Entry {
