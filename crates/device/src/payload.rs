@@ -145,12 +145,6 @@ impl Payload {
         }))
     }
 
-    /// Tells the store the zones' capacity (the device does this when it takes the store;
-    /// the in-memory store allocates in fixed chunks and needs nothing from it).
-    pub fn set_zone_capacity(&self, bytes: u64) {
-        let _ = bytes;
-    }
-
     /// A sparse-file store at `path` (created or truncated).
     ///
     /// # Errors
@@ -263,7 +257,6 @@ mod tests {
     #[test]
     fn resident_and_peak_bytes_follow_writes_truncations_and_resets() {
         let p = Payload::memory(3);
-        p.set_zone_capacity(1 << 20);
         p.write(0, 0, 0, &[1u8; 8192]).unwrap();
         p.write(1, 1 << 20, 1 << 20, &[2u8; 4096]).unwrap();
         assert_eq!(

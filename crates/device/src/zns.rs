@@ -54,7 +54,6 @@ impl<E: Env> ZnsSsd<E> {
         profile.validate()?;
         let layout = profile.layout()?;
         let table = ZoneTable::new(profile.zones.clone())?;
-        payload.set_zone_capacity(profile.zones.zone_capacity_bytes);
         let state = State {
             engine: TimingEngine::new(layout, profile.timing.clone()),
             checker: WritePointerChecker::new(cfg!(debug_assertions)),

@@ -372,6 +372,21 @@ async fn install<E: Env, D: ZonedDevice>(
     Ok(())
 }
 
+/// Deletes SST `n` from the table cache and the zone layer (gone already is fine), and says
+/// so in a hint.
+async fn delete_sst<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    n: u64,
+) -> Result<(), LsmError> {
+    inner.tables.evict(n);
+    match inner.fs.delete(&sst_name(n)).await {
+        Ok(()) | Err(zonedb_fs::FsError::NotFound(_)) => {}
+        Err(e) => return Err(e.into()),
+    }
+    inner.hint(&Hint::FileDeleted { number: n });
+    Ok(())
+}
+
 /// Deletes files no version uses any more.
 pub(crate) async fn delete_obsolete<E: Env, D: ZonedDevice>(
     inner: &Arc<Inner<E, D>>,
@@ -383,12 +398,7 @@ pub(crate) async fn delete_obsolete<E: Env, D: ZonedDevice>(
             .unwrap_or_else(PoisonError::into_inner),
     );
     for n in dead {
-        inner.tables.evict(n);
-        match inner.fs.delete(&sst_name(n)).await {
-            Ok(()) | Err(zonedb_fs::FsError::NotFound(_)) => {}
-            Err(e) => return Err(e.into()),
-        }
-        inner.hint(&Hint::FileDeleted { number: n });
+        delete_sst(inner, n).await?;
         let now = inner.env.now();
         let mut lt = inner
             .lifetimes
@@ -815,12 +825,7 @@ async fn abandon_outputs<E: Env, D: ZonedDevice>(
     outputs: &[NewFile],
 ) -> Result<(), LsmError> {
     for f in outputs {
-        inner.tables.evict(f.number);
-        match inner.fs.delete(&sst_name(f.number)).await {
-            Ok(()) | Err(zonedb_fs::FsError::NotFound(_)) => {}
-            Err(e) => return Err(e.into()),
-        }
-        inner.hint(&Hint::FileDeleted { number: f.number });
+        delete_sst(inner, f.number).await?;
     }
     Ok(())
 }
