@@ -219,8 +219,13 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 start: wp + (file_lo - cur),
                 len: file_hi - file_lo,
             };
+            // Pieces merge only inside one zone: a new migration zone may begin exactly where
+            // the last one ended, and an extent must never cross a zone's end.
+            let zone_start = self.lock().zone(zone).map_or(0, |z| z.start);
             match out.last_mut() {
-                Some(prev) if prev.start + prev.len == piece.start => prev.len += piece.len,
+                Some(prev) if prev.start >= zone_start && prev.start + prev.len == piece.start => {
+                    prev.len += piece.len;
+                }
                 _ => out.push(piece),
             }
             let full = {
