@@ -16,6 +16,31 @@ use crate::fs::{GC_COPY_BYTES, ZoneFs, align_up};
 use crate::record::Record;
 
 impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
+    /// Cleans while the policy finds victims and each pass gains space: a pass must free a
+    /// zone and leave more unwritten capacity than before. A victim whose garbage is only the
+    /// padding inside live blocks gains nothing (its blocks are copied as they are), and
+    /// cleaning it again and again would never end.
+    ///
+    /// # Errors
+    /// As [`ZoneFs::clean_once`].
+    pub async fn clean_while_gaining(&self) -> Result<(), FsError> {
+        loop {
+            let before = self.free_capacity();
+            if !self.clean_once().await? || self.free_capacity() <= before {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Unwritten capacity of all IO zones.
+    fn free_capacity(&self) -> u64 {
+        self.lock()
+            .zones
+            .iter()
+            .map(crate::state::ZoneAcct::remaining)
+            .sum()
+    }
+
     /// One cleaning pass. Returns whether it freed a zone.
     ///
     /// # Errors
@@ -275,7 +300,7 @@ pub(crate) fn spawn_background<E: Env, D: ZonedDevice>(fs: &Arc<ZoneFs<E, D>>) {
             }
             let Some(fs) = weak.upgrade() else { break };
             // Errors surface to writers through their own requests; the cleaner retries later.
-            while let Ok(true) = fs.clean_once().await {}
+            let _ = fs.clean_while_gaining().await;
         }
     });
 }
