@@ -120,7 +120,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
 
     /// Mounts the file layer on `dev`: picks the newest valid superblock, replays the metadata
     /// log (a torn last record ends it), recovers unsynced tails from the zone write pointers,
-    /// rolls to a fresh metadata zone and resets zones without live data.
+    /// resets zones without live data and rolls to a fresh metadata zone.
     ///
     /// # Errors
     /// [`FsError::NotFormatted`], [`FsError::Corrupt`], [`FsError::Unsupported`], device errors.
@@ -201,11 +201,12 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                     dev.manage(z.index, ZoneOp::Close).await?;
                 }
             }
+            // Zones without live data first: recovery never waits on space it could free.
+            fs.reset_unused_zones().await?;
             {
                 let mut meta = fs.meta.lock().await;
                 fs.roll(&mut meta).await?;
             }
-            fs.reset_unused_zones().await?;
             if fs.opts.cleaning_interval_ns > 0 && fs.opts.cleaner.name() != "none" {
                 crate::cleaner::spawn_background(&fs);
             }

@@ -25,7 +25,7 @@ pub enum LsmError {
     /// A background flush or compaction failed earlier; the database refuses writes until
     /// it is reopened (RocksDB's background error).
     #[error("background error, writes refused: {0}")]
-    Background(String),
+    Background(BackgroundError),
     /// The database is closed.
     #[error("database is closed")]
     Closed,
@@ -42,11 +42,47 @@ impl LsmError {
     }
 }
 
+/// Why a database refuses writes (RocksDB's background error): what failed and its kind.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{what}")]
+pub struct BackgroundError {
+    /// The kind of the error that stopped writes ([`LsmErrorKind::NoSpace`] for a full
+    /// device: the store stays readable; delete data or reopen after cleaning).
+    pub kind: LsmErrorKind,
+    /// What failed.
+    pub what: String,
+}
+
+impl BackgroundError {
+    /// A group-commit follower woken without the leader's result (a bug, reported as I/O).
+    pub(crate) fn lost_result() -> Self {
+        Self {
+            kind: LsmErrorKind::Io,
+            what: "write lost its result".into(),
+        }
+    }
+}
+
+impl From<&LsmError> for BackgroundError {
+    fn from(e: &LsmError) -> Self {
+        match e {
+            LsmError::Background(b) => b.clone(),
+            _ => Self {
+                kind: e.kind(),
+                what: e.to_string(),
+            },
+        }
+    }
+}
+
 /// Small, stable classification of [`LsmError`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LsmErrorKind {
     /// Damaged data.
     Corruption,
+    /// The zoned device has no room for new data (and cleaning cannot free any): reads still
+    /// work; writes are refused until data is deleted or space is reclaimed.
+    NoSpace,
     /// I/O or space problems below the engine.
     Io,
     /// Bad request or option.
@@ -61,7 +97,9 @@ impl LsmError {
             Self::Fs(e) if e.kind() == zonedb_fs::FsErrorKind::Corruption => {
                 LsmErrorKind::Corruption
             }
-            Self::Fs(_) | Self::Background(_) | Self::Closed => LsmErrorKind::Io,
+            Self::Fs(e) if e.kind() == zonedb_fs::FsErrorKind::NoSpace => LsmErrorKind::NoSpace,
+            Self::Background(b) => b.kind,
+            Self::Fs(_) | Self::Closed => LsmErrorKind::Io,
             Self::InvalidArgument(_) => LsmErrorKind::InvalidArgument,
         }
     }

@@ -35,4 +35,4 @@ pub mod sst;
 pub mod version;
 
 pub use db::{Db, DbConfig, DbIter, DbStats, FileSummary, Snapshot};
-pub use error::{LsmError, LsmErrorKind};
+pub use error::{BackgroundError, LsmError, LsmErrorKind};

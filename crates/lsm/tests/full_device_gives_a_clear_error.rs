@@ -25,7 +25,7 @@ fn writes_fail_cleanly_when_the_device_is_full() {
             }
             assert!(acked < 1_000_000, "a 24-zone device never filled up");
         };
-        assert_eq!(err.kind(), LsmErrorKind::Io, "{err}");
+        assert_eq!(err.kind(), LsmErrorKind::NoSpace, "{err}");
         assert!(err.to_string().contains("no space"), "{err}");
         assert!(db.put(b"more", b"data").await.is_err());
         // What was acknowledged and flushed or still in memory reads back.

@@ -20,14 +20,14 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use zonedb_device::ZonedDevice;
 use zonedb_env::Env;
-use zonedb_fs::ZoneFs;
 use zonedb_fs::placement::Lifetime;
+use zonedb_fs::{WritableFile, ZoneFs};
 
-use crate::LsmError;
 use crate::batch::WriteBatch;
 use crate::block_cache::BlockCache;
 use crate::compaction::CompactionPicker;
 use crate::cost;
+use crate::error::BackgroundError;
 use crate::hints::{Hint, HintListener, NoHints};
 use crate::key::{self, ValueType};
 use crate::log_format::{LogWriter, RecoveryMode, read_log};
@@ -36,6 +36,7 @@ use crate::options::DbOptions;
 use crate::sst::TableBuilder;
 use crate::version::manifest::{self, ManifestWriter, parse_name, sst_name, wal_name};
 use crate::version::{Graveyard, Version, VersionEdit};
+use crate::{LsmError, LsmErrorKind};
 
 pub use iter::DbIter;
 pub use stats::DbStats;
@@ -83,7 +84,7 @@ pub(crate) struct State {
     pub(crate) flush_running: bool,
     pub(crate) compactions_running: u32,
     pub(crate) pending_compaction_bytes: u64,
-    pub(crate) bg_error: Option<String>,
+    pub(crate) bg_error: Option<BackgroundError>,
     pub(crate) closing: bool,
     pub(crate) closed: bool,
     pub(crate) next_job: u64,
@@ -260,6 +261,8 @@ fn block_cache_with_hints(opts: &DbOptions, hints: Arc<dyn HintListener>) -> Arc
 struct Recovered {
     version: Version,
     log_number: u64,
+    /// The live MANIFEST's number (`None` for a new database).
+    manifest_number: Option<u64>,
     next_file: u64,
     last_seq: u64,
 }
@@ -274,6 +277,7 @@ async fn recover_version<E: Env, D: ZonedDevice>(
     let mut log_number = 0;
     let mut next_file = 2;
     let mut last_seq = 0;
+    let mut manifest_number = None;
     match manifest::read_manifest(fs).await? {
         None => {
             if !opts.create_if_missing {
@@ -283,6 +287,7 @@ async fn recover_version<E: Env, D: ZonedDevice>(
             }
         }
         Some((number, edits)) => {
+            manifest_number = Some(number);
             next_file = next_file.max(number + 1);
             for e in &edits {
                 version = version.apply(e, graveyard)?;
@@ -317,6 +322,7 @@ async fn recover_version<E: Env, D: ZonedDevice>(
     Ok(Recovered {
         version,
         log_number,
+        manifest_number,
         next_file,
         last_seq,
     })
@@ -368,6 +374,174 @@ async fn replay_wals<E: Env, D: ZonedDevice>(
     Ok(mem)
 }
 
+/// The file numbers an open takes: the L0 table of the recovered memtable, the new WAL and
+/// the new MANIFEST.
+#[derive(Debug, Clone, Copy)]
+struct OpenNumbers {
+    sst: u64,
+    wal: u64,
+    manifest: u64,
+    next_file: u64,
+}
+
+impl OpenNumbers {
+    /// Numbers from `next_file` on; the L0 table takes one only when there is a memtable to
+    /// flush.
+    fn after(next_file: u64, flush: bool) -> Self {
+        let sst = next_file;
+        let wal = next_file + u64::from(flush);
+        Self {
+            sst,
+            wal,
+            manifest: wal + 1,
+            next_file: wal + 2,
+        }
+    }
+
+    /// Deletes what a failed open may have created (best effort: the next open deletes
+    /// whatever the live MANIFEST does not refer to anyway).
+    async fn delete_created<E: Env, D: ZonedDevice>(&self, fs: &Arc<ZoneFs<E, D>>) {
+        for name in [
+            sst_name(self.sst),
+            wal_name(self.wal),
+            manifest::manifest_name(self.manifest),
+            format!("{:06}.dbtmp", self.manifest),
+        ] {
+            if fs.exists(&name) {
+                let _ = fs.delete(&name).await;
+            }
+        }
+    }
+}
+
+/// The writing half of an open: flushes the recovered memtable to L0, starts a new WAL and a
+/// new MANIFEST holding the whole tree. Returns the new version, WAL and MANIFEST.
+#[allow(clippy::too_many_arguments)]
+async fn write_open_state<E: Env, D: ZonedDevice>(
+    env: &E,
+    fs: &Arc<ZoneFs<E, D>>,
+    opts: &DbOptions,
+    hints: &dyn HintListener,
+    graveyard: &Graveyard,
+    version: Version,
+    mem: &MemTable,
+    numbers: OpenNumbers,
+    last_seq: u64,
+) -> Result<(Version, Option<WritableFile<E, D>>, ManifestWriter<E, D>), LsmError> {
+    let mut edit = VersionEdit::default();
+    if !mem.is_empty() {
+        // Nothing is dropped at recovery (smallest snapshot 0), as before.
+        let (nf, _) = background::write_memtable(
+            env,
+            fs,
+            hints,
+            TableBuilder::new(background::table_options(opts)),
+            mem,
+            0,
+            (numbers.sst, 0),
+            &|_| None,
+        )
+        .await?;
+        edit.new_files.extend(nf);
+    }
+    let version = version.apply(&edit, graveyard)?;
+    let wal_file = if opts.disable_wal {
+        None
+    } else {
+        Some(fs.create(&wal_name(numbers.wal), Lifetime::Short).await?)
+    };
+    let mut snap = version.snapshot_edit();
+    snap.log_number = Some(numbers.wal);
+    snap.next_file_number = Some(numbers.next_file);
+    snap.last_sequence = Some(last_seq);
+    let mw = ManifestWriter::create(fs, numbers.manifest, &snap).await?;
+    Ok((version, wal_file, mw))
+}
+
+/// What an open leaves to run with.
+struct OpenState<E: Env, D: ZonedDevice> {
+    version: Version,
+    wal_file: Option<WritableFile<E, D>>,
+    manifest: Option<ManifestWriter<E, D>>,
+    wal_number: u64,
+    next_file: u64,
+    /// Set when the device had no room for recovery's writes: the database opens for reading.
+    read_only: Option<BackgroundError>,
+}
+
+/// Makes room, then writes the recovered state ([`write_open_state`]). When that finds no
+/// space, deletes what it created and opens for reading only: the old MANIFEST and WALs
+/// still describe the database.
+#[allow(clippy::too_many_arguments)]
+async fn open_state<E: Env, D: ZonedDevice>(
+    env: &E,
+    fs: &Arc<ZoneFs<E, D>>,
+    opts: &DbOptions,
+    hints: &dyn HintListener,
+    graveyard: &Graveyard,
+    version: Version,
+    mem: &MemTable,
+    log_number: u64,
+    current_manifest: Option<u64>,
+    next_file: u64,
+    last_seq: u64,
+) -> Result<OpenState<E, D>, LsmError> {
+    // Space first: what the live MANIFEST does not refer to (orphans of a crash or of an open
+    // that failed) is deleted before recovery asks for a zone.
+    if let Some(current) = current_manifest {
+        remove_stale(fs, &version, log_number, current).await?;
+    }
+    let numbers = OpenNumbers::after(next_file, !mem.is_empty());
+    let opened = write_open_state(
+        env,
+        fs,
+        opts,
+        hints,
+        graveyard,
+        version.clone(),
+        mem,
+        numbers,
+        last_seq,
+    )
+    .await;
+    match opened {
+        Ok((version, wal_file, mw)) => {
+            // Delete what the new MANIFEST does not refer to.
+            remove_stale(fs, &version, numbers.wal, numbers.manifest).await?;
+            Ok(OpenState {
+                version,
+                wal_file,
+                manifest: Some(mw),
+                wal_number: numbers.wal,
+                next_file: numbers.next_file,
+                read_only: None,
+            })
+        }
+        Err(e) => {
+            numbers.delete_created(fs).await;
+            if e.kind() != LsmErrorKind::NoSpace {
+                return Err(e);
+            }
+            let st = fs.stats();
+            Ok(OpenState {
+                version,
+                wal_file: None,
+                manifest: None,
+                wal_number: log_number,
+                next_file: numbers.next_file,
+                read_only: Some(BackgroundError {
+                    kind: LsmErrorKind::NoSpace,
+                    what: format!(
+                        "opened read-only: recovery found no space on the zoned device ({e}); \
+                         {} bytes live, {} bytes of garbage",
+                        st.used_bytes, st.garbage_bytes
+                    ),
+                }),
+            })
+        }
+    }
+}
+
 /// Deletes WALs older than `wal_number`, SSTs not in `version`, other MANIFESTs, temp files.
 async fn remove_stale<E: Env, D: ZonedDevice>(
     fs: &Arc<ZoneFs<E, D>>,
@@ -415,49 +589,42 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
         let env = fs.env().clone();
         let graveyard: Graveyard = Arc::default();
         let Recovered {
-            mut version,
+            version,
             log_number,
-            mut next_file,
+            manifest_number: current_manifest,
+            next_file,
             mut last_seq,
         } = recover_version(&fs, &opts, &graveyard).await?;
         let mem = replay_wals(&fs, &opts, log_number, &mut last_seq).await?;
-        let mut edit = VersionEdit::default();
         let hints = cfg.hints.clone();
-        if !mem.is_empty() {
-            let number = next_file;
-            next_file += 1;
-            // Nothing is dropped at recovery (smallest snapshot 0), as before.
-            let (nf, _) = background::write_memtable(
-                &env,
-                &fs,
-                &*hints,
-                TableBuilder::new(background::table_options(&opts)),
-                &mem,
-                0,
-                (number, 0),
-                &|_| None,
-            )
-            .await?;
-            edit.new_files.extend(nf);
-        }
-        version = version.apply(&edit, &graveyard)?;
-        let wal_number = next_file;
-        let manifest_number = next_file + 1;
-        next_file += 2;
-        let wal_file = if opts.disable_wal {
-            None
-        } else {
-            Some(fs.create(&wal_name(wal_number), Lifetime::Short).await?)
-        };
-        let mut snap = version.snapshot_edit();
-        snap.log_number = Some(wal_number);
-        snap.next_file_number = Some(next_file);
-        snap.last_sequence = Some(last_seq);
-        let mw = ManifestWriter::create(&fs, manifest_number, &snap).await?;
-        // Delete what the new MANIFEST does not refer to.
-        remove_stale(&fs, &version, wal_number, manifest_number).await?;
+        let OpenState {
+            version,
+            wal_file,
+            manifest: mw,
+            wal_number,
+            next_file,
+            read_only,
+        } = open_state(
+            &env,
+            &fs,
+            &opts,
+            &*hints,
+            &graveyard,
+            version,
+            &mem,
+            log_number,
+            current_manifest,
+            next_file,
+            last_seq,
+        )
+        .await?;
         let block_cache = block_cache_with_hints(&opts, hints.clone());
-        let state = State::new(&opts, version, wal_number, next_file, last_seq);
+        let mut state = State::new(&opts, version, wal_number, next_file, last_seq);
+        if read_only.is_some() {
+            // The recovered writes stay in memory (their WALs are kept).
+            state.mem = Arc::new(mem);
+        }
+        state.bg_error = read_only;
         if wal_file.is_some() {
             hints.on_hint(&Hint::wal_created(wal_number));
         }
@@ -479,7 +646,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
                 number: wal_number,
             }),
             queue: Mutex::new(Vec::new()),
-            manifest: tokio::sync::Mutex::new(Some(mw)),
+            manifest: tokio::sync::Mutex::new(mw),
             graveyard,
             buffers: Mutex::new(Vec::new()),
             lifetimes: Mutex::new(Lifetimes::default()),
@@ -728,6 +895,13 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
         background::delete_obsolete(&self.inner).await?;
         self.inner.lock().closed = true;
         Ok(())
+    }
+
+    /// Why the database refuses writes, if it does: a background flush or compaction failed,
+    /// or recovery found the device full and opened it for reading only
+    /// ([`LsmErrorKind::NoSpace`]).
+    pub fn background_error(&self) -> Option<BackgroundError> {
+        self.inner.lock().bg_error.clone()
     }
 
     /// Counters.

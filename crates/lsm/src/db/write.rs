@@ -22,6 +22,7 @@ use super::{Inner, apply_batch, background};
 use crate::LsmError;
 use crate::batch::WriteBatch;
 use crate::cost;
+use crate::error::BackgroundError;
 use crate::hints::Hint;
 use crate::log_format::LogWriter;
 use crate::memtable::MemTable;
@@ -40,7 +41,7 @@ pub(crate) struct WalWriter<E: Env, D: ZonedDevice> {
 pub(crate) struct Pending {
     batch: Mutex<Option<WriteBatch>>,
     sync: bool,
-    result: Mutex<Option<Result<(), String>>>,
+    result: Mutex<Option<Result<(), BackgroundError>>>,
     /// Signalled by the leader that committed this write.
     done: tokio::sync::Notify,
     /// Set (before `done`) by the leader that committed this write.
@@ -48,7 +49,7 @@ pub(crate) struct Pending {
 }
 
 impl Pending {
-    fn take_result(&self) -> Option<Result<(), String>> {
+    fn take_result(&self) -> Option<Result<(), BackgroundError>> {
         self.result
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -97,7 +98,7 @@ pub(crate) async fn write<E: Env, D: ZonedDevice>(
             if me.ready.load(std::sync::atomic::Ordering::Acquire) {
                 return me
                     .take_result()
-                    .unwrap_or_else(|| Err("write lost its result".into()))
+                    .unwrap_or_else(|| Err(BackgroundError::lost_result()))
                     .map_err(LsmError::Background);
             }
             if let Ok(g) = inner.writer.try_lock() {
@@ -132,7 +133,7 @@ pub(crate) async fn write<E: Env, D: ZonedDevice>(
             None => {
                 return me
                     .take_result()
-                    .unwrap_or_else(|| Err("write lost its result".into()))
+                    .unwrap_or_else(|| Err(BackgroundError::lost_result()))
                     .map_err(LsmError::Background);
             }
         }
@@ -153,7 +154,7 @@ pub(crate) async fn write<E: Env, D: ZonedDevice>(
     for p in &group {
         if !Arc::ptr_eq(p, &me) {
             *p.result.lock().unwrap_or_else(PoisonError::into_inner) =
-                Some(r.as_ref().copied().map_err(ToString::to_string));
+                Some(r.as_ref().copied().map_err(BackgroundError::from));
             p.ready.store(true, std::sync::atomic::Ordering::Release);
             p.done.notify_one();
         }
