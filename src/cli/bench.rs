@@ -81,6 +81,7 @@ fn lsm(e: zonedb_lsm::LsmError) -> CliError {
 fn harness(e: db_bench::HarnessError) -> CliError {
     match e {
         db_bench::HarnessError::Verification(m) => CliError::Failed(m),
+        e @ db_bench::HarnessError::Invariant(_) => CliError::Failed(e.to_string()),
         e => CliError::Usage(e.to_string()),
     }
 }
@@ -163,6 +164,7 @@ fn bench_config(a: &BenchArgs) -> BenchConfig {
         verify: a
             .verify
             .then(|| Arc::new(zonedb_harness::verify::ValueLedger::new())),
+        record: None,
     }
 }
 
@@ -295,11 +297,20 @@ async fn run_list<E: Env, D: ZonedDevice>(
         let mut row = with_deltas(&r, &db0, &db.stats(), &fs0, &fs.stats());
         with_verified(&mut row, verified);
         results.push(row);
+        if r.stopped_by.is_some() {
+            // The device is full: the benchmarks after this one cannot run.
+            break;
+        }
     }
     // As db_bench: the database closes when the last benchmark ends, stopping any running
     // compaction; list `waitforcompaction` last to settle the tree first.
     let stats = db.stats();
-    db.close().await.map_err(lsm)?;
+    match db.close().await {
+        // A full device may have no room for the WAL's last buffer: what was acknowledged
+        // and synced is on the device, and the run reports the full device below.
+        Err(e) if e.kind() == zonedb_lsm::LsmErrorKind::NoSpace => {}
+        r => r.map_err(lsm)?,
+    }
     let extra = json!({
         "db": stats,
         "write_amplification_lsm": stats.write_amplification(),
@@ -350,8 +361,12 @@ pub fn run(a: &BenchArgs) -> Result<ExitCode, CliError> {
     }
     let (results, extra) = run_on_store(&a.store, &profile, a.seed, BenchJob(a))?;
     let total_ops: u64 = results.iter().filter_map(|r| r["ops"].as_u64()).sum();
+    let stopped_by = results
+        .iter()
+        .find_map(|r| r.get("stopped_by").and_then(|v| v.as_str()))
+        .map(str::to_owned);
     if a.json {
-        let out = json!({
+        let mut out = json!({
             "mode": a.store.mode,
             "profile": profile.name,
             "seed": a.seed,
@@ -387,6 +402,12 @@ pub fn run(a: &BenchArgs) -> Result<ExitCode, CliError> {
                 }),
             },
         });
+        if let (Some(why), Some(o)) = (&stopped_by, out.as_object_mut()) {
+            o.insert(
+                "device_full".into(),
+                json!(device_full_summary(why, &extra["fs"])),
+            );
+        }
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         let s = &extra["db"];
@@ -410,8 +431,38 @@ pub fn run(a: &BenchArgs) -> Result<ExitCode, CliError> {
             f["gc_copied_bytes"],
             f["zone_resets"]
         );
+        if let Some(why) = &stopped_by {
+            let d = device_full_summary(why, f);
+            println!(
+                "Device full: {} operations done; live {} bytes, garbage {} bytes, free {} bytes, space amplification {:.3} ({why})",
+                total_ops,
+                d["live_bytes"],
+                d["garbage_bytes"],
+                d["free_bytes"],
+                d["space_amplification"].as_f64().unwrap_or(0.0)
+            );
+        }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if stopped_by.is_some() {
+        ExitCode::from(DEVICE_FULL_EXIT)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Exit status of a run that ended because the device filled up (its figures are printed).
+pub const DEVICE_FULL_EXIT: u8 = 3;
+
+/// `device_full` in `--json`: why the run stopped and the space figures at the end (how much
+/// valid data fit: SplitZNS §2.3's measure).
+fn device_full_summary(why: &str, fs: &serde_json::Value) -> serde_json::Value {
+    json!({
+        "stopped_by": why,
+        "live_bytes": fs["used_bytes"],
+        "garbage_bytes": fs["garbage_bytes"],
+        "free_bytes": fs["free_bytes"],
+        "space_amplification": fs["space_amplification"],
+    })
 }
 
 /// `--engine fjall|rocksdb`: the same benchmarks on a peer store named `engine` in `--db DIR`

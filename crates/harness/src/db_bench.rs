@@ -16,8 +16,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use hdrhistogram::Histogram;
 
 use zonedb_env::{Env, SimRng};
-use zonedb_lsm::LsmError;
 use zonedb_lsm::batch::WriteBatch;
+use zonedb_lsm::{LsmError, LsmErrorKind};
 
 use crate::histogram::DbBenchHistogram;
 use crate::keys::{ValueGen, make_key};
@@ -55,6 +55,9 @@ pub enum HarnessError {
     /// `--verify`: a read returned something the last acknowledged write did not leave.
     #[error("verification failed: {0}")]
     Verification(String),
+    /// A study's end-of-run check failed (fsck, scan, sampled reads): its figures are void.
+    #[error("invariant check failed, the run's figures are void: {0}")]
+    Invariant(String),
 }
 
 /// Operations finished so far, shared with whoever shows progress (the CLI's progress bar).
@@ -114,6 +117,21 @@ pub struct BenchConfig {
     /// `--verify`: every read is checked against the last acknowledged write of its key.
     #[serde(skip)]
     pub verify: Option<std::sync::Arc<crate::verify::ValueLedger>>,
+    /// The studies' sampled write ledger ([`crate::invariants::WriteSample`]): records the
+    /// last acknowledged write of one key in 64, without waiting, for the end-of-run check.
+    #[serde(skip)]
+    pub record: Option<std::sync::Arc<crate::invariants::WriteSample>>,
+}
+
+impl BenchConfig {
+    /// Whether a write of `key` must be remembered for `--verify` or the sampled ledger.
+    fn remembers(&self, key: &[u8]) -> bool {
+        self.verify.is_some()
+            || self
+                .record
+                .as_ref()
+                .is_some_and(|_| crate::invariants::WriteSample::follows(key))
+    }
 }
 
 impl Default for BenchConfig {
@@ -130,6 +148,7 @@ impl Default for BenchConfig {
             readwritepercent: 90,
             progress: ProgressCounter::default(),
             verify: None,
+            record: None,
         }
     }
 }
@@ -179,6 +198,10 @@ pub struct BenchResult {
     /// readwhilewriting: puts of the uncounted background writer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub background_writes: Option<u64>,
+    /// Why the benchmark ended before its last operation: the device filled up (the engine's
+    /// `NoSpace` error). The figures count the operations done until then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_by: Option<String>,
     /// db_bench's histograms per operation type (`write`, `read`, `seek`, `delete`).
     #[serde(skip)]
     pub histograms: BTreeMap<&'static str, DbBenchHistogram>,
@@ -244,6 +267,7 @@ impl BenchResult {
             latency: Latency::default(),
             skipped: true,
             background_writes: None,
+            stopped_by: None,
             histograms: BTreeMap::new(),
         }
     }
@@ -260,6 +284,8 @@ struct ThreadOut {
     hist: Histogram<u64>,
     hists: BTreeMap<&'static str, DbBenchHistogram>,
     progress: ProgressCounter,
+    /// The error that ended this thread's writes early (a full device).
+    stopped_by: Option<String>,
 }
 
 impl ThreadOut {
@@ -274,6 +300,19 @@ impl ThreadOut {
             writes: 0,
             hist: new_hist(),
             hists: BTreeMap::new(),
+            stopped_by: None,
+        }
+    }
+
+    /// Ends the thread's work quietly when `r` failed because the device is full (so the
+    /// benchmark reports what it did until then); other errors pass through.
+    fn stop_if_full(&mut self, r: Result<(), HarnessError>) -> Result<(), HarnessError> {
+        match r {
+            Err(HarnessError::Lsm(e)) if e.kind() == LsmErrorKind::NoSpace => {
+                self.stopped_by = Some(e.to_string());
+                Ok(())
+            }
+            r => r,
         }
     }
 
@@ -284,6 +323,9 @@ impl ThreadOut {
         self.found += o.found;
         self.reads += o.reads;
         self.writes += o.writes;
+        if self.stopped_by.is_none() {
+            self.stopped_by.clone_from(&o.stopped_by);
+        }
         let _ = self.hist.add(&o.hist);
         for (k, h) in &o.hists {
             self.hists.entry(k).or_default().merge(h);
@@ -388,7 +430,9 @@ pub async fn run_one<E: Env, S: KvStore>(
         wall_ns,
         bytes: total.bytes,
         found: reads.then_some(total.found),
-        message: if reads {
+        message: if total.stopped_by.is_some() {
+            "(stopped: the device is full)".to_owned()
+        } else if reads {
             format!("({} of {} found)", total.found, total.ops)
         } else if name == "readrandomwriterandom" {
             format!(
@@ -413,6 +457,7 @@ pub async fn run_one<E: Env, S: KvStore>(
         },
         skipped: false,
         background_writes,
+        stopped_by: total.stopped_by,
         histograms: total.hists,
     })
 }
@@ -451,7 +496,8 @@ async fn thread_body<E: Env, S: KvStore>(
     let ks = cfg.key_size;
     match name {
         "fillseq" | "fillrandom" | "overwrite" | "deleterandom" => {
-            write_ops(env, db, name, cfg, &mut rng, &mut values, &mut out).await?;
+            let r = write_ops(env, db, name, cfg, &mut rng, &mut values, &mut out).await;
+            out.stop_if_full(r)?;
         }
         "readrandom" | "readwhilewriting" => {
             for _ in 0..reads {
@@ -466,7 +512,8 @@ async fn thread_body<E: Env, S: KvStore>(
             }
         }
         "readrandomwriterandom" => {
-            read_write_mix(env, db, cfg, &mut rng, &mut values, &mut out).await?;
+            let r = read_write_mix(env, db, cfg, &mut rng, &mut values, &mut out).await;
+            out.stop_if_full(r)?;
         }
         // No operations: waits out the flushes and compactions still owed (the benchmark's
         // time is how long that took).
@@ -540,14 +587,14 @@ async fn write_ops<E: Env, S: KvStore>(
             if name == "deleterandom" {
                 b.delete(&key);
                 out.bytes += key.len() as u64;
-                if cfg.verify.is_some() {
+                if cfg.remembers(&key) {
                     wrote.push((key, None));
                 }
             } else {
                 let value = values.next(cfg.value_size);
                 b.put(&key, value);
                 out.bytes += (key.len() + cfg.value_size) as u64;
-                if cfg.verify.is_some() {
+                if cfg.remembers(&key) {
                     wrote.push((key, Some(value.to_vec())));
                 }
             }
@@ -566,6 +613,14 @@ async fn write_ops<E: Env, S: KvStore>(
                 }
             }
         }
+        if let Some(r) = &cfg.record {
+            for (k, v) in &wrote {
+                match v {
+                    Some(v) => r.put(k, v),
+                    None => r.delete(k),
+                }
+            }
+        }
         out.record(env.now(), t0, n, op);
         i += n;
     }
@@ -580,11 +635,18 @@ async fn verified_put<S: KvStore>(
     value: &[u8],
 ) -> Result<(), HarnessError> {
     let Some(ledger) = &cfg.verify else {
-        return db.put(key, value).await;
+        db.put(key, value).await?;
+        if let Some(r) = &cfg.record {
+            r.put(key, value);
+        }
+        return Ok(());
     };
     let mut state = ledger.lock().await;
     db.put(key, value).await?;
     state.put(key, value);
+    if let Some(r) = &cfg.record {
+        r.put(key, value);
+    }
     Ok(())
 }
 
