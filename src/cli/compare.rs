@@ -53,10 +53,17 @@ fn load(path: &PathBuf) -> Result<Vec<Scenario>, CliError> {
 }
 
 /// Runs the configurations, `jobs` at a time; a configuration that fails (a full device, say)
-/// is reported, not fatal.
-pub(crate) fn run_all(configs: &[Scenario], jobs: usize) -> Vec<Result<RunReport, String>> {
+/// is reported, not fatal. A run whose end-of-run invariant check failed (fsck, scan, sampled
+/// reads) voids the whole study: nothing is printed but the failures.
+///
+/// # Errors
+/// [`CliError::Failed`] naming every run whose invariant check failed.
+pub(crate) fn run_all(
+    configs: &[Scenario],
+    jobs: usize,
+) -> Result<Vec<Result<RunReport, String>>, CliError> {
     let watch = Stopwatch::start();
-    let mut out: Vec<Option<Result<RunReport, String>>> =
+    let mut out: Vec<Option<Result<RunReport, (String, bool)>>> =
         (0..configs.len()).map(|_| None).collect();
     for (chunk_i, chunk) in configs.chunks(jobs.max(1)).enumerate() {
         // Host parallelism across independent simulations; each stays a pure function of
@@ -69,13 +76,19 @@ pub(crate) fn run_all(configs: &[Scenario], jobs: usize) -> Vec<Result<RunReport
             let handles: Vec<_> = chunk
                 .iter()
                 .map(|s| {
-                    sc.spawn(move || experiment::run(s).map_err(|e| format!("{}: {e}", s.name)))
+                    sc.spawn(move || {
+                        experiment::run(s).map_err(|e| {
+                            let void =
+                                matches!(e, zonedb_harness::db_bench::HarnessError::Invariant(_));
+                            (format!("{}: {e}", s.name), void)
+                        })
+                    })
                 })
                 .collect();
             for (i, h) in handles.into_iter().enumerate() {
                 out[chunk_i * jobs.max(1) + i] = Some(
                     h.join()
-                        .unwrap_or_else(|_| Err("simulation thread panicked".into())),
+                        .unwrap_or_else(|_| Err(("simulation thread panicked".into(), true))),
                 );
             }
         });
@@ -88,9 +101,26 @@ pub(crate) fn run_all(configs: &[Scenario], jobs: usize) -> Vec<Result<RunReport
             configs.len()
         );
     }
-    out.into_iter()
-        .map(|r| r.unwrap_or_else(|| Err("not run".into())))
-        .collect()
+    let out: Vec<Result<RunReport, (String, bool)>> = out
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(("not run".into(), false))))
+        .collect();
+    let void: Vec<&str> = out
+        .iter()
+        .filter_map(|r| match r {
+            Err((m, true)) => Some(m.as_str()),
+            _ => None,
+        })
+        .collect();
+    if !void.is_empty() {
+        return Err(CliError::Failed(format!(
+            "{} of {} runs failed their invariant checks; no figures are reported:\n{}",
+            void.len(),
+            out.len(),
+            void.join("\n")
+        )));
+    }
+    Ok(out.into_iter().map(|r| r.map_err(|(m, _)| m)).collect())
 }
 
 /// Splits results into the runs that finished and the failures' messages.
@@ -169,7 +199,7 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
             a.jobs.max(1)
         );
     }
-    let (runs, failed) = split(run_all(&configs, a.jobs));
+    let (runs, failed) = split(run_all(&configs, a.jobs)?);
     if runs.is_empty() {
         return Err(CliError::Usage(format!(
             "every configuration failed: {}",
@@ -211,7 +241,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
     let mut configs = load(&a.scenario)?;
     configs.truncate(1);
     let wall = Stopwatch::start();
-    let (runs, failed) = split(run_all(&configs, 1));
+    let (runs, failed) = split(run_all(&configs, 1)?);
     if let Some(f) = failed.first() {
         return Err(CliError::Usage(f.clone()));
     }

@@ -66,7 +66,7 @@ pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
     }
     let wall = Stopwatch::start();
     let scenarios: Vec<_> = cells.iter().map(|c| c.scenario.clone()).collect();
-    let reports = run_all(&scenarios, a.jobs);
+    let reports = run_all(&scenarios, a.jobs)?;
     let results: Vec<CellResult> = cells
         .iter()
         .zip(reports)

@@ -57,6 +57,8 @@ pub struct RunReport {
     pub sst_lifetimes_ns: std::collections::BTreeMap<u32, Vec<u64>>,
     /// Virtual end time, ns.
     pub end_ns: u64,
+    /// The end-of-run checks the figures rest on (fsck, scan, sampled reads, write ledger).
+    pub invariants: crate::invariants::InvariantReport,
 }
 
 impl RunReport {
@@ -133,6 +135,7 @@ fn ycsb_as_bench(r: &crate::ycsb::runner::YcsbResult, threads: u64) -> BenchResu
         },
         skipped: false,
         background_writes: None,
+        stopped_by: None,
         histograms: std::collections::BTreeMap::new(),
     }
 }
@@ -144,6 +147,7 @@ fn ycsb_as_bench(r: &crate::ycsb::runner::YcsbResult, threads: u64) -> BenchResu
 pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
     let profile = profile_of(s)?;
     let opts = s.db_options()?;
+    let opts_check = opts.clone();
     let env = SimEnv::new(SimConfig {
         seed: s.seed,
         ..SimConfig::default()
@@ -156,14 +160,7 @@ pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
         )
         .map_err(|e| HarnessError::Config(format!("device: {e}")))?,
     );
-    let fs_opts = FsOptions {
-        cleaner: zonedb_fs::cleaning::by_name(&s.fs.cleaner, s.fs.gc_threshold)
-            .map_err(|e| HarnessError::Config(format!("fs.cleaner: {e}")))?,
-        placement: zonedb_fs::placement::by_name(&s.fs.placement)
-            .map_err(|e| HarnessError::Config(format!("fs.placement: {e}")))?,
-        finish_threshold_pct: s.fs.finish_threshold,
-        ..FsOptions::default()
-    };
+    let fs_opts = fs_options_of(s)?;
     let e2 = env.clone();
     let s2 = s.clone();
     let d2 = dev.clone();
@@ -191,6 +188,7 @@ pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
                 })
             };
             let mut results = Vec::new();
+            let mut ledger = None;
             if s2.workload.kind == "ycsb" {
                 let w = s2.workload.ycsb_workload()?;
                 for load in [true, false] {
@@ -198,7 +196,11 @@ pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
                     results.push(ycsb_as_bench(&r, w.threadcount));
                 }
             } else {
-                let cfg = s2.workload.bench_config(s2.seed);
+                let mut cfg = s2.workload.bench_config(s2.seed);
+                if cfg.threads == 1 {
+                    ledger = Some(Arc::new(crate::invariants::WriteSample::new()));
+                    cfg.record.clone_from(&ledger);
+                }
                 let mut threads = 0;
                 for n in s2.workload.names() {
                     results.push(db_bench::run_one(&e2, &db, &n, &cfg, &mut threads).await?);
@@ -210,27 +212,73 @@ pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
                 .await
                 .map_err(|e| HarnessError::Config(format!("sampler failed: {e:?}")))?;
             series.push(sample(&e2, &db, &fs));
-            let st = db.stats();
-            let lifetimes = db.sst_lifetimes();
-            db.close().await?;
-            Ok::<_, HarnessError>((results, st, fs.stats(), series, lifetimes))
+            let run = Run {
+                scenario: s2.clone(),
+                profile: profile.name.clone(),
+                results,
+                series,
+            };
+            finish(&e2, &d2, db, &fs, opts_check, ledger.as_deref(), run).await
         })
         .map_err(|e| HarnessError::Config(format!("simulation: {e}")));
     // Tasks still queued (the zone cleaner's loop, say) hold the environment and the device:
     // without this the device's payload would outlive the run.
-    let end_ns = env.now();
-    let device = dev.stats();
     env.kill_all_tasks();
-    let (benchmarks, db_stats, fs_stats, series, sst_lifetimes_ns) = result??;
-    Ok(RunReport {
-        scenario: s.clone(),
-        profile: profile.name,
-        benchmarks,
-        db: db_stats,
-        fs: fs_stats,
-        device,
-        series,
-        sst_lifetimes_ns,
-        end_ns,
+    result?
+}
+
+/// The zone layer options of a scenario.
+fn fs_options_of(s: &Scenario) -> Result<FsOptions, HarnessError> {
+    Ok(FsOptions {
+        cleaner: zonedb_fs::cleaning::by_name(&s.fs.cleaner, s.fs.gc_threshold)
+            .map_err(|e| HarnessError::Config(format!("fs.cleaner: {e}")))?,
+        placement: zonedb_fs::placement::by_name(&s.fs.placement)
+            .map_err(|e| HarnessError::Config(format!("fs.placement: {e}")))?,
+        finish_threshold_pct: s.fs.finish_threshold,
+        ..FsOptions::default()
     })
 }
+
+/// What a run measured before it ends.
+struct Run {
+    scenario: Scenario,
+    profile: String,
+    results: Vec<BenchResult>,
+    series: Vec<Sample>,
+}
+
+/// Ends a run: takes the figures, closes the database, then reopens it and runs the
+/// invariant checks ([`crate::invariants::check`]) after the figures are taken, so checking
+/// changes none of them; a failed check voids the run.
+async fn finish<E: Env, D: ZonedDevice>(
+    env: &E,
+    dev: &Arc<D>,
+    db: Db<E, D>,
+    fs: &Arc<ZoneFs<E, D>>,
+    opts: zonedb_lsm::options::DbOptions,
+    ledger: Option<&crate::invariants::WriteSample>,
+    run: Run,
+) -> Result<RunReport, HarnessError> {
+    let st = db.stats();
+    let sst_lifetimes_ns = db.sst_lifetimes();
+    db.close().await?;
+    let (fs_stats, end_ns, device) = (fs.stats(), env.now(), dev.stats());
+    let db = Db::open(fs.clone(), opts).await?;
+    let invariants = crate::invariants::check(&db, fs, ledger, CHECK_SAMPLE_EVERY).await?;
+    db.close().await?;
+    Ok(RunReport {
+        scenario: run.scenario,
+        profile: run.profile,
+        benchmarks: run.results,
+        db: st,
+        fs: fs_stats,
+        device,
+        series: run.series,
+        sst_lifetimes_ns,
+        end_ns,
+        invariants,
+    })
+}
+
+/// One key in this many of the end-of-run scan is read back with `get`.
+const CHECK_SAMPLE_EVERY: u64 = 97;

@@ -22,6 +22,7 @@ pub mod experiment;
 #[cfg(feature = "fjall")]
 pub mod fjall_peer;
 pub mod histogram;
+pub mod invariants;
 pub mod keys;
 pub mod kv;
 pub mod report;

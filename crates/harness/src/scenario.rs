@@ -148,6 +148,7 @@ impl WorkloadSection {
             readwritepercent: self.readwritepercent,
             progress: crate::db_bench::ProgressCounter::default(),
             verify: None,
+            record: None,
         }
     }
 
