@@ -154,3 +154,46 @@ fn a_full_real_mode_device_reopens_and_reads_back_the_fill() {
         );
     }
 }
+
+#[test]
+fn a_ycsb_load_that_runs_out_of_space_prints_its_figures_and_exits_3() {
+    let args = [
+        "ycsb",
+        "-P",
+        "workloads/workloada",
+        "-p",
+        "recordcount=200000",
+        "-p",
+        "operationcount=10000",
+        "--scale",
+        "1/512",
+        "--cleaner",
+        "none",
+        "load",
+    ];
+    let out = zonedb(&args);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("[INSERT], Return=OK,"), "{text}");
+    assert!(
+        text.lines().any(|l| l.starts_with("Device full:")),
+        "{text}"
+    );
+    let out = zonedb(&[&args[..], &["--json"]].concat());
+    assert_eq!(out.status.code(), Some(3));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ops = v["phases"][0]["operations"].as_u64().unwrap();
+    assert!(ops > 50_000 && ops < 200_000, "{ops} inserts");
+    assert!(
+        v["phases"][0]["stopped_by"]
+            .as_str()
+            .unwrap()
+            .contains("no space")
+    );
+    assert!(v["device_full"]["live_bytes"].as_u64().unwrap() > ops * 1000);
+}

@@ -432,15 +432,7 @@ pub fn run(a: &BenchArgs) -> Result<ExitCode, CliError> {
             f["zone_resets"]
         );
         if let Some(why) = &stopped_by {
-            let d = device_full_summary(why, f);
-            println!(
-                "Device full: {} operations done; live {} bytes, garbage {} bytes, free {} bytes, space amplification {:.3} ({why})",
-                total_ops,
-                d["live_bytes"],
-                d["garbage_bytes"],
-                d["free_bytes"],
-                d["space_amplification"].as_f64().unwrap_or(0.0)
-            );
+            print_device_full(total_ops, why, f);
         }
     }
     Ok(if stopped_by.is_some() {
@@ -453,9 +445,21 @@ pub fn run(a: &BenchArgs) -> Result<ExitCode, CliError> {
 /// Exit status of a run that ended because the device filled up (its figures are printed).
 pub const DEVICE_FULL_EXIT: u8 = 3;
 
+/// The `Device full:` line of a run that filled the device.
+pub(crate) fn print_device_full(ops: u64, why: &str, fs: &serde_json::Value) {
+    let d = device_full_summary(why, fs);
+    println!(
+        "Device full: {ops} operations done; live {} bytes, garbage {} bytes, free {} bytes, space amplification {:.3} ({why})",
+        d["live_bytes"],
+        d["garbage_bytes"],
+        d["free_bytes"],
+        d["space_amplification"].as_f64().unwrap_or(0.0)
+    );
+}
+
 /// `device_full` in `--json`: why the run stopped and the space figures at the end (how much
 /// valid data fit: SplitZNS §2.3's measure).
-fn device_full_summary(why: &str, fs: &serde_json::Value) -> serde_json::Value {
+pub(crate) fn device_full_summary(why: &str, fs: &serde_json::Value) -> serde_json::Value {
     json!({
         "stopped_by": why,
         "live_bytes": fs["used_bytes"],

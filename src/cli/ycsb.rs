@@ -81,7 +81,8 @@ impl StoreJob for YcsbJob<'_> {
             );
             drop(bar);
         }
-        if self.run {
+        let full = out.iter().any(|r| r.stopped_by.is_some());
+        if self.run && !full {
             let progress = zonedb_harness::db_bench::ProgressCounter::default();
             let bar = (!a.json).then(|| {
                 crate::progress::Bar::start("ycsb run", self.workload.operationcount, &progress)
@@ -93,9 +94,14 @@ impl StoreJob for YcsbJob<'_> {
             );
             drop(bar);
         }
-        db.wait_for_compactions().await.map_err(lsm)?;
+        let no_space = |r: Result<(), zonedb_lsm::LsmError>| match r {
+            // A full device: the phases report it; what was acknowledged stays readable.
+            Err(e) if e.kind() == zonedb_lsm::LsmErrorKind::NoSpace => Ok(()),
+            r => r.map_err(lsm),
+        };
+        no_space(db.wait_for_compactions().await)?;
         let stats = db.stats();
-        db.close().await.map_err(lsm)?;
+        no_space(db.close().await)?;
         let extra = json!({ "db": stats, "fs": fs.stats(), "end_ns": env.now() });
         Ok((out, extra))
     }
@@ -140,8 +146,9 @@ pub fn run(a: &YcsbArgs) -> Result<ExitCode, CliError> {
             run,
         },
     )?;
+    let stopped_by = results.iter().find_map(|r| r.stopped_by.clone());
     if a.json {
-        let out = json!({
+        let mut out = json!({
             "workload": workload,
             "mode": store.mode,
             "profile": profile.name,
@@ -152,6 +159,12 @@ pub fn run(a: &YcsbArgs) -> Result<ExitCode, CliError> {
             "virtual_end_ns": if sim { extra["end_ns"].clone() } else { serde_json::Value::Null },
             "host": { "wall_ns": wall.elapsed_ns() },
         });
+        if let (Some(why), Some(o)) = (&stopped_by, out.as_object_mut()) {
+            o.insert(
+                "device_full".into(),
+                super::bench::device_full_summary(why, &extra["fs"]),
+            );
+        }
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         for r in &results {
@@ -160,6 +173,17 @@ pub fn run(a: &YcsbArgs) -> Result<ExitCode, CliError> {
             }
             print!("{}", r.text());
         }
+        if let Some(why) = &stopped_by {
+            super::bench::print_device_full(
+                results.iter().map(|r| r.operations).sum(),
+                why,
+                &extra["fs"],
+            );
+        }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if stopped_by.is_some() {
+        ExitCode::from(super::bench::DEVICE_FULL_EXIT)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -76,6 +76,10 @@ pub struct YcsbResult {
     pub ops: BTreeMap<String, OpStats>,
     /// Latency over every operation type, µs: (p50, p99, p99.9, p99.99, mean).
     pub overall_us: (u64, u64, u64, u64, f64),
+    /// Why the phase ended before its last operation: the device filled up (the engine's
+    /// `NoSpace`); the figures count what was done until then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_by: Option<String>,
 }
 
 impl YcsbResult {
@@ -243,6 +247,7 @@ struct Client {
     ok: BTreeMap<&'static str, u64>,
     not_found: BTreeMap<&'static str, u64>,
     progress: ProgressCounter,
+    stopped_by: Option<String>,
 }
 
 impl Client {
@@ -252,6 +257,7 @@ impl Client {
             hists: BTreeMap::new(),
             ok: BTreeMap::new(),
             not_found: BTreeMap::new(),
+            stopped_by: None,
         }
     }
 
@@ -326,62 +332,72 @@ async fn client<E: Env, D: ZonedDevice>(
     opchooser.add(w.scanproportion, Op::Scan);
     opchooser.add(w.readmodifywriteproportion, Op::Rmw);
     let mut scan_zipf = Zipfian::new(w.minscanlength, w.maxscanlength, 0.99, None);
-    for _ in 0..ops {
-        if load {
-            let k = {
-                let mut n = load_counter.lock().unwrap_or_else(PoisonError::into_inner);
-                *n += 1;
-                *n - 1
-            };
-            let rec = encode_record(&all_fields(&w, &mut rng));
-            let t0 = env.now();
-            db.put(&key_of(&w, k), &rec).await?;
-            c.record(Op::Insert, env.now() - t0, true);
-            continue;
-        }
-        let Some(op) = opchooser.next(&mut rng) else {
-            break;
-        };
-        let t0 = env.now();
-        let found = match op {
-            Op::Read => {
-                let k = key_of(&w, next_keynum(&mut keys, &mut rng, &ack));
-                db.get(&k).await?.is_some()
-            }
-            Op::Update => {
-                let k = key_of(&w, next_keynum(&mut keys, &mut rng, &ack));
-                update(&db, &w, &k, &mut rng).await?
-            }
-            Op::Insert => {
-                let n = AckCounter::take(&ack);
-                let rec = encode_record(&all_fields(&w, &mut rng));
-                db.put(&key_of(&w, n), &rec).await?;
-                AckCounter::ack(&ack, n);
-                true
-            }
-            Op::Scan => {
-                let k = key_of(&w, next_keynum(&mut keys, &mut rng, &ack));
-                let len = if w.scanlength_uniform {
-                    w.minscanlength + rng.gen_range(0..w.maxscanlength - w.minscanlength + 1)
-                } else {
-                    scan_zipf.next(&mut rng)
+    let done = async {
+        for _ in 0..ops {
+            if load {
+                let k = {
+                    let mut n = load_counter.lock().unwrap_or_else(PoisonError::into_inner);
+                    *n += 1;
+                    *n - 1
                 };
-                let mut it = db.iter();
-                it.seek(&k).await?;
-                let mut n = 0;
-                while it.valid() && n < len {
-                    n += 1;
-                    it.next().await?;
+                let rec = encode_record(&all_fields(&w, &mut rng));
+                let t0 = env.now();
+                db.put(&key_of(&w, k), &rec).await?;
+                c.record(Op::Insert, env.now() - t0, true);
+                continue;
+            }
+            let Some(op) = opchooser.next(&mut rng) else {
+                break;
+            };
+            let t0 = env.now();
+            let found = match op {
+                Op::Read => {
+                    let k = key_of(&w, next_keynum(&mut keys, &mut rng, &ack));
+                    db.get(&k).await?.is_some()
                 }
-                true
-            }
-            Op::Rmw => {
-                let k = key_of(&w, next_keynum(&mut keys, &mut rng, &ack));
-                let _ = db.get(&k).await?;
-                update(&db, &w, &k, &mut rng).await?
-            }
-        };
-        c.record(op, env.now() - t0, found);
+                Op::Update => {
+                    let k = key_of(&w, next_keynum(&mut keys, &mut rng, &ack));
+                    update(&db, &w, &k, &mut rng).await?
+                }
+                Op::Insert => {
+                    let n = AckCounter::take(&ack);
+                    let rec = encode_record(&all_fields(&w, &mut rng));
+                    db.put(&key_of(&w, n), &rec).await?;
+                    AckCounter::ack(&ack, n);
+                    true
+                }
+                Op::Scan => {
+                    let k = key_of(&w, next_keynum(&mut keys, &mut rng, &ack));
+                    let len = if w.scanlength_uniform {
+                        w.minscanlength + rng.gen_range(0..w.maxscanlength - w.minscanlength + 1)
+                    } else {
+                        scan_zipf.next(&mut rng)
+                    };
+                    let mut it = db.iter();
+                    it.seek(&k).await?;
+                    let mut n = 0;
+                    while it.valid() && n < len {
+                        n += 1;
+                        it.next().await?;
+                    }
+                    true
+                }
+                Op::Rmw => {
+                    let k = key_of(&w, next_keynum(&mut keys, &mut rng, &ack));
+                    let _ = db.get(&k).await?;
+                    update(&db, &w, &k, &mut rng).await?
+                }
+            };
+            c.record(op, env.now() - t0, found);
+        }
+        Ok::<(), HarnessError>(())
+    };
+    match done.await {
+        // A full device ends the client's work; the phase reports what was done.
+        Err(HarnessError::Lsm(e)) if e.kind() == zonedb_lsm::LsmErrorKind::NoSpace => {
+            c.stopped_by = Some(e.to_string());
+        }
+        r => r?,
     }
     Ok(c)
 }
@@ -447,10 +463,14 @@ pub async fn run_phase_with_progress<E: Env, D: ZonedDevice>(
     let mut hists: BTreeMap<&'static str, Histogram<u64>> = BTreeMap::new();
     let mut ok: BTreeMap<&'static str, u64> = BTreeMap::new();
     let mut nf: BTreeMap<&'static str, u64> = BTreeMap::new();
+    let mut stopped_by = None;
     for h in handles {
         let c = h
             .await
             .map_err(|e| HarnessError::Config(format!("client task failed: {e:?}")))??;
+        if stopped_by.is_none() {
+            stopped_by = c.stopped_by;
+        }
         for (k, h) in c.hists {
             let _ = hists
                 .entry(k)
@@ -504,6 +524,7 @@ pub async fn run_phase_with_progress<E: Env, D: ZonedDevice>(
             us(all.value_at_quantile(0.9999)),
             all.mean() / 1000.0,
         ),
+        stopped_by,
     })
 }
 
