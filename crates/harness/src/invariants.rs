@@ -101,26 +101,49 @@ fn broken(what: String) -> HarnessError {
     HarnessError::Invariant(what)
 }
 
-/// Runs the checks on an open database and its zone layer.
+/// Runs the checks on an open database and its zone layer: [`fsck`], then [`reads`]. For an
+/// exact fsck no engine write may be in flight (see [`ZoneFs::fsck_quiesced`]); a study runs
+/// [`fsck`] between closing the database and reopening it for [`reads`].
 ///
 /// # Errors
-/// [`HarnessError::Invariant`] naming the first problem; engine errors (a checksum mismatch
-/// during the scan is one).
+/// As [`fsck`] and [`reads`].
 pub async fn check<E: Env, D: ZonedDevice>(
     db: &Db<E, D>,
     fs: &ZoneFs<E, D>,
     ledger: Option<&WriteSample>,
     sample_every: u64,
 ) -> Result<InvariantReport, HarnessError> {
-    let problems = fs.fsck();
-    if let Some(p) = problems.first() {
-        return Err(broken(format!(
+    fsck(fs).await?;
+    reads(db, ledger, sample_every).await
+}
+
+/// The zone layer's fsck with no cleaning pass in flight.
+///
+/// # Errors
+/// [`HarnessError::Invariant`] naming the first problem.
+pub async fn fsck<E: Env, D: ZonedDevice>(fs: &ZoneFs<E, D>) -> Result<(), HarnessError> {
+    let problems = fs.fsck_quiesced().await;
+    match problems.first() {
+        Some(p) => Err(broken(format!(
             "fsck found {} problems; first: {} {}",
             problems.len(),
             p.file,
             p.what
-        )));
+        ))),
+        None => Ok(()),
     }
+}
+
+/// The read checks: the full scan, the sampled point reads and the write ledger.
+///
+/// # Errors
+/// [`HarnessError::Invariant`] naming the first problem; engine errors (a checksum mismatch
+/// during the scan is one).
+pub async fn reads<E: Env, D: ZonedDevice>(
+    db: &Db<E, D>,
+    ledger: Option<&WriteSample>,
+    sample_every: u64,
+) -> Result<InvariantReport, HarnessError> {
     let mut report = InvariantReport::default();
     let mut it = db.iter();
     it.seek_to_first().await?;

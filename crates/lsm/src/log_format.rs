@@ -19,7 +19,9 @@ const LAST: u8 = 4;
 /// What a reader does with damage (RocksDB's `WALRecoveryMode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
 pub enum RecoveryMode {
-    /// Only a torn last record is tolerated; other damage is an error.
+    /// Only a torn last record (cut short: it runs past the end of the log) is dropped; any
+    /// other damage, a complete record with a bad checksum at the tail included, is an error.
+    /// The MANIFEST is always read this way.
     #[serde(rename = "kTolerateCorruptedTailRecords")]
     TolerateCorruptedTailRecords,
     /// Any damage is an error.
@@ -168,10 +170,15 @@ pub fn read_log(file: &str, data: &[u8], mode: RecoveryMode) -> Result<LogConten
                 }
             }
             Err((at, what)) => {
-                let is_tail = !data[pos..]
-                    .chunks(LOG_BLOCK)
-                    .skip(1)
-                    .any(|c| c.iter().any(|&b| b != 0))
+                // A record cut short by a crash (its fragment runs past the end of the data)
+                // may be dropped; a complete fragment whose checksum fails is corruption,
+                // wherever it lies (RocksDB's kTolerateCorruptedTailRecords).
+                let torn = what.starts_with("truncated");
+                let is_tail = torn
+                    && !data[pos..]
+                        .chunks(LOG_BLOCK)
+                        .skip(1)
+                        .any(|c| c.iter().any(|&b| b != 0))
                     && data.len() - pos <= LOG_BLOCK;
                 match mode {
                     RecoveryMode::AbsoluteConsistency => {
@@ -253,5 +260,32 @@ mod tests {
         let cut = &buf[..buf.len() - 10];
         let got = read_log("l", cut, RecoveryMode::TolerateCorruptedTailRecords).unwrap();
         assert_eq!(got.records.len(), recs.len() - 1);
+    }
+
+    #[test]
+    fn the_tail_mode_drops_a_torn_last_record_but_not_a_damaged_complete_one() {
+        let mut w = LogWriter::new();
+        let mut buf = Vec::new();
+        for r in [b"first".to_vec(), b"second".to_vec(), vec![7u8; 300]] {
+            w.add_record(&r, &mut buf);
+        }
+        let last_at = read_log("l", &buf, RecoveryMode::AbsoluteConsistency)
+            .unwrap()
+            .records[2]
+            .0;
+        let mode = RecoveryMode::TolerateCorruptedTailRecords;
+        for cut in [1, 100, 300] {
+            let got = read_log("l", &buf[..buf.len() - cut], mode).unwrap();
+            assert_eq!(got.records.len(), 2, "cut {cut}");
+        }
+        for flip in [last_at as usize + 3, last_at as usize + 10, buf.len() - 1] {
+            let mut d = buf.clone();
+            d[flip] ^= 1;
+            let err = read_log("l", &d, mode).unwrap_err();
+            assert!(
+                matches!(&err, LsmError::Corruption { offset, .. } if *offset == last_at),
+                "flip at {flip}: {err}"
+            );
+        }
     }
 }
