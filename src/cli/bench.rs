@@ -27,11 +27,11 @@ pub struct BenchArgs {
     /// Comma-separated benchmarks, run in order.
     #[arg(long, default_value = "fillrandom,readrandom")]
     benchmarks: String,
-    /// Keys in the key space; writes per thread.
-    #[arg(long, default_value_t = 1_000_000)]
+    /// Keys in the key space; writes per thread (at least 1).
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
     num: u64,
     /// Reads per thread (-1 = num).
-    #[arg(long, default_value_t = -1, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = -1, allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(-1..))]
     reads: i64,
     /// Key size in bytes (at least 8).
     #[arg(long, default_value_t = 16)]
@@ -39,8 +39,8 @@ pub struct BenchArgs {
     /// Value size in bytes.
     #[arg(long, default_value_t = 100)]
     value_size: usize,
-    /// Client threads.
-    #[arg(long, default_value_t = 1)]
+    /// Client threads (1-1024).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=i64::from(db_bench::MAX_THREADS)))]
     threads: u32,
     /// Seed (runs are deterministic in it in sim mode).
     #[arg(long, default_value_t = 0)]
@@ -48,11 +48,11 @@ pub struct BenchArgs {
     /// Next() calls after each seek of seekrandom.
     #[arg(long, default_value_t = 0)]
     seek_nexts: u64,
-    /// Writes per batch.
-    #[arg(long, default_value_t = 1)]
+    /// Writes per batch (at least 1).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     batch_size: u64,
-    /// Percentage of reads in readrandomwriterandom.
-    #[arg(long, default_value_t = 90)]
+    /// Percentage of reads in readrandomwriterandom (0-100).
+    #[arg(long, default_value_t = 90, value_parser = clap::value_parser!(u64).range(0..=100))]
     readwritepercent: u64,
     /// Print db_bench's latency histogram block per operation type.
     #[arg(long, num_args = 0..=1, default_value = "false", default_missing_value = "true", value_parser = flag_bool)]
@@ -177,6 +177,12 @@ fn benchmark_names(a: &BenchArgs) -> Result<Vec<String>, CliError> {
         .filter(|s| !s.is_empty())
         .map(str::to_owned)
         .collect();
+    if names.is_empty() {
+        return Err(CliError::Usage(format!(
+            "--benchmarks names no benchmark; known: {}",
+            db_bench::BENCHMARKS.join(", ")
+        )));
+    }
     for n in &names {
         if !db_bench::BENCHMARKS.contains(&n.as_str()) {
             return Err(CliError::Usage(format!(
@@ -325,6 +331,11 @@ async fn run_list<E: Env, D: ZonedDevice>(
 }
 
 pub fn run(a: &BenchArgs) -> Result<ExitCode, CliError> {
+    // Bad flags fail before any work is done.
+    benchmark_names(a)?;
+    bench_config(a)
+        .validate()
+        .map_err(|e| CliError::Usage(e.to_string()))?;
     match a.kv_engine.as_str() {
         "zonedb" => {}
         "fjall" => return run_fjall(a),

@@ -45,17 +45,17 @@ pub struct BenchArgs {
     /// Request size in bytes (default: 1 MiB for sequential, one flash page for random).
     #[arg(long)]
     block_size: Option<u64>,
-    /// Requests in flight.
-    #[arg(long, default_value_t = 1)]
+    /// Requests in flight (1-1024).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
     qd: u32,
-    /// Zones the workload covers.
-    #[arg(long, default_value_t = 1)]
+    /// Zones the workload covers (at least 1).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     zones: u32,
-    /// Requests for rand-read and mixed.
-    #[arg(long, default_value_t = 20_000)]
+    /// Requests for rand-read and mixed (at least 1).
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
     ops: u64,
-    /// Read percentage of mixed.
-    #[arg(long, default_value_t = 50)]
+    /// Read percentage of mixed (0-100).
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(0..=100))]
     read_pct: u32,
     /// Seed of the simulation.
     #[arg(long, default_value_t = 1)]

@@ -31,8 +31,8 @@ pub enum FsCommand {
         /// Scale of the profile.
         #[arg(long, default_value = "1/1")]
         scale: String,
-        /// Finish threshold in percent (ZenFS's --finish_threshold).
-        #[arg(long, default_value_t = 0)]
+        /// Finish threshold in percent (ZenFS's --finish_threshold), 0-100.
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100))]
         finish_threshold: u32,
     },
     /// Lists files with their extents and zones.
@@ -59,14 +59,14 @@ pub struct FillDeleteArgs {
     /// Cleaner: none, greedy, zenfs.
     #[arg(long, default_value = "greedy")]
     cleaner: String,
-    /// Free-space threshold of the greedy cleaner, percent.
-    #[arg(long, default_value_t = 20)]
+    /// Free-space threshold of the greedy cleaner, percent (0-100).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(0..=100))]
     gc_threshold: u32,
-    /// Stop after writing this many times the capacity.
-    #[arg(long, default_value_t = 3)]
+    /// Stop after writing this many times the capacity (at least 1).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
     capacity_multiple: u64,
-    /// Live data kept near this percentage of the capacity.
-    #[arg(long, default_value_t = 60)]
+    /// Live data kept near this percentage of the capacity (1-95).
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=95))]
     live_pct: u64,
     /// Seed.
     #[arg(long, default_value_t = 1)]
@@ -273,7 +273,7 @@ fn fill_delete(a: &FillDeleteArgs) -> Result<ExitCode, CliError> {
     };
     let fd = FillDeleteOptions {
         capacity_multiple: a.capacity_multiple,
-        live_pct: a.live_pct.min(95),
+        live_pct: a.live_pct,
         seed: a.seed,
         ..FillDeleteOptions::default()
     };

@@ -139,8 +139,8 @@ pub struct EngineArgs {
     acc_min_start_level: Option<u32>,
     #[arg(long)]
     block_size: Option<u64>,
-    /// Bloom bits per key (-1 = engine default 10, 0 = none).
-    #[arg(long, allow_negative_numbers = true)]
+    /// Bloom bits per key (-1 = engine default 10, 0 = none, at most 64).
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(-1..=64))]
     bloom_bits: Option<i64>,
     /// Block cache bytes.
     #[arg(long)]

@@ -123,7 +123,46 @@ pub struct BenchConfig {
     pub record: Option<std::sync::Arc<crate::invariants::WriteSample>>,
 }
 
+/// Most client threads a benchmark may run (each is a task with its own buffers).
+pub const MAX_THREADS: u32 = 1024;
+
 impl BenchConfig {
+    /// Checks the settings, naming the flag and its range.
+    ///
+    /// # Errors
+    /// [`HarnessError::Config`] for a value out of range.
+    pub fn validate(&self) -> Result<(), HarnessError> {
+        let bad = |flag: &str, v: String, range: &str| {
+            Err(HarnessError::Config(format!(
+                "--{flag} {v}: must be {range}"
+            )))
+        };
+        if self.num == 0 {
+            return bad("num", "0".into(), "at least 1");
+        }
+        if !(8..=1 << 20).contains(&self.key_size) {
+            return bad(
+                "key_size",
+                self.key_size.to_string(),
+                "between 8 and 1048576",
+            );
+        }
+        if !(1..=MAX_THREADS).contains(&self.threads) {
+            return bad("threads", self.threads.to_string(), "between 1 and 1024");
+        }
+        if self.batch_size == 0 {
+            return bad("batch_size", "0".into(), "at least 1");
+        }
+        if self.readwritepercent > 100 {
+            return bad(
+                "readwritepercent",
+                self.readwritepercent.to_string(),
+                "at most 100",
+            );
+        }
+        Ok(())
+    }
+
     /// Whether a write of `key` must be remembered for `--verify` or the sampled ledger.
     fn remembers(&self, key: &[u8]) -> bool {
         self.verify.is_some()
@@ -373,11 +412,7 @@ pub async fn run_one<E: Env, S: KvStore>(
             BENCHMARKS.join(", ")
         )));
     }
-    if cfg.key_size < 8 || cfg.threads == 0 || cfg.num == 0 {
-        return Err(HarnessError::Config(
-            "--key_size must be at least 8, --threads and --num at least 1".into(),
-        ));
-    }
+    cfg.validate()?;
     let start = env.now();
     let mut handles = Vec::new();
     for t in 0..cfg.threads {

@@ -169,7 +169,10 @@ impl CoreWorkload {
                 "scan lengths: need 1 <= minscanlength <= maxscanlength".into(),
             ));
         }
-        if w.requestdistribution == Distribution::Zipfian
+        w.check_ranges(props)?;
+        let theta_given =
+            props.contains_key("zipfianconstant") || props.contains_key("zipfian_const");
+        if (w.requestdistribution == Distribution::Zipfian || theta_given)
             && crate::ycsb::generators::scrambled_zetan(w.zipfianconstant).is_none()
         {
             return Err(HarnessError::Config(format!(
@@ -181,9 +184,80 @@ impl CoreWorkload {
     }
 }
 
+impl CoreWorkload {
+    /// Rejects what YCSB would misbehave on or silently ignore: proportions outside [0, 1] or
+    /// all zero, hotspot fractions outside [0, 1], unknown `insertorder` and
+    /// `scanlengthdistribution`.
+    fn check_ranges(&self, props: &BTreeMap<String, String>) -> Result<(), HarnessError> {
+        let proportions = [
+            ("readproportion", self.readproportion),
+            ("updateproportion", self.updateproportion),
+            ("insertproportion", self.insertproportion),
+            ("scanproportion", self.scanproportion),
+            ("readmodifywriteproportion", self.readmodifywriteproportion),
+            ("hotspotdatafraction", self.hotspotdatafraction),
+            ("hotspotopnfraction", self.hotspotopnfraction),
+        ];
+        for (k, v) in proportions {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(HarnessError::Config(format!(
+                    "property {k}={v}: must be between 0 and 1"
+                )));
+            }
+        }
+        if proportions[..5].iter().all(|(_, v)| *v == 0.0) {
+            return Err(HarnessError::Config(
+                "the operation proportions (read, update, insert, scan, readmodifywrite) are all 0: \
+                 the run phase would have nothing to do"
+                    .into(),
+            ));
+        }
+        for (k, known) in [
+            ("insertorder", &["hashed", "ordered"][..]),
+            ("scanlengthdistribution", &["uniform", "zipfian"][..]),
+        ] {
+            if let Some(v) = props.get(k)
+                && !known.contains(&v.as_str())
+            {
+                return Err(HarnessError::Config(format!(
+                    "property {k}: unsupported '{v}' ({})",
+                    known.join(", ")
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn properties_out_of_range_are_errors_naming_the_property() {
+        for (props, names) in [
+            ("readproportion=1.5", "readproportion"),
+            ("updateproportion=-0.5", "updateproportion"),
+            ("readproportion=0\nupdateproportion=0", "proportions"),
+            ("zipfianconstant=0.5", "zipfianconstant"),
+            (
+                "requestdistribution=uniform\nzipfianconstant=0.5",
+                "zipfianconstant",
+            ),
+            ("hotspotdatafraction=2", "hotspotdatafraction"),
+            ("hotspotopnfraction=-1", "hotspotopnfraction"),
+            ("insertorder=sideways", "insertorder"),
+            ("scanlengthdistribution=normal", "scanlengthdistribution"),
+        ] {
+            let p = parse_properties(&format!("recordcount=10\n{props}"));
+            let err = CoreWorkload::from_properties(&p).unwrap_err().to_string();
+            assert!(err.contains(names), "{props}: {err}");
+        }
+        let ok = parse_properties(
+            "recordcount=10\ninsertorder=ordered\nscanlengthdistribution=zipfian\nzipfianconstant=0.99",
+        );
+        assert!(CoreWorkload::from_properties(&ok).is_ok());
+    }
 
     #[test]
     fn shipped_workload_files_parse_with_ycsb_defaults() {

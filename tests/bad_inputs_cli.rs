@@ -1,0 +1,151 @@
+//! Bad input never runs: each of these exits with status 2 and an error naming what is wrong
+//! (the flag or property and its range), before any work. The table is the one in
+//! `docs/bad-inputs.md`.
+#![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+use std::process::Command;
+
+/// (arguments, text the error must contain).
+const BAD: &[(&[&str], &str)] = &[
+    (&["bench", "--threads", "100000"], "--threads"),
+    (&["bench", "--bloom_bits", "-7"], "--bloom_bits"),
+    (&["bench", "--batch_size", "0"], "--batch_size"),
+    (
+        &["bench", "--readwritepercent", "150"],
+        "--readwritepercent",
+    ),
+    (&["bench", "--reads", "-2"], "--reads"),
+    (&["bench", "--benchmarks", ""], "--benchmarks"),
+    (
+        &["bench", "--benchmarks", "fillrandom,nosuch"],
+        "unknown benchmark 'nosuch'",
+    ),
+    (&["bench", "--num", "0"], "--num"),
+    (&["bench", "--key_size", "4"], "--key_size"),
+    (&["bench", "--scale", "1/0"], "scale"),
+    (&["bench", "--profile", "nosuch"], "unknown profile"),
+    (&["bench", "--write_buffer_size", "0"], "write_buffer_size"),
+    (
+        &["bench", "--max_bytes_for_level_multiplier", "0.5"],
+        "max_bytes_for_level_multiplier",
+    ),
+    (
+        &[
+            "fs",
+            "mkfs",
+            "--dir",
+            "/nonexistent/x",
+            "--finish-threshold",
+            "150",
+        ],
+        "--finish-threshold",
+    ),
+    (&["fs", "fill-delete", "--live-pct", "150"], "--live-pct"),
+    (
+        &["fs", "fill-delete", "--gc-threshold", "101"],
+        "--gc-threshold",
+    ),
+    (
+        &[
+            "device",
+            "bench",
+            "--profile",
+            "tiny",
+            "--workload",
+            "seq-write",
+            "--zones",
+            "0",
+        ],
+        "--zones",
+    ),
+    (
+        &[
+            "device",
+            "bench",
+            "--profile",
+            "tiny",
+            "--workload",
+            "mixed",
+            "--read-pct",
+            "200",
+        ],
+        "--read-pct",
+    ),
+    (
+        &[
+            "device",
+            "bench",
+            "--profile",
+            "tiny",
+            "--workload",
+            "seq-write",
+            "--qd",
+            "0",
+        ],
+        "--qd",
+    ),
+];
+
+/// YCSB properties (`-p`) that must be refused.
+const BAD_YCSB: &[(&str, &str)] = &[
+    ("readproportion=1.5", "readproportion"),
+    ("updateproportion=-0.5", "updateproportion"),
+    ("zipfianconstant=0.5", "zipfianconstant"),
+    ("hotspotdatafraction=2", "hotspotdatafraction"),
+    ("insertorder=sideways", "insertorder"),
+    ("scanlengthdistribution=normal", "scanlengthdistribution"),
+];
+
+fn refused(args: &[&str], want: &str) {
+    let out = Command::new(env!("CARGO_BIN_EXE_zonedb"))
+        .args(args)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(
+        err.contains(want),
+        "{args:?}: the error does not name {want}: {err}"
+    );
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    assert!(out.stdout.is_empty() || !String::from_utf8_lossy(&out.stdout).contains("micros/op"));
+}
+
+#[test]
+fn bad_flags_exit_2_naming_the_flag() {
+    for (args, want) in BAD {
+        refused(args, want);
+    }
+}
+
+#[test]
+fn bad_ycsb_properties_exit_2_naming_the_property() {
+    for (p, want) in BAD_YCSB {
+        refused(
+            &[
+                "ycsb",
+                "-P",
+                "workloads/workloada",
+                "-p",
+                "recordcount=100",
+                "-p",
+                p,
+                "load",
+            ],
+            want,
+        );
+    }
+    refused(
+        &[
+            "ycsb",
+            "-P",
+            "workloads/workloada",
+            "-p",
+            "readproportion=0",
+            "-p",
+            "updateproportion=0",
+            "run",
+        ],
+        "proportions",
+    );
+}
