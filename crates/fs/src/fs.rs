@@ -115,6 +115,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             g.block_size_bytes,
         );
         dev.write(0, &rec).await?;
+        if dev.volatile_write_cache() {
+            dev.sync().await?;
+        }
         Ok(())
     }
 
@@ -219,6 +222,20 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
 
     pub(crate) fn counters(&self) -> MutexGuard<'_, Counters> {
         self.counters.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Makes every write completed so far durable: a flush of the device when it has a
+    /// volatile write cache ([`ZonedDevice::volatile_write_cache`]), nothing otherwise (the
+    /// simulated SSD). Synced WAL writes ([`crate::WritableFile::sync`]) and every
+    /// metadata-log record (so every `fsync`, close, delete and rename) go through it.
+    ///
+    /// # Errors
+    /// Device errors.
+    pub async fn sync_device(&self) -> Result<(), FsError> {
+        if self.dev.volatile_write_cache() {
+            self.dev.sync().await?;
+        }
+        Ok(())
     }
 
     pub(crate) fn check_writable(&self) -> Result<(), FsError> {

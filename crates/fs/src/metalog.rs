@@ -59,9 +59,16 @@ pub(crate) fn superblock_and_snapshot(
 impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     /// Appends `rec` to the metadata log (rolling to a fresh zone when it does not fit: the
     /// roll's snapshot already holds the change). The caller holds the metadata lock and has
-    /// applied the change in memory.
+    /// applied the change in memory. Durable on return: the data the record describes is
+    /// synced before the record is written, and the record after.
     pub(crate) async fn persist(&self, meta: &mut MetaLog, rec: Record) -> Result<(), FsError> {
         self.check_writable()?;
+        self.sync_device().await?;
+        self.append_record(meta, rec).await?;
+        self.sync_device().await
+    }
+
+    async fn append_record(&self, meta: &mut MetaLog, rec: Record) -> Result<(), FsError> {
         let framed = rec.frame(self.block);
         let info = self
             .dev
@@ -124,6 +131,8 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             self.dev.manage(next, ZoneOp::Reset).await?;
         }
         self.dev.write(g.zone_start(next), &head).await?;
+        // The new superblock and snapshot are durable before the old log is reset.
+        self.sync_device().await?;
         let old = meta.zone;
         meta.zone = next;
         meta.sequence += 1;

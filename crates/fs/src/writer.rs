@@ -407,17 +407,19 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
         Ok(())
     }
 
-    /// Writes the buffer to the device. Non-WAL files then persist their new extents; a WAL's
-    /// data is recoverable from its framing without a metadata write.
+    /// Writes the buffer to the device and makes it durable. Non-WAL files then persist their
+    /// new extents (durably, see [`ZoneFs::sync_device`]); a WAL's data is recoverable from its
+    /// framing without a metadata write, so a WAL sync is one device flush.
     ///
     /// # Errors
     /// Device errors, [`FsError::NoSpace`].
     pub async fn sync(&mut self) -> Result<(), FsError> {
         self.flush_buffer().await?;
-        if !self.sparse {
-            self.fs.persist_file(self.id).await?;
+        if self.sparse {
+            self.fs.sync_device().await
+        } else {
+            self.fs.persist_file(self.id).await
         }
-        Ok(())
     }
 
     /// `sync`, then persist the metadata for WAL files too.
