@@ -52,19 +52,23 @@
 //!
 //! Power loss or host crash: the page cache may write `DATA` and `ZONES` back in any order, so
 //! only what a [`ZonedDevice::sync`] covered is durable. A sync runs `fdatasync` of `DATA`
-//! first and of `ZONES` second (each only when written since the last sync), so a durable write
-//! pointer never covers data that is not durable. The zone layer calls it once per synced WAL
-//! write group and around every metadata-log record. With
+//! first and of `ZONES` second (each only when written since the last sync), so the write
+//! pointers it makes durable cover durable data. Between syncs either file may reach the disk
+//! first, so after a host crash a write pointer may cover unsynced bytes (reading as zeros or
+//! old data): the zone layer treats what follows its last flush as a torn tail. The zone layer
+//! flushes once per synced WAL write group, around durable metadata records (MANIFEST syncs,
+//! renames) and before resets. With
 //! [`ZoneFileDevice::set_sync_every_write`] each request is durable when acknowledged (data
 //! synced before its record is written, record synced after).
 //!
 //! Space: a reset punches the zone's range out of `DATA` (`fallocate(PUNCH_HOLE|KEEP_SIZE)`), a
 //! finish the unprogrammed rest of the zone, and opening a device the part of every zone above
 //! its programmed bytes (empty zones hold no blocks), so the file's blocks follow the zones'
-//! data. Before punching, a reset syncs (as above) so that the reset record, and every record
-//! and byte written before it, is durable before the zone's bytes are gone: a host crash never
-//! brings back a zone whose write pointer covers punched bytes. Punching is best effort (a file
-//! system without it keeps the bytes; reads never see them).
+//! data. Before punching, a reset `fdatasync`s `ZONES`, so the reset record is durable before
+//! the zone's bytes are gone: a host crash never brings back a zone whose write pointer covers
+//! punched bytes (the zone layer flushes before resets, so what made the zone unused is durable
+//! too). Punching is best effort (a file system without it keeps the bytes; reads never see
+//! them).
 //!
 //! Reads return zeros for bytes below the write pointer that were never programmed (the tail a
 //! finish skipped), so bytes from before a reset are never visible.
@@ -78,6 +82,8 @@
 //!
 //! Concurrency: one mutex guards the table, the checker and the records, and is held across the
 //! file I/O of a request, so the order of admissions to a zone is the order of its data writes.
+//! A flush runs its `fdatasync`s without that mutex (flushes are serialized by their own), so
+//! requests are not held up behind it.
 
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, ErrorKind, Read, Write};
@@ -334,20 +340,6 @@ impl Inner {
         self.healthy()
     }
 
-    /// `fdatasync` of `DATA`, then of `ZONES`, each when written since its last sync: every
-    /// acknowledged request becomes durable, no record ahead of its data.
-    fn sync_files(&mut self, data: &File, zones: &File) -> Result<(), DeviceError> {
-        if self.dirty.data {
-            data.sync_data()?;
-            self.dirty.data = false;
-        }
-        if self.dirty.zones {
-            zones.sync_data()?;
-            self.dirty.zones = false;
-        }
-        Ok(())
-    }
-
     fn fail(&mut self, e: &DeviceError) {
         self.failed.get_or_insert_with(|| e.to_string());
     }
@@ -433,6 +425,9 @@ pub struct ZoneFileDevice {
     /// Holds the exclusive lock while the device is open.
     _lock: File,
     inner: Mutex<Inner>,
+    /// Serializes flushes, which run without `inner` held: a flush that finds nothing dirty
+    /// returns only after the flush in progress (which may cover its writes) completed.
+    flushing: Mutex<()>,
 }
 
 impl ZoneFileDevice {
@@ -631,6 +626,7 @@ impl ZoneFileDevice {
             zones,
             _lock: lock,
             inner: Mutex::new(inner),
+            flushing: Mutex::new(()),
         })
     }
 
@@ -740,8 +736,10 @@ impl ZoneFileDevice {
         let kept = s.records.get(zone as usize).map_or(0, |r| r.programmed);
         let committed = s.persist(&self.zones, zone, programmed).and_then(|wrote| {
             if wrote && (s.sync_every_write || op == ZoneOp::Reset) {
-                // A reset's record (and all before it) is durable before its bytes go.
-                s.sync_files(&self.data, &self.zones)?;
+                // A reset's record is durable before its bytes go (a crash never brings back
+                // the zone's old write pointer over punched bytes).
+                self.zones.sync_data()?;
+                s.dirty.zones = false;
             }
             Ok(wrote)
         });
@@ -779,11 +777,27 @@ impl ZoneFileDevice {
     }
 
     pub(crate) fn sync_now(&self) -> Result<(), DeviceError> {
-        // Held so that no record can become durable ahead of its data in between the syncs.
-        let mut guard = self.lock();
-        let s = &mut *guard;
-        s.writable()?;
-        if let Err(e) = s.sync_files(&self.data, &self.zones) {
+        let _flushing = self.flushing.lock().unwrap_or_else(PoisonError::into_inner);
+        // Every write acknowledged before this point is in the page cache; what is dirty now is
+        // flushed below without the device lock, so requests go on meanwhile (a later write
+        // marks its file dirty again for the next flush).
+        let dirty = {
+            let mut s = self.lock();
+            s.writable()?;
+            std::mem::take(&mut s.dirty)
+        };
+        let synced = (|| {
+            if dirty.data {
+                self.data.sync_data()?;
+            }
+            if dirty.zones {
+                self.zones.sync_data()?;
+            }
+            Ok::<(), io::Error>(())
+        })();
+        let mut s = self.lock();
+        if let Err(e) = synced {
+            let e = DeviceError::Io(e);
             s.fail(&e);
             return Err(e);
         }
