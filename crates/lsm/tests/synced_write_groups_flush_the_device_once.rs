@@ -91,3 +91,27 @@ fn the_simulated_ssd_is_never_flushed() {
     assert_eq!(unsynced, 0);
     assert_eq!(dev.stats().syncs, 0);
 }
+
+#[test]
+fn a_memtable_flush_makes_its_manifest_edit_durable() {
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Arc::new(ZoneFileDevice::create(dir.path(), common::profile(64).zones).unwrap());
+    let env = RealEnv::new(1);
+    env.block_on(async {
+        let fs = common::mount(&env, &dev, true).await;
+        let db = Db::open(fs, options()).await.unwrap();
+        for i in 0..100 {
+            db.write(batch(i)).await.unwrap();
+        }
+        let before = dev.stats().syncs;
+        db.flush().await.unwrap();
+        // The MANIFEST edit naming the new SST: one flush before its metadata record (the SST
+        // and the edit's bytes) and one after (the record).
+        assert!(
+            dev.stats().syncs - before >= 2,
+            "flush made {} device flushes",
+            dev.stats().syncs - before
+        );
+        db.close().await.unwrap();
+    });
+}
