@@ -17,7 +17,9 @@
 # Defaults: 100 cycles, seed 1, kills 300-2500 ms after the writer starts, a fresh temporary
 # directory (removed at the end unless --keep or -d). ZONEDB names the binary
 # (default target/release/zonedb, built when missing); PROFILE and SCALE the device geometry
-# (default splitzns-paper at 1/64: 160 zones of 8 MiB).
+# (default splitzns-paper at 1/16: 160 zones of 32 MiB, a sparse 5.4 GB DATA file; the
+# crash workload runs without a zone cleaner, so garbage stays in zones until they hold no
+# live data: 100 cycles fill about 1.3 GB).
 set -euo pipefail
 
 CYCLES=100
@@ -36,7 +38,7 @@ while [ $# -gt 0 ]; do
     --max-ms) MAX_MS=$2; shift 2 ;;
     --check-every) CHECK_EVERY=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "kill-loop: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -44,7 +46,7 @@ done
 
 ZONEDB=${ZONEDB:-target/release/zonedb}
 PROFILE=${PROFILE:-splitzns-paper}
-SCALE=${SCALE:-1/64}
+SCALE=${SCALE:-1/16}
 [ -x "$ZONEDB" ] || cargo build --release
 if [ -z "$DIR" ]; then DIR=$(mktemp -d); fi
 mkdir -p "$DIR"
