@@ -115,3 +115,20 @@ fn a_memtable_flush_makes_its_manifest_edit_durable() {
         db.close().await.unwrap();
     });
 }
+
+#[test]
+fn a_clean_close_flushes_unsynced_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let dev = Arc::new(ZoneFileDevice::create(dir.path(), common::profile(64).zones).unwrap());
+    let env = RealEnv::new(1);
+    env.block_on(async {
+        let fs = common::mount(&env, &dev, true).await;
+        let db = Db::open(fs, options()).await.unwrap();
+        for i in 0..10 {
+            db.write(batch(i)).await.unwrap();
+        }
+        let before = dev.stats().syncs;
+        db.close().await.unwrap();
+        assert!(dev.stats().syncs > before, "close did not flush the device");
+    });
+}
