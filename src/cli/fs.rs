@@ -91,11 +91,12 @@ pub struct Target {
 
 type Fs = ZoneFs<RealEnv, RealDevice>;
 
-/// The device a target names: the block device of --device, or the directory of --dir.
+/// The device a target names: the block device of --device, or the directory of --dir (opened
+/// read-only: `ls`, `df`, `dump` and `fsck` never write to it).
 fn open_target(dir: Option<&Path>, device: Option<&Path>) -> Result<RealDevice, CliError> {
     match (dir, device) {
         (_, Some(path)) => Ok(RealDevice::open_block(path)?),
-        (Some(dir), None) => Ok(RealDevice::File(ZoneFileDevice::open(dir)?)),
+        (Some(dir), None) => Ok(RealDevice::File(ZoneFileDevice::open_read_only(dir)?)),
         (None, None) => Err(CliError::Usage("give --dir DIR or --device PATH".into())),
     }
 }
@@ -188,6 +189,14 @@ pub fn run(cmd: FsCommand) -> Result<ExitCode, CliError> {
         FsCommand::Df(t) => {
             let (_env, fs) = mount(&t)?;
             let s = fs.stats();
+            // What the zones hold on the device: write pointers past zone starts.
+            let g = fs.device().geometry().clone();
+            let zone_written: u64 = fs
+                .device()
+                .report_zones(0, g.zone_count)
+                .iter()
+                .map(|z| z.write_pointer - z.start)
+                .sum();
             if t.json {
                 println!(
                     "{}",
@@ -198,6 +207,7 @@ pub fn run(cmd: FsCommand) -> Result<ExitCode, CliError> {
                         "free_bytes": s.free_bytes,
                         "space_amplification": s.space_amplification,
                         "files": s.files,
+                        "zone_written_bytes": zone_written,
                     }))?
                 );
             } else {
@@ -208,6 +218,7 @@ pub fn run(cmd: FsCommand) -> Result<ExitCode, CliError> {
                 println!("Garbage (all zones): {:.1} MB", mb(s.garbage_bytes));
                 println!("Space amplification: {:.3}", s.space_amplification);
                 println!("Files: {}", s.files);
+                println!("Zones written: {:.1} MB", mb(zone_written));
             }
             Ok(ExitCode::SUCCESS)
         }

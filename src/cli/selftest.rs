@@ -26,7 +26,8 @@ pub struct DeviceTarget {
     /// A Linux host-managed zoned block device, such as /dev/nvme0n1.
     #[arg(long, required_unless_present = "dir", conflicts_with = "dir")]
     pub device: Option<PathBuf>,
-    /// A file-backed zoned device in this directory (created when missing).
+    /// A file-backed zoned device in this directory (created when missing by `selftest` and
+    /// `crashtest write --fresh` only).
     #[arg(long)]
     pub dir: Option<PathBuf>,
     /// Profile of a new file-backed device.
@@ -42,12 +43,20 @@ pub struct DeviceTarget {
 }
 
 impl DeviceTarget {
-    fn open(&self) -> Result<RealDevice, CliError> {
+    /// Opens the device; a missing file-backed one is created only when `create` (a damaged
+    /// one never is: that is an error, and the directory is left as it was).
+    fn open(&self, create: bool) -> Result<RealDevice, CliError> {
         let dev = match (&self.device, &self.dir) {
             (Some(path), _) => RealDevice::open_block(path)?,
             (None, Some(dir)) => match ZoneFileDevice::open(dir) {
                 Ok(d) => RealDevice::File(d),
                 Err(DeviceError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                    if !create {
+                        return Err(CliError::Usage(format!(
+                            "no zone file device in {} (no HEADER there); nothing was created",
+                            dir.display()
+                        )));
+                    }
                     let p = build_profile(&self.profile, &self.scale, None)?;
                     RealDevice::File(ZoneFileDevice::create(dir, p.zones)?)
                 }
@@ -159,7 +168,7 @@ async fn suites<E: Env>(
 
 /// Runs the suites; exit status 1 when one fails.
 pub fn selftest(a: &SelftestArgs) -> Result<ExitCode, CliError> {
-    let dev = Arc::new(a.target.open()?);
+    let dev = Arc::new(a.target.open(true)?);
     let g = dev.geometry().clone();
     println!(
         "zonedb selftest: {} ({} zones of {} MiB, capacity {} MiB, {}/{} open/active, zone append {}), seed {}",
@@ -304,7 +313,7 @@ pub fn crashtest(cmd: &CrashtestCommand) -> Result<ExitCode, CliError> {
 }
 
 fn crash_write(a: &CrashWriteArgs) -> Result<ExitCode, CliError> {
-    let dev = Arc::new(a.run.target.open()?);
+    let dev = Arc::new(a.run.target.open(a.fresh)?);
     let env = RealEnv::new(1);
     let mut log = std::fs::OpenOptions::new()
         .create(true)
@@ -335,7 +344,7 @@ fn crash_verify(a: &CrashVerifyArgs) -> Result<ExitCode, CliError> {
     let text = std::fs::read_to_string(&a.run.ack)
         .map_err(|e| crash_error(format!("{}: {e}", a.run.ack.display())))?;
     let acked = synced_writes::acked_from_log(&text);
-    let dev = Arc::new(a.run.target.open()?);
+    let dev = Arc::new(a.run.target.open(false)?);
     let env = RealEnv::new(1);
     let opts = a.run.target.fs_options();
     let found = env.block_on(async {

@@ -143,6 +143,19 @@ pub struct DeviceStats {
     pub block_erases: u64,
     /// Flash page operations (reads and programs) performed (simulated devices).
     pub page_ops: u64,
+    /// Flush commands ([`ZonedDevice::sync`]) completed. Left out of JSON while 0, so the
+    /// reports of simulations (whose zone layer never flushes a device without a volatile
+    /// write cache) stay as they were.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub syncs: u64,
+}
+
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if signature"
+)]
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A zoned block device: NVMe ZNS semantics, byte offsets, block-aligned requests.
@@ -186,6 +199,13 @@ pub trait ZonedDevice: Send + Sync + 'static {
     /// Makes every completed write durable (a flush command). Simulated devices are durable at
     /// completion; file-backed devices sync their files.
     fn sync(&self) -> impl Future<Output = Result<(), DeviceError>> + Send;
+
+    /// Whether completed writes can still be lost by a power loss (or host crash) until a
+    /// [`ZonedDevice::sync`] (NVMe's Volatile Write Cache bit). The zone layer flushes only
+    /// devices that have one; the simulated SSD's completed writes are durable.
+    fn volatile_write_cache(&self) -> bool {
+        true
+    }
 
     /// Counters so far.
     fn stats(&self) -> DeviceStats;

@@ -322,8 +322,18 @@ impl<E: Env> ZonedDevice for ZnsSsd<E> {
 
     /// A flush: completes when every acknowledged write has left the write buffer.
     fn sync(&self) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        let done = self.lock().engine.flush_done_ns(self.env.now());
+        let done = {
+            let mut s = self.lock();
+            s.stats.syncs += 1;
+            s.engine.flush_done_ns(self.env.now())
+        };
         async move { self.complete(done, (), "after flush").await }
+    }
+
+    /// No: a write completes when it has left the (power-protected) write buffer, and a power
+    /// cycle loses only writes still in flight.
+    fn volatile_write_cache(&self) -> bool {
+        false
     }
 
     fn memory_payload_bytes(&self) -> Option<u64> {

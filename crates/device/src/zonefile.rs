@@ -50,13 +50,31 @@
 //! both returned, so the page cache holds it and a process kill (even SIGKILL) never loses an
 //! acknowledged request. A kill between the two writes loses only the unacknowledged request.
 //!
-//! Power loss: [`ZonedDevice::sync`] makes everything acknowledged durable (`fdatasync` of the
-//! data, then of the zone records). With [`ZoneFileDevice::set_sync_every_write`] each request
-//! is durable when acknowledged (data synced before its record is written, record synced after).
+//! Power loss or host crash: the page cache may write `DATA` and `ZONES` back in any order, so
+//! only what a [`ZonedDevice::sync`] covered is durable. A sync runs `fdatasync` of `DATA`
+//! first and of `ZONES` second (each only when written since the last sync), so the write
+//! pointers it makes durable cover durable data. Between syncs either file may reach the disk
+//! first, so after a host crash a write pointer may cover unsynced bytes (reading as zeros or
+//! old data): the zone layer treats what follows its last flush as a torn tail. The zone layer
+//! flushes once per synced WAL write group, around durable metadata records (MANIFEST syncs,
+//! renames) and before resets. With
+//! [`ZoneFileDevice::set_sync_every_write`] each request is durable when acknowledged (data
+//! synced before its record is written, record synced after).
+//!
+//! Space: a reset punches the zone's range out of `DATA` (`fallocate(PUNCH_HOLE|KEEP_SIZE)`), a
+//! finish the unprogrammed rest of the zone, and opening a device the part of every zone above
+//! its programmed bytes (empty zones hold no blocks), so the file's blocks follow the zones'
+//! data. Before punching, a reset `fdatasync`s `ZONES`, so the reset record is durable before
+//! the zone's bytes are gone: a host crash never brings back a zone whose write pointer covers
+//! punched bytes (the zone layer flushes before resets, so what made the zone unused is durable
+//! too). Punching is best effort (a file system without it keeps the bytes; reads never see
+//! them).
 //!
 //! Reads return zeros for bytes below the write pointer that were never programmed (the tail a
-//! finish skipped), so bytes from before a reset are never visible; the bytes of a reset zone
-//! are left in the file (reads beyond the write pointer are rejected anyway).
+//! finish skipped), so bytes from before a reset are never visible.
+//!
+//! [`ZoneFileDevice::open_read_only`] opens a device without writing anything (inspection
+//! tools): no record is rewritten, nothing is punched, every write and zone operation fails.
 //!
 //! If a `pwrite` or `fdatasync` fails, the zone table may already have advanced past data that
 //! is not in the file, so the device refuses every further request with an I/O error; reopening
@@ -64,6 +82,8 @@
 //!
 //! Concurrency: one mutex guards the table, the checker and the records, and is held across the
 //! file I/O of a request, so the order of admissions to a zone is the order of its data writes.
+//! A flush runs its `fdatasync`s without that mutex (flushes are serialized by their own), so
+//! requests are not held up behind it.
 
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, ErrorKind, Read, Write};
@@ -257,6 +277,25 @@ fn already_exists(dir: &Path) -> DeviceError {
     ))
 }
 
+/// Frees the blocks of `len` bytes at `offset` of `file` (the size stays). Best effort: a file
+/// system without hole punching keeps them, which costs space but never correctness (bytes
+/// above a zone's programmed length are never read).
+#[cfg(target_os = "linux")]
+fn punch_hole(file: &File, offset: u64, len: u64) {
+    use rustix::fs::{FallocateFlags, fallocate};
+    if len > 0 {
+        let _unsupported_or_failed = fallocate(
+            file,
+            FallocateFlags::PUNCH_HOLE | FallocateFlags::KEEP_SIZE,
+            offset,
+            len,
+        );
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn punch_hole(_file: &File, _offset: u64, _len: u64) {}
+
 /// Where a write goes.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Target {
@@ -272,6 +311,10 @@ struct Inner {
     records: Vec<Record>,
     stats: DeviceStats,
     sync_every_write: bool,
+    /// What was written since its last `fdatasync`.
+    dirty: Dirty,
+    /// Opened with [`ZoneFileDevice::open_read_only`].
+    read_only: bool,
     /// Set by a failed write or sync: the table may be ahead of the files.
     failed: Option<String>,
 }
@@ -284,6 +327,17 @@ impl Inner {
                 "zone file device failed earlier and must be reopened: {why}"
             )))),
         }
+    }
+
+    /// Healthy and opened for writing.
+    fn writable(&self) -> Result<(), DeviceError> {
+        if self.read_only {
+            return Err(DeviceError::Io(io::Error::new(
+                ErrorKind::PermissionDenied,
+                "zone file device opened read-only",
+            )));
+        }
+        self.healthy()
     }
 
     fn fail(&mut self, e: &DeviceError) {
@@ -318,6 +372,7 @@ impl Inner {
         }
         zones.write_all_at(&next.encode(zone), u64::from(zone) * RECORD_LEN as u64)?;
         *slot = next;
+        self.dirty.zones = true;
         Ok(true)
     }
 
@@ -349,6 +404,13 @@ impl Inner {
     }
 }
 
+/// Files written since their last `fdatasync`.
+#[derive(Debug, Default, Clone, Copy)]
+struct Dirty {
+    data: bool,
+    zones: bool,
+}
+
 /// A zoned device backed by files in a directory; see the [module docs](self) for the format.
 ///
 /// Open zones come back closed after a reopen, as after a controller power cycle. Dropping the
@@ -363,6 +425,9 @@ pub struct ZoneFileDevice {
     /// Holds the exclusive lock while the device is open.
     _lock: File,
     inner: Mutex<Inner>,
+    /// Serializes flushes, which run without `inner` held: a flush that finds nothing dirty
+    /// returns only after the flush in progress (which may cover its writes) completed.
+    flushing: Mutex<()>,
 }
 
 impl ZoneFileDevice {
@@ -419,7 +484,7 @@ impl ZoneFileDevice {
         header.sync_all()?;
         fs::rename(&tmp, dir.join(HEADER_FILE))?;
         File::open(dir)?.sync_all()?;
-        Self::open_locked(dir, lock)
+        Self::open_locked(dir, lock, false)
     }
 
     /// Opens the device in `dir`, restoring its zones (open zones come back closed).
@@ -436,7 +501,31 @@ impl ZoneFileDevice {
             )));
         }
         let lock = lock_dir(dir)?;
-        Self::open_locked(dir, lock)
+        Self::open_locked(dir, lock, false)
+    }
+
+    /// Opens the device in `dir` for inspection without writing anything to the directory:
+    /// open zones stay open in the persisted records (the in-memory table closes them), nothing
+    /// is punched, and every write, append, zone operation or sync fails with a
+    /// `PermissionDenied` I/O error. Shares the lock with other read-only handles; fails with
+    /// [`DeviceError::Locked`] while a writer has the device open.
+    ///
+    /// # Errors
+    /// As [`ZoneFileDevice::open`]; `NotFound` also when the lock file is missing.
+    pub fn open_read_only(dir: &Path) -> Result<Self, DeviceError> {
+        if !device_exists(dir)? {
+            return Err(DeviceError::Io(io::Error::new(
+                ErrorKind::NotFound,
+                format!("no zone file device in {}", dir.display()),
+            )));
+        }
+        let lock = File::open(dir.join(LOCK_FILE))?;
+        match lock.try_lock_shared() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => return Err(DeviceError::Locked),
+            Err(TryLockError::Error(e)) => return Err(DeviceError::Io(e)),
+        }
+        Self::open_locked(dir, lock, true)
     }
 
     /// Opens the device in `dir` if there is one (its geometry must equal `geometry`), else
@@ -461,11 +550,11 @@ impl ZoneFileDevice {
         Ok(dev)
     }
 
-    fn open_locked(dir: &Path, lock: File) -> Result<Self, DeviceError> {
+    fn open_locked(dir: &Path, lock: File, read_only: bool) -> Result<Self, DeviceError> {
         let geometry = geometry_from_dir(dir)?;
         let zones = OpenOptions::new()
             .read(true)
-            .write(true)
+            .write(!read_only)
             .open(dir.join(ZONES_FILE))?;
         let records_len = u64::from(geometry.zone_count) * RECORD_LEN as u64;
         if zones.metadata()?.len() != records_len {
@@ -483,7 +572,7 @@ impl ZoneFileDevice {
             .collect::<Result<Vec<_>, _>>()?;
         let data = OpenOptions::new()
             .read(true)
-            .write(true)
+            .write(!read_only)
             .open(dir.join(DATA_FILE))?;
         if data.metadata()?.len() != geometry.device_size_bytes() {
             return Err(DeviceError::Corrupt(
@@ -509,11 +598,23 @@ impl ZoneFileDevice {
             records,
             stats: DeviceStats::default(),
             sync_every_write: false,
+            dirty: Dirty::default(),
+            read_only,
             failed: None,
         };
-        // Persist what the restore changed (open zones are closed now).
-        for z in 0..geometry.zone_count {
-            inner.persist(&zones, z, None)?;
+        if !read_only {
+            for z in 0..geometry.zone_count {
+                // Persist what the restore changed (open zones are closed now).
+                inner.persist(&zones, z, None)?;
+                // Free what lies above the programmed bytes: all of an empty zone, and data a
+                // kill left between its pwrite and its record.
+                let programmed = inner.records.get(z as usize).map_or(0, |r| r.programmed);
+                punch_hole(
+                    &data,
+                    geometry.zone_start(z) + programmed,
+                    geometry.zone_size_bytes - programmed,
+                );
+            }
         }
         let Inner { table, checker, .. } = &mut inner;
         checker.check(table, "after open", None);
@@ -525,6 +626,7 @@ impl ZoneFileDevice {
             zones,
             _lock: lock,
             inner: Mutex::new(inner),
+            flushing: Mutex::new(()),
         })
     }
 
@@ -582,7 +684,7 @@ impl ZoneFileDevice {
         let len = data.len() as u64;
         let mut guard = self.lock();
         let s = &mut *guard;
-        s.healthy()?;
+        s.writable()?;
         s.checker.check(&s.table, "before write", None);
         let adm = match target {
             Target::At(offset) => s.table.admit_write(offset, len)?,
@@ -591,8 +693,10 @@ impl ZoneFileDevice {
         let programmed = adm.offset - self.geometry.zone_start(adm.zone) + len;
         let committed = (|| {
             self.data.write_all_at(data, adm.offset)?;
+            s.dirty.data = true;
             if s.sync_every_write {
                 self.data.sync_data()?;
+                s.dirty.data = false;
             }
             if let Some(closed) = adm.auto_closed {
                 s.persist(&self.zones, closed, None)?;
@@ -600,6 +704,7 @@ impl ZoneFileDevice {
             s.persist(&self.zones, adm.zone, Some(programmed))?;
             if s.sync_every_write {
                 self.zones.sync_data()?;
+                s.dirty.zones = false;
             }
             Ok::<(), DeviceError>(())
         })();
@@ -617,7 +722,7 @@ impl ZoneFileDevice {
     pub(crate) fn manage_now(&self, zone: u32, op: ZoneOp) -> Result<(), DeviceError> {
         let mut guard = self.lock();
         let s = &mut *guard;
-        s.healthy()?;
+        s.writable()?;
         s.checker.check(&s.table, "before zone management", None);
         let out = match op {
             ZoneOp::Open => s.table.open(zone)?,
@@ -628,15 +733,34 @@ impl ZoneFileDevice {
             ZoneOp::Offline => s.table.set_offline(zone)?,
         };
         let programmed = (op == ZoneOp::Reset).then_some(0);
+        let kept = s.records.get(zone as usize).map_or(0, |r| r.programmed);
         let committed = s.persist(&self.zones, zone, programmed).and_then(|wrote| {
-            if wrote && s.sync_every_write {
+            if wrote && (s.sync_every_write || op == ZoneOp::Reset) {
+                // A reset's record is durable before its bytes go (a crash never brings back
+                // the zone's old write pointer over punched bytes).
                 self.zones.sync_data()?;
+                s.dirty.zones = false;
             }
-            Ok(())
+            Ok(wrote)
         });
-        if let Err(e) = committed {
-            s.fail(&e);
-            return Err(e);
+        let wrote = match committed {
+            Ok(wrote) => wrote,
+            Err(e) => {
+                s.fail(&e);
+                return Err(e);
+            }
+        };
+        if wrote {
+            let start = self.geometry.zone_start(zone);
+            match op {
+                ZoneOp::Reset => punch_hole(&self.data, start, self.geometry.zone_size_bytes),
+                ZoneOp::Finish => punch_hole(
+                    &self.data,
+                    start + kept,
+                    self.geometry.zone_size_bytes - kept,
+                ),
+                _ => {}
+            }
         }
         if out.changed {
             match op {
@@ -653,15 +777,31 @@ impl ZoneFileDevice {
     }
 
     pub(crate) fn sync_now(&self) -> Result<(), DeviceError> {
-        // Held so that no record can become durable ahead of its data in between the syncs.
+        let _flushing = self.flushing.lock().unwrap_or_else(PoisonError::into_inner);
+        // Every write acknowledged before this point is in the page cache; what is dirty now is
+        // flushed below without the device lock, so requests go on meanwhile (a later write
+        // marks its file dirty again for the next flush).
+        let dirty = {
+            let mut s = self.lock();
+            s.writable()?;
+            std::mem::take(&mut s.dirty)
+        };
+        let synced = (|| {
+            if dirty.data {
+                self.data.sync_data()?;
+            }
+            if dirty.zones {
+                self.zones.sync_data()?;
+            }
+            Ok::<(), io::Error>(())
+        })();
         let mut s = self.lock();
-        s.healthy()?;
-        let synced = self.data.sync_data().and_then(|()| self.zones.sync_data());
         if let Err(e) = synced {
             let e = DeviceError::Io(e);
             s.fail(&e);
             return Err(e);
         }
+        s.stats.syncs += 1;
         Ok(())
     }
 }

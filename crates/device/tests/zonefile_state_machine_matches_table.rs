@@ -304,6 +304,7 @@ fn run(ops: &[Op]) -> Result<(), TestCaseError> {
             Op::Sync => {
                 let d = block_on(dev.sync());
                 prop_assert!(d.is_ok(), "sync: {d:?}");
+                model.stats.syncs += 1;
                 (brief(&d), "Ok".into())
             }
             Op::SyncEveryWrite(on) => {

@@ -115,6 +115,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             g.block_size_bytes,
         );
         dev.write(0, &rec).await?;
+        if dev.volatile_write_cache() {
+            dev.sync().await?;
+        }
         Ok(())
     }
 
@@ -220,6 +223,21 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
 
     pub(crate) fn counters(&self) -> MutexGuard<'_, Counters> {
         self.counters.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Makes every write completed so far durable: a flush of the device when it has a
+    /// volatile write cache ([`ZonedDevice::volatile_write_cache`]), nothing otherwise (the
+    /// simulated SSD). A synced WAL write ([`crate::WritableFile::sync`]) is one flush; a
+    /// `sync`/`fsync` of another file (the MANIFEST) and a rename (`CURRENT`) flush before and
+    /// after their metadata record; zone resets and metadata-log rolls flush first.
+    ///
+    /// # Errors
+    /// Device errors.
+    pub async fn sync_device(&self) -> Result<(), FsError> {
+        if self.dev.volatile_write_cache() {
+            self.dev.sync().await?;
+        }
+        Ok(())
     }
 
     pub(crate) fn check_writable(&self) -> Result<(), FsError> {
@@ -425,7 +443,8 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             }
             id
         };
-        self.persist(
+        // Durable on return (it switches `CURRENT`), with everything written before it.
+        self.persist_durable(
             &mut meta,
             Record::Rename {
                 id,
@@ -457,10 +476,20 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             }
             v
         };
-        let mut result = Ok(());
+        // What made the zones unused (deletes, migrated copies and their records) is durable
+        // before their data goes.
+        let mut result = if victims.is_empty() {
+            Ok(())
+        } else {
+            self.sync_device().await
+        };
         for z in &victims {
             if result.is_ok() {
-                result = self.dev.manage(*z, ZoneOp::Reset).await;
+                result = self
+                    .dev
+                    .manage(*z, ZoneOp::Reset)
+                    .await
+                    .map_err(FsError::from);
                 if result.is_ok() {
                     self.counters().resets += 1;
                 }

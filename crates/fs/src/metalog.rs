@@ -59,7 +59,8 @@ pub(crate) fn superblock_and_snapshot(
 impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     /// Appends `rec` to the metadata log (rolling to a fresh zone when it does not fit: the
     /// roll's snapshot already holds the change). The caller holds the metadata lock and has
-    /// applied the change in memory.
+    /// applied the change in memory. Durable only at the next device flush (a crash may lose
+    /// it, or leave it torn at the log's end, which replay cuts off).
     pub(crate) async fn persist(&self, meta: &mut MetaLog, rec: Record) -> Result<(), FsError> {
         self.check_writable()?;
         let framed = rec.frame(self.block);
@@ -80,6 +81,19 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         c.metadata_bytes += framed.len() as u64;
         c.device_bytes += framed.len() as u64;
         Ok(())
+    }
+
+    /// [`ZoneFs::persist`], durable on return: everything written before (the data the record
+    /// describes included) is flushed before the record is written, and the record after.
+    pub(crate) async fn persist_durable(
+        &self,
+        meta: &mut MetaLog,
+        rec: Record,
+    ) -> Result<(), FsError> {
+        self.check_writable()?;
+        self.sync_device().await?;
+        self.persist(meta, rec).await?;
+        self.sync_device().await
     }
 
     /// Writes a superblock (sequence + 1) and a full snapshot into another metadata zone, then
@@ -124,6 +138,8 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             self.dev.manage(next, ZoneOp::Reset).await?;
         }
         self.dev.write(g.zone_start(next), &head).await?;
+        // The new superblock and snapshot are durable before the old log is reset.
+        self.sync_device().await?;
         let old = meta.zone;
         meta.zone = next;
         meta.sequence += 1;

@@ -133,8 +133,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         })
     }
 
-    /// Persists a file's attributes and the extents added since its last update.
-    pub(crate) async fn persist_file(&self, id: u64) -> Result<(), FsError> {
+    /// Persists a file's attributes and the extents added since its last update; `durable`:
+    /// flushed with its data ([`ZoneFs::persist_durable`]).
+    pub(crate) async fn persist_file(&self, id: u64, durable: bool) -> Result<(), FsError> {
         let mut meta = self.meta.lock().await;
         let rec = {
             let mut s = self.lock();
@@ -150,7 +151,11 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 extents_before: u32::try_from(before).unwrap_or(u32::MAX),
             }
         };
-        self.persist(&mut meta, rec).await
+        if durable {
+            self.persist_durable(&mut meta, rec).await
+        } else {
+            self.persist(&mut meta, rec).await
+        }
     }
 
     /// Takes a zone for a writer; when the device is out of space and a cleaner is configured,
@@ -407,17 +412,19 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
         Ok(())
     }
 
-    /// Writes the buffer to the device. Non-WAL files then persist their new extents; a WAL's
-    /// data is recoverable from its framing without a metadata write.
+    /// Writes the buffer to the device and makes it durable. Non-WAL files then persist their
+    /// new extents (durably, see [`ZoneFs::sync_device`]); a WAL's data is recoverable from its
+    /// framing without a metadata write, so a WAL sync is one device flush.
     ///
     /// # Errors
     /// Device errors, [`FsError::NoSpace`].
     pub async fn sync(&mut self) -> Result<(), FsError> {
         self.flush_buffer().await?;
-        if !self.sparse {
-            self.fs.persist_file(self.id).await?;
+        if self.sparse {
+            self.fs.sync_device().await
+        } else {
+            self.fs.persist_file(self.id, true).await
         }
-        Ok(())
     }
 
     /// `sync`, then persist the metadata for WAL files too.
@@ -426,10 +433,11 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
     /// As [`WritableFile::sync`].
     pub async fn fsync(&mut self) -> Result<(), FsError> {
         self.flush_buffer().await?;
-        self.fs.persist_file(self.id).await
+        self.fs.persist_file(self.id, true).await
     }
 
-    /// Syncs, persists the final metadata and releases the zone.
+    /// Writes the buffer, persists the final metadata and releases the zone. Durable at the
+    /// next device flush (any `sync`/`fsync`, a rename); `fsync` first to make it durable now.
     ///
     /// # Errors
     /// As [`WritableFile::sync`].
@@ -442,7 +450,7 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
                 f.writing = false;
             }
         }
-        self.fs.persist_file(self.id).await?;
+        self.fs.persist_file(self.id, false).await?;
         if let Some(z) = self.zone.take() {
             self.fs.release_zone(z, false).await?;
         }
@@ -481,7 +489,7 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
                 if let Some(f) = fs.lock().files.get_mut(&self.id) {
                     f.meta.active_extent_start = Some(wp);
                 }
-                fs.persist_file(self.id).await?;
+                fs.persist_file(self.id, false).await?;
                 z
             };
             let (wp, remaining) = fs
@@ -527,7 +535,7 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
                 // padding on the device first, a crash would let mount take it for file data.
                 // Mount clips extents that run past the write pointer instead.
                 let full = self.record_piece(zone, wp, piece.len() as u64, extent, n);
-                fs.persist_file(self.id).await?;
+                fs.persist_file(self.id, false).await?;
                 fs.write_piece(zone, wp, &piece).await?;
                 full
             } else {

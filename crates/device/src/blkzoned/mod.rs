@@ -497,9 +497,12 @@ impl BlkZonedDevice {
         }
     }
 
-    /// fdatasync on a block device sends the device a cache flush.
+    /// fdatasync on a block device sends the device a cache flush (the data itself went out
+    /// with O_DIRECT, and zone write pointers are the device's own, durable with the data).
     pub(crate) fn sync_now(&self) -> Result<(), DeviceError> {
-        self.file.sync_data().map_err(DeviceError::Io)
+        self.file.sync_data().map_err(DeviceError::Io)?;
+        self.lock().stats.syncs += 1;
+        Ok(())
     }
 
     /// A zone append through io_uring passthrough, when enabled: the offset assigned.

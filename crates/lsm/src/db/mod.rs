@@ -893,6 +893,8 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
             m.close().await?;
         }
         background::delete_obsolete(&self.inner).await?;
+        // A clean close leaves everything durable (a device flush; free in simulation).
+        self.inner.fs.sync_device().await?;
         self.inner.lock().closed = true;
         Ok(())
     }
