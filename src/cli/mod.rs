@@ -8,6 +8,7 @@ mod fs;
 mod reproduce;
 mod selftest;
 mod store;
+mod torture;
 mod ycsb;
 
 use std::process::ExitCode;
@@ -47,6 +48,9 @@ enum Command {
     /// Synced-write crash workload: `write` (kill it, or cut power) then `verify`.
     #[command(subcommand)]
     Crashtest(Box<selftest::CrashtestCommand>),
+    /// A VOPR-style campaign: each seed derives a configuration and a faulted workload on the
+    /// simulated device; every synced write must survive every crash.
+    Torture(torture::TortureArgs),
 }
 
 /// Errors the CLI reports.
@@ -84,5 +88,6 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Fs(cmd) => fs::run(cmd),
         Command::Selftest(args) => selftest::selftest(&args),
         Command::Crashtest(cmd) => selftest::crashtest(&cmd),
+        Command::Torture(args) => torture::run(&args),
     }
 }

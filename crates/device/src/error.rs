@@ -157,6 +157,15 @@ pub enum DeviceError {
         /// Zone append size limit.
         limit: u64,
     },
+    /// The media could not return the data (NVMe 0x281, Unrecovered Read Error); injected by the
+    /// simulated device's fault plan.
+    #[error("unrecovered read error: {len} bytes at {offset}")]
+    UnrecoveredRead {
+        /// Device byte offset.
+        offset: u64,
+        /// Length in bytes.
+        len: u64,
+    },
     /// An operating-system I/O error (file-backed or Linux devices).
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),
@@ -176,7 +185,7 @@ impl DeviceError {
     pub fn kind(&self) -> DeviceErrorKind {
         match self {
             Self::TooManyActive { .. } | Self::TooManyOpen { .. } => DeviceErrorKind::ResourceLimit,
-            Self::Io(_) => DeviceErrorKind::Io,
+            Self::Io(_) | Self::UnrecoveredRead { .. } => DeviceErrorKind::Io,
             Self::Corrupt(_) => DeviceErrorKind::Corruption,
             Self::InvalidConfig(_) => DeviceErrorKind::InvalidConfig,
             Self::Locked => DeviceErrorKind::Locked,

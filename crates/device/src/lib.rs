@@ -107,7 +107,7 @@ pub use real::RealDevice;
 pub use zone::{ZoneGeometry, ZoneInfo, ZoneState};
 pub use zonefile::ZoneFileDevice;
 
-pub use zns::ZnsSsd;
+pub use zns::{Faults, ZnsSsd};
 
 /// Why a request is issued; device schedulers may order queued work by class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize)]

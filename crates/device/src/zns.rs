@@ -31,9 +31,31 @@ struct State {
     checker: WritePointerChecker,
     /// Bytes actually programmed per zone (a finish moves the write pointer, not this).
     programmed: Vec<u64>,
-    /// Writes not yet complete per zone: (device offset, completion time).
-    in_flight: Vec<std::collections::VecDeque<(u64, u64)>>,
+    /// Writes not yet complete per zone: (device offset, length, completion time).
+    in_flight: Vec<std::collections::VecDeque<(u64, u64, u64)>>,
     stats: DeviceStats,
+    faults: Faults,
+}
+
+/// Faults the simulated device injects (all off by default), for torture campaigns.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Faults {
+    /// One read in this many fails with [`DeviceError::UnrecoveredRead`] (0 = never). Which reads
+    /// fail is a pure function of `seed` and the read's sequence number.
+    pub read_error_one_in: u64,
+    /// A power cycle tears the first lost write of each zone: a block-aligned prefix of it (chosen
+    /// from `seed`, the zone and the offset) survives, as when a controller loses power in the
+    /// middle of programming a request. Off: the whole request is lost.
+    pub torn_writes: bool,
+    /// Seed of the fault choices.
+    pub seed: u64,
+}
+
+/// A 64-bit mix (splitmix64's finalizer): fault choices as a pure function of their inputs.
+fn mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
 }
 
 /// A simulated ZNS SSD.
@@ -61,6 +83,7 @@ impl<E: Env> ZnsSsd<E> {
             in_flight: vec![std::collections::VecDeque::new(); profile.zones.zone_count as usize],
             table,
             stats: DeviceStats::default(),
+            faults: Faults::default(),
         };
         Ok(Self {
             env,
@@ -95,6 +118,16 @@ impl<E: Env> ZnsSsd<E> {
         self.payload.resident_bytes()
     }
 
+    /// Sets the injected faults (read errors, torn writes at power loss); replaces the last plan.
+    pub fn set_faults(&self, faults: Faults) {
+        self.lock().faults = faults;
+    }
+
+    /// The injected faults in force.
+    pub fn faults(&self) -> Faults {
+        self.lock().faults
+    }
+
     /// Media failure injection: the zone turns read-only (then may be taken offline).
     ///
     /// # Errors
@@ -121,11 +154,22 @@ impl<E: Env> ZnsSsd<E> {
         let mut saved = Vec::with_capacity(g.zone_count as usize);
         for info in s.table.report(0, g.zone_count) {
             let z = info.index as usize;
-            let lost_from = s.in_flight[z]
+            let first_lost = s.in_flight[z]
                 .iter()
-                .filter(|&&(_, t)| t > now)
-                .map(|&(off, _)| off)
+                .filter(|&&(_, _, t)| t > now)
+                .map(|&(off, len, _)| (off, len))
                 .min();
+            let lost_from = first_lost.map(|(off, len)| {
+                if !s.faults.torn_writes {
+                    return off;
+                }
+                // A block-aligned prefix of the torn request survives (possibly none or all).
+                let block = g.block_size_bytes.max(1);
+                let blocks = len / block;
+                let kept =
+                    mix(s.faults.seed ^ mix(u64::from(info.index) ^ mix(off))) % (blocks + 1);
+                off + kept * block
+            });
             let (state, wp) = match lost_from {
                 Some(off) if off < info.write_pointer => {
                     let state = if off == info.start {
@@ -174,6 +218,7 @@ impl<E: Env> ZnsSsd<E> {
             programmed,
             stats,
             in_flight,
+            ..
         } = &mut *s;
         checker.check(table, "before write", None);
         let adm = match target {
@@ -186,10 +231,10 @@ impl<E: Env> ZnsSsd<E> {
         let done = engine.write(now, adm.zone, rel, len, g.zone_capacity_bytes);
         programmed[adm.zone as usize] = rel + len;
         let pending = &mut in_flight[adm.zone as usize];
-        while pending.front().is_some_and(|&(_, t)| t <= now) {
+        while pending.front().is_some_and(|&(_, _, t)| t <= now) {
             pending.pop_front();
         }
-        pending.push_back((adm.offset, done));
+        pending.push_back((adm.offset, len, done));
         stats.bytes_written += len;
         stats.writes += 1;
         stats.page_ops = engine.page_ops();
@@ -219,6 +264,13 @@ impl<E: Env> ZonedDevice for ZnsSsd<E> {
             let now = self.env.now();
             let mut s = self.lock();
             let zone = s.table.check_read(offset, len)?;
+            if s.faults.read_error_one_in > 0 {
+                let n = s.stats.reads;
+                if mix(s.faults.seed ^ mix(n)).is_multiple_of(s.faults.read_error_one_in) {
+                    s.stats.reads += 1;
+                    return Err(DeviceError::UnrecoveredRead { offset, len });
+                }
+            }
             let start = s.table.geometry().zone_start(zone);
             let done = s.engine.read(now, zone, offset - start, len);
             s.stats.bytes_read += len;
@@ -272,6 +324,7 @@ impl<E: Env> ZonedDevice for ZnsSsd<E> {
                 programmed,
                 stats,
                 in_flight,
+                ..
             } = &mut *s;
             checker.check(table, "before zone management", None);
             let before = table.info(zone)?;

@@ -21,6 +21,7 @@
     clippy::cast_precision_loss
 )]
 
+mod deadline;
 mod error;
 mod join;
 mod real;
@@ -29,6 +30,7 @@ mod sim;
 
 use std::future::Future;
 
+pub use deadline::until;
 pub use error::SimError;
 pub use join::{JoinError, JoinHandle};
 pub use real::{RealEnv, RealSleep};

@@ -33,6 +33,17 @@ pub enum FsError {
     /// The device is too small or its limits too tight for the layer.
     #[error("unsupported device: {0}")]
     Unsupported(String),
+    /// An earlier write of this open file failed: the data it buffered is lost, so every later
+    /// append, sync or close fails too (nothing is written after the gap).
+    #[error("an earlier write of {file} failed ({cause}); its unsynced data is lost")]
+    WriterFailed {
+        /// The file.
+        file: String,
+        /// The first error.
+        cause: String,
+        /// The first error was a full device.
+        no_space: bool,
+    },
     /// A snapshot of the metadata no longer fits in one metadata zone.
     #[error("metadata snapshot of {needed} bytes exceeds a metadata zone of {capacity} bytes")]
     MetadataTooLarge {
@@ -62,13 +73,15 @@ impl FsError {
     /// The coarse kind.
     pub fn kind(&self) -> FsErrorKind {
         match self {
-            Self::NoSpace | Self::MetadataTooLarge { .. } => FsErrorKind::NoSpace,
+            Self::NoSpace
+            | Self::MetadataTooLarge { .. }
+            | Self::WriterFailed { no_space: true, .. } => FsErrorKind::NoSpace,
             Self::NotFound(_) => FsErrorKind::NotFound,
             Self::Corrupt(_) | Self::NotFormatted => FsErrorKind::Corruption,
             Self::Device(e) if e.kind() == zonedb_device::DeviceErrorKind::Corruption => {
                 FsErrorKind::Corruption
             }
-            Self::Device(_) => FsErrorKind::Io,
+            Self::Device(_) | Self::WriterFailed { .. } => FsErrorKind::Io,
             _ => FsErrorKind::InvalidArgument,
         }
     }

@@ -153,6 +153,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 ZoneState::Full | ZoneState::Offline | ZoneState::ReadOnly => z.start + z.capacity,
                 _ => r.write_pointer,
             };
+            z.failed = matches!(r.state, ZoneState::Offline | ZoneState::ReadOnly);
             z.lifetime = if z.written() == 0 {
                 Lifetime::NotSet
             } else {
@@ -164,15 +165,16 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             };
             z.active = z.written() > 0 && z.remaining() > 0;
         }
+        let (data_end, tail_end) = data_ends(&state, &reports);
         for (_, mut meta) in replayed.files {
             // A read-only mount (fsck, tools) shows the metadata as it is.
             if !opts.read_only {
-                clip_to_write_pointers(&mut meta, &state);
+                clip_to_write_pointers(&mut meta, &state, &data_end);
             }
             state.names.insert(meta.name.clone(), meta.id);
             state.files.insert(meta.id, FileEntry::new(meta));
         }
-        recover_tails(dev.as_ref(), &mut state).await?;
+        recover_tails(dev.as_ref(), &mut state, &tail_end).await?;
         let all: Vec<Extent> = state
             .files
             .values()
@@ -455,13 +457,23 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     }
 
     /// Resets every zone that holds no live data and no writer (ZenFS's `ResetUnusedIOZones`).
+    /// The device reports zone `z` read-only or offline.
+    pub(crate) fn zone_failed_on_device(&self, z: u32) -> bool {
+        self.dev
+            .report_zones(z, 1)
+            .first()
+            .is_some_and(|r| matches!(r.state, ZoneState::Offline | ZoneState::ReadOnly))
+    }
+
     pub(crate) async fn reset_unused_zones(&self) -> Result<(), FsError> {
         let victims: Vec<u32> = {
             let mut s = self.lock();
             let v: Vec<u32> = s
                 .zones
                 .iter()
-                .filter(|z| z.used == 0 && !z.busy && z.written() > 0 && z.readers == 0)
+                .filter(|z| {
+                    z.used == 0 && !z.busy && !z.failed && z.written() > 0 && z.readers == 0
+                })
                 .map(|z| z.index)
                 .collect();
             // Busy until the device has reset them: an allocator that saw them empty before
@@ -484,6 +496,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             self.sync_device().await
         };
         for z in &victims {
+            let mut failed = false;
             if result.is_ok() {
                 result = self
                     .dev
@@ -492,10 +505,19 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                     .map_err(FsError::from);
                 if result.is_ok() {
                     self.counters().resets += 1;
+                } else if self.zone_failed_on_device(*z) {
+                    // The zone went read-only or offline under us: it holds nothing live,
+                    // so it is simply lost capacity, not an error.
+                    failed = true;
+                    result = Ok(());
                 }
             }
             if let Some(a) = self.lock().zone_mut(*z) {
                 a.busy = false;
+                if failed {
+                    a.failed = true;
+                    a.wp = a.start + a.capacity;
+                }
             }
         }
         result?;
@@ -503,6 +525,13 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             self.tokens.notify_waiters();
         }
         Ok(())
+    }
+
+    /// Open and active zone tokens the layer's writers share (the device's limits less the
+    /// [`RESERVED_ZONES`] kept for metadata and cleaning).
+    pub fn io_zone_budget(&self) -> (u32, u32) {
+        let s = self.lock();
+        (s.max_open_io, s.max_active_io)
     }
 
     /// Statistics now.
@@ -613,6 +642,7 @@ impl State {
                 busy: false,
                 active: false,
                 readers: 0,
+                failed: false,
             })
             .collect::<Vec<_>>();
         let io = u32::try_from(zones.len()).unwrap_or(u32::MAX);
@@ -660,7 +690,11 @@ fn check_device<D: ZonedDevice>(dev: &D) -> Result<(), FsError> {
 
 /// Recovers the tails written after the last metadata record of every file that was open for
 /// writing, from the zone write pointers, and closes those files.
-async fn recover_tails<D: ZonedDevice>(dev: &D, state: &mut State) -> Result<(), FsError> {
+async fn recover_tails<D: ZonedDevice>(
+    dev: &D,
+    state: &mut State,
+    data_end: &[u64],
+) -> Result<(), FsError> {
     let g = dev.geometry().clone();
     let tails: Vec<(u64, u64, bool)> = state
         .files
@@ -687,10 +721,27 @@ async fn recover_tails<D: ZonedDevice>(dev: &D, state: &mut State) -> Result<(),
                 .unwrap_or(0)
         });
         let aes = aes.max(known_end);
-        let recovered = if zone.wp > aes {
-            let data = dev
-                .read(aes, zone.wp - aes, IoClass::BackgroundRead)
-                .await?;
+        let mut end = zone
+            .index
+            .checked_sub(state.first_io_zone)
+            .and_then(|i| data_end.get(i as usize))
+            .copied()
+            .unwrap_or(zone.wp);
+        // Never past data another file's metadata owns (defensive: a zone holds one writer's
+        // tail at a time, so a known extent after the tail start ends it).
+        if let Some(next) = state
+            .files
+            .values()
+            .filter(|f| f.meta.id != id)
+            .flat_map(|f| f.meta.extents.iter())
+            .map(|e| e.start / g.block_size_bytes * g.block_size_bytes)
+            .filter(|&s| s >= aes && s < end)
+            .min()
+        {
+            end = next;
+        }
+        let recovered = if end > aes {
+            let data = dev.read(aes, end - aes, IoClass::BackgroundRead).await?;
             recover_tail(aes, &data, sparse, g.block_size_bytes)
         } else {
             Vec::new()
@@ -743,13 +794,15 @@ pub(crate) fn recover_tail(aes: u64, data: &[u8], sparse: bool, block: u64) -> V
 
 /// Drops the part of a file's extents that lies at or past its zone's write pointer (an
 /// extent persisted ahead of its data, lost in a crash), and every extent after it.
-fn clip_to_write_pointers(meta: &mut FileMeta, state: &State) {
+fn clip_to_write_pointers(meta: &mut FileMeta, state: &State, data_end: &[u64]) {
     let mut keep = Vec::with_capacity(meta.extents.len());
+    let first = state.zones.first().map_or(0, |z| z.index);
     for e in &meta.extents {
         let wp = state
             .zone_of(e.start)
-            .and_then(|z| state.zone(z))
-            .map_or(0, |z| z.wp);
+            .and_then(|z| data_end.get(z.checked_sub(first)? as usize))
+            .copied()
+            .unwrap_or(0);
         let end = e.start + e.len;
         if end <= wp {
             keep.push(*e);
@@ -767,6 +820,36 @@ fn clip_to_write_pointers(meta: &mut FileMeta, state: &State) {
         meta.extents = keep;
         meta.size = meta.extents.iter().map(|e| e.len).sum();
     }
+}
+
+/// Where each IO zone's data ends on the device, and where a tail may be recovered up to.
+fn data_ends(state: &State, reports: &[zonedb_device::ZoneInfo]) -> (Vec<u64>, Vec<u64>) {
+    // Where each zone's data ends on the device: the write pointer, also of a zone that
+    // went read-only or offline (the layer counts it full, but nothing past its pointer
+    // was ever written: extents there are clipped; extents below it in an offline zone are
+    // kept, so reads of them fail and fsck reports the loss instead of a silent clip); a
+    // full zone's capacity.
+    let data_end: Vec<u64> = state
+        .zones
+        .iter()
+        .map(|z| match reports.get(z.index as usize) {
+            Some(r) if matches!(r.state, ZoneState::ReadOnly | ZoneState::Offline) => {
+                r.write_pointer
+            }
+            _ => z.wp,
+        })
+        .collect();
+    // Tails are recovered up to the data's end, except in an offline zone (unreadable).
+    let tail_end: Vec<u64> = state
+        .zones
+        .iter()
+        .zip(&data_end)
+        .map(|(z, &end)| match reports.get(z.index as usize) {
+            Some(r) if r.state == ZoneState::Offline => z.start,
+            _ => end,
+        })
+        .collect();
+    (data_end, tail_end)
 }
 
 /// Used by writers: the kind a new file gets from its name.

@@ -66,7 +66,18 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                     });
                 }
                 let wp = reports.get(z as usize).map_or(0, |r| r.write_pointer);
-                if e.start + e.len > wp {
+                if reports
+                    .get(z as usize)
+                    .is_some_and(|r| r.state == zonedb_device::ZoneState::Offline)
+                {
+                    problems.push(Problem {
+                        file: f.name.clone(),
+                        what: format!(
+                            "extent at {} of {} bytes is in zone {z}, which is offline (its data is lost)",
+                            e.start, e.len
+                        ),
+                    });
+                } else if e.start + e.len > wp {
                     problems.push(Problem {
                         file: f.name.clone(),
                         what: format!(
@@ -87,13 +98,30 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 });
             }
         }
+        self.check_zone_accounting(&reports, &mut problems);
+        problems
+    }
+
+    /// The layer's zone accounting against the device's report.
+    fn check_zone_accounting(
+        &self,
+        reports: &[zonedb_device::ZoneInfo],
+        problems: &mut Vec<Problem>,
+    ) {
         for z in self.zone_report() {
             let Some(r) = reports.get(z.index as usize) else {
                 continue;
             };
             let written = z.max_capacity_bytes - z.remaining_bytes;
             let dev_written = r.write_pointer - r.start;
-            if r.state != zonedb_device::ZoneState::Full && written != dev_written {
+            // The layer counts a full, read-only or offline zone as written to its capacity.
+            let counted_full = matches!(
+                r.state,
+                zonedb_device::ZoneState::Full
+                    | zonedb_device::ZoneState::ReadOnly
+                    | zonedb_device::ZoneState::Offline
+            );
+            if !counted_full && written != dev_written {
                 problems.push(Problem {
                     file: String::new(),
                     what: format!(
@@ -112,6 +140,5 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 });
             }
         }
-        problems
     }
 }

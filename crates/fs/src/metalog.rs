@@ -148,12 +148,15 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             c.metadata_bytes += head.len() as u64;
             c.device_bytes += head.len() as u64;
         }
-        if self
-            .dev
-            .report_zones(old, 1)
-            .first()
-            .is_some_and(|i| i.write_pointer != i.start)
-        {
+        // A metadata zone that went read-only keeps its older superblock (replay takes the
+        // newest); it cannot be reset, and need not be.
+        if self.dev.report_zones(old, 1).first().is_some_and(|i| {
+            i.write_pointer != i.start
+                && !matches!(
+                    i.state,
+                    zonedb_device::ZoneState::ReadOnly | zonedb_device::ZoneState::Offline
+                )
+        }) {
             self.dev.manage(old, ZoneOp::Reset).await?;
             self.counters().resets += 1;
         }

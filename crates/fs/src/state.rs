@@ -22,6 +22,9 @@ pub(crate) struct ZoneAcct {
     /// Reads in flight on the zone: it is not reset until they are done (a read that looked
     /// up its extents before cleaning moved them still reads the old place).
     pub(crate) readers: u32,
+    /// The device reports the zone read-only or offline: it is never written, reset or
+    /// cleaned again (its live data, if readable, stays where it is).
+    pub(crate) failed: bool,
 }
 
 impl ZoneAcct {
@@ -40,7 +43,7 @@ impl ZoneAcct {
             remaining_bytes: self.remaining(),
             used_bytes: self.used,
             lifetime: self.lifetime,
-            busy: self.busy,
+            busy: self.busy || self.failed,
         }
     }
 }

@@ -33,6 +33,8 @@ pub struct WritableFile<E: Env, D: ZonedDevice> {
     buf_cap: usize,
     zone: Option<u32>,
     closed: bool,
+    /// The first write error (every later call fails with it).
+    failed: Option<(String, bool)>,
     sst: Option<Box<SstContext>>,
 }
 
@@ -129,6 +131,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             buf_cap,
             zone: None,
             closed: false,
+            failed: None,
             sst: None,
         })
     }
@@ -390,12 +393,13 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
         if self.closed {
             return Err(FsError::InvalidArgument(format!("{} is closed", self.name)));
         }
+        self.check_failed()?;
         self.fs.counters().user_bytes += data.len() as u64;
         let mut rest = data;
         // Whole buffers of an empty buffer go out without being copied into it.
         if self.buf.is_empty() && rest.len() >= self.buf_cap {
             let n = rest.len() - rest.len() % self.buf_cap;
-            self.write_out(&rest[..n]).await?;
+            self.write_out_or_fail(&rest[..n]).await?;
             rest = &rest[n..];
         }
         while !rest.is_empty() {
@@ -404,12 +408,34 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
             rest = &rest[n..];
             if self.buf.len() == self.buf_cap {
                 let chunk = std::mem::take(&mut self.buf);
-                self.write_out(&chunk).await?;
+                self.write_out_or_fail(&chunk).await?;
                 self.buf = chunk;
                 self.buf.clear();
             }
         }
         Ok(())
+    }
+
+    /// Fails with the first write error, once there was one.
+    fn check_failed(&self) -> Result<(), FsError> {
+        match &self.failed {
+            None => Ok(()),
+            Some((cause, no_space)) => Err(FsError::WriterFailed {
+                file: self.name.clone(),
+                cause: cause.clone(),
+                no_space: *no_space,
+            }),
+        }
+    }
+
+    /// [`Self::write_out`], remembering a failure: the bytes are gone from the buffer, so
+    /// nothing may be written after them.
+    async fn write_out_or_fail(&mut self, data: &[u8]) -> Result<(), FsError> {
+        let r = self.write_out(data).await;
+        if let Err(e) = &r {
+            self.failed = Some((e.to_string(), e.kind() == crate::FsErrorKind::NoSpace));
+        }
+        r
     }
 
     /// Writes the buffer to the device and makes it durable. Non-WAL files then persist their
@@ -462,11 +488,12 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
         if self.closed {
             return Err(FsError::InvalidArgument(format!("{} is closed", self.name)));
         }
+        self.check_failed()?;
         if self.buf.is_empty() {
             return Ok(());
         }
         let chunk = std::mem::take(&mut self.buf);
-        self.write_out(&chunk).await?;
+        self.write_out_or_fail(&chunk).await?;
         self.buf = chunk;
         self.buf.clear();
         Ok(())
@@ -594,6 +621,7 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
             z.wp += piece_len;
             z.used += n;
         }
+        let full = s.zone(zone).is_none_or(|z| z.remaining() == 0);
         if let Some(f) = s.files.get_mut(&self.id) {
             let merged = match f.meta.extents.last_mut() {
                 Some(last)
@@ -617,9 +645,11 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
             f.meta.size += n;
             // The tail to recover after a crash starts after the last extent known in memory,
             // so a snapshot taken by a metadata roll never makes mount add an extent twice.
-            f.meta.active_extent_start = Some(wp + piece_len);
+            // A piece that fills the zone leaves no tail in it: its end is the next zone's
+            // start, and a tail recovered from there would take another file's data.
+            f.meta.active_extent_start = if full { None } else { Some(wp + piece_len) };
         }
-        s.zone(zone).is_none_or(|z| z.remaining() == 0)
+        full
     }
 }
 

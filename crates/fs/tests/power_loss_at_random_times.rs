@@ -4,10 +4,7 @@
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
 use std::collections::BTreeMap;
-use std::future::Future;
-use std::pin::pin;
 use std::sync::{Arc, Mutex};
-use std::task::Poll;
 
 use zonedb_device::payload::Payload;
 use zonedb_device::{Profile, ZnsSsd};
@@ -50,20 +47,6 @@ fn opts(seed: u64) -> FsOptions {
         cleaner,
         ..FsOptions::default()
     }
-}
-
-/// Runs `f` until it finishes or virtual time reaches `deadline`, whichever is first.
-async fn until<E: Env, F: Future<Output = ()>>(env: &E, deadline: u64, f: F) {
-    let mut f = pin!(f);
-    let mut t = pin!(env.sleep_until(deadline));
-    std::future::poll_fn(|cx| {
-        if f.as_mut().poll(cx).is_ready() || t.as_mut().poll(cx).is_ready() {
-            Poll::Ready(())
-        } else {
-            Poll::Pending
-        }
-    })
-    .await;
 }
 
 async fn writer(fs: Arc<ZoneFs<SimEnv, ZnsSsd<SimEnv>>>, model: Shared, task: u64, seed: u64) {
@@ -167,7 +150,7 @@ fn crash_once(seed: u64, crash_at: u64) -> (u64, usize, usize, u64) {
                     writer(fs.clone(), model2.clone(), task, seed),
                 ));
             }
-            until(&env2, crash_at, async move {
+            zonedb_env::until(&env2, crash_at, async move {
                 for h in hs {
                     let _ = h.await;
                 }

@@ -30,5 +30,6 @@ pub mod reproduce;
 #[cfg(feature = "rocksdb")]
 pub mod rocksdb_peer;
 pub mod scenario;
+pub mod torture;
 pub mod verify;
 pub mod ycsb;

@@ -7,10 +7,7 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::future::Future;
-use std::pin::pin;
 use std::sync::{Arc, Mutex};
-use std::task::Poll;
 
 use zonedb_device::ZnsSsd;
 use zonedb_env::{Env, SimConfig, SimEnv, SimRng};
@@ -25,19 +22,6 @@ struct Log {
     ops: Vec<Op>,
     /// Number of ops acknowledged when the last synced write was acknowledged.
     synced_prefix: usize,
-}
-
-async fn until<E: Env, F: Future<Output = ()>>(env: &E, deadline: u64, f: F) {
-    let mut f = pin!(f);
-    let mut t = pin!(env.sleep_until(deadline));
-    std::future::poll_fn(|cx| {
-        if f.as_mut().poll(cx).is_ready() || t.as_mut().poll(cx).is_ready() {
-            Poll::Ready(())
-        } else {
-            Poll::Pending
-        }
-    })
-    .await;
 }
 
 async fn writer(db: Db<SimEnv, ZnsSsd<SimEnv>>, log: Arc<Mutex<Log>>, seed: u64) {
@@ -87,7 +71,7 @@ fn crash_once(seed: u64, crash_at: u64) -> u64 {
             let fs = common::mount(&e2, &d2, true).await;
             let db = Db::open(fs, common::small_options()).await.unwrap();
             let h = e2.spawn("writer", writer(db.clone(), l2, seed));
-            until(&e2, crash_at, async move {
+            zonedb_env::until(&e2, crash_at, async move {
                 let _ = h.await;
             })
             .await;

@@ -346,10 +346,14 @@ async fn install<E: Env, D: ZonedDevice>(
             snap.last_sequence = Some(st.last_seq);
             (n, snap)
         };
-        let new = ManifestWriter::create(&inner.fs, number, &snap).await?;
-        let old = std::mem::replace(mw, new);
+        // The old MANIFEST is complete (the edit above is in it): close it first, so the
+        // roll holds one open zone, not three (old, new and CURRENT's temporary file), which
+        // on a device with few open zones waited forever for a token the roll itself held.
+        // Until CURRENT names the new one, the old one stays the database's MANIFEST.
+        let old = m.take().ok_or(LsmError::Closed)?;
         let old_name = crate::version::manifest::manifest_name(old.number);
         old.close().await?;
+        *m = Some(ManifestWriter::create(&inner.fs, number, &snap).await?);
         inner.fs.delete(&old_name).await?;
     }
     {

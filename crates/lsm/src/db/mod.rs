@@ -85,6 +85,9 @@ pub(crate) struct State {
     pub(crate) compactions_running: u32,
     pub(crate) pending_compaction_bytes: u64,
     pub(crate) bg_error: Option<BackgroundError>,
+    /// A WAL write, sync or close failed: acknowledged writes it held may be lost, so no
+    /// close is clean after it.
+    pub(crate) wal_error: Option<BackgroundError>,
     pub(crate) closing: bool,
     pub(crate) closed: bool,
     pub(crate) next_job: u64,
@@ -110,6 +113,7 @@ impl State {
             compactions_running: 0,
             pending_compaction_bytes: 0,
             bg_error: None,
+            wal_error: None,
             closing: false,
             closed: false,
             next_job: 1,
@@ -268,6 +272,37 @@ struct Recovered {
 }
 
 /// Rebuilds the version from the MANIFEST (an empty one for a new database).
+/// Open zones the engine needs for writing: the WAL's, the MANIFEST's (held while it is
+/// open), one for everything else (a flush or compaction output, CURRENT), and the slot LIZA
+/// keeps for the WAL (other writers may use all but one). With fewer, a flush waits for a
+/// token that the WAL and the MANIFEST never give back.
+pub const MIN_IO_OPEN_ZONES: u32 = 4;
+/// Active zones the engine needs for writing: the WAL's, the MANIFEST's and one more (zones
+/// no writer holds can be finished to free theirs).
+pub const MIN_IO_ACTIVE_ZONES: u32 = 3;
+
+/// Refuses a file layer whose open or active zone budget is too small for the engine (a
+/// read-only mount writes nothing and needs none).
+fn check_zone_budget<E: Env, D: ZonedDevice>(fs: &ZoneFs<E, D>) -> Result<(), LsmError> {
+    if fs.options().read_only {
+        return Ok(());
+    }
+    let (open, active) = fs.io_zone_budget();
+    for (what, n, min) in [
+        ("open", open, MIN_IO_OPEN_ZONES),
+        ("active", active, MIN_IO_ACTIVE_ZONES),
+    ] {
+        if n < min {
+            return Err(LsmError::InvalidArgument(format!(
+                "the device allows {n} {what} zones for data (after {} reserved); the engine needs at least {min}: use a device with max {what} zones >= {}",
+                zonedb_fs::RESERVED_ZONES,
+                min + zonedb_fs::RESERVED_ZONES
+            )));
+        }
+    }
+    Ok(())
+}
+
 async fn recover_version<E: Env, D: ZonedDevice>(
     fs: &Arc<ZoneFs<E, D>>,
     opts: &DbOptions,
@@ -586,6 +621,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
     pub async fn open_with(fs: Arc<ZoneFs<E, D>>, cfg: DbConfig) -> Result<Self, LsmError> {
         let opts = cfg.options.clone();
         opts.validate()?;
+        check_zone_budget(&fs)?;
         let env = fs.env().clone();
         let graveyard: Graveyard = Arc::default();
         let Recovered {
@@ -885,18 +921,36 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
             !st.flush_running && st.compactions_running == 0
         })
         .await;
+        // Everything is closed even when a step fails; the first failure is returned (a WAL
+        // that failed earlier fails here: acknowledged writes it buffered were lost, so the
+        // close is not clean).
+        let mut first: Result<(), LsmError> = Ok(());
+        let keep = |first: &mut Result<(), LsmError>, r: Result<(), LsmError>| {
+            if first.is_ok() {
+                *first = r;
+            }
+        };
         let mut w = self.inner.writer.lock().await;
         if let Some(f) = w.file.take() {
-            f.close().await?;
+            keep(&mut first, f.close().await.map_err(LsmError::from));
         }
         if let Some(m) = self.inner.manifest.lock().await.take() {
-            m.close().await?;
+            keep(&mut first, m.close().await);
         }
-        background::delete_obsolete(&self.inner).await?;
+        if first.is_ok() {
+            keep(&mut first, background::delete_obsolete(&self.inner).await);
+        }
         // A clean close leaves everything durable (a device flush; free in simulation).
-        self.inner.fs.sync_device().await?;
-        self.inner.lock().closed = true;
-        Ok(())
+        keep(
+            &mut first,
+            self.inner.fs.sync_device().await.map_err(LsmError::from),
+        );
+        let mut st = self.inner.lock();
+        st.closed = true;
+        if let Some(e) = &st.wal_error {
+            keep(&mut first, Err(LsmError::Background(e.clone())));
+        }
+        first
     }
 
     /// Why the database refuses writes, if it does: a background flush or compaction failed,

@@ -206,9 +206,14 @@ async fn commit_group<E: Env, D: ZonedDevice>(
             w.log.add_record(b.data(), &mut buf);
         }
         wal_bytes = buf.len() as u64;
-        f.append(&buf).await?;
-        if want_sync {
-            f.sync().await?;
+        let mut r = f.append(&buf).await;
+        if r.is_ok() && want_sync {
+            r = f.sync().await;
+        }
+        if let Err(e) = r {
+            // The WAL has a gap now (and earlier acknowledged, unsynced writes may be in it):
+            // like RocksDB, stop taking writes; the store stays readable.
+            return Err(wal_failed(inner, e.into()));
         }
     }
     inner
@@ -301,6 +306,20 @@ async fn make_room<E: Env, D: ZonedDevice>(
 
 /// Makes the memtable immutable and starts a new one with a new WAL (unless it is empty and
 /// `only_if_nonempty`... an empty memtable is never switched).
+/// Records a failed WAL write, sync or close: writes stop (a background error, as in RocksDB;
+/// the store stays readable) and no later close counts as clean.
+fn wal_failed<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>, e: LsmError) -> LsmError {
+    let b = BackgroundError::from(&e);
+    let mut st = inner.lock();
+    if st.bg_error.is_none() {
+        st.bg_error = Some(b.clone());
+    }
+    st.wal_error.get_or_insert(b);
+    drop(st);
+    inner.bg_done.notify_waiters();
+    e
+}
+
 pub(crate) async fn switch_memtable<E: Env, D: ZonedDevice>(
     inner: &Arc<Inner<E, D>>,
     w: &mut WalWriter<E, D>,
@@ -320,8 +339,13 @@ pub(crate) async fn switch_memtable<E: Env, D: ZonedDevice>(
         inner.hint(&Hint::wal_created(number));
         Some(f)
     };
-    if let Some(old) = w.file.take() {
-        old.close().await?;
+    if let Some(old) = w.file.take()
+        && let Err(e) = old.close().await
+    {
+        // The old WAL holds the memtable's writes and could not be completed: no write
+        // may be acknowledged without a WAL, so writes stop here.
+        w.file = new_file;
+        return Err(wal_failed(inner, e.into()));
     }
     w.file = new_file;
     w.log = LogWriter::new();
