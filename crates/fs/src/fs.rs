@@ -429,21 +429,30 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         if !self.exists(from) {
             return Err(FsError::NotFound(from.to_owned()));
         }
-        if self.exists(to) {
-            self.delete(to).await?;
-        }
         let mut meta = self.meta.lock().await;
-        let id = {
+        let (id, replaced) = {
             let mut s = self.lock();
+            if let Some(&old) = s.names.get(to)
+                && s.files.get(&old).is_some_and(|f| f.writing)
+            {
+                return Err(FsError::Busy(to.to_owned()));
+            }
             let id = s
                 .names
                 .remove(from)
                 .ok_or_else(|| FsError::NotFound(from.to_owned()))?;
-            s.names.insert(to.to_owned(), id);
+            // The file called `to` goes with the same record (replay drops it too): one
+            // record, so a crash leaves either the old `to` or the new one, never neither.
+            let replaced = s.names.insert(to.to_owned(), id);
+            if let Some(old) = replaced
+                && let Some(f) = s.files.remove(&old)
+            {
+                s.account_extents(&f.meta.extents, false);
+            }
             if let Some(f) = s.files.get_mut(&id) {
                 to.clone_into(&mut f.meta.name);
             }
-            id
+            (id, replaced.is_some())
         };
         // Durable on return (it switches `CURRENT`), with everything written before it.
         self.persist_durable(
@@ -453,7 +462,12 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 name: to.to_owned(),
             },
         )
-        .await
+        .await?;
+        drop(meta);
+        if replaced {
+            self.reset_unused_zones().await?;
+        }
+        Ok(())
     }
 
     /// Resets every zone that holds no live data and no writer (ZenFS's `ResetUnusedIOZones`).

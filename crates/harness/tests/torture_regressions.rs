@@ -96,3 +96,16 @@ fn a_read_error_in_a_background_job_stops_writes_until_reopen() {
 fn data_zone_faults_without_metadata_zone_faults() {
     replay(141, &["read-only zones true"]);
 }
+
+/// Renaming the new `CURRENT` over the old one was a delete record, a zone reset, then the
+/// rename record: a power loss in between left no `CURRENT`, the store reopened empty and the
+/// stale-file sweep deleted every SST (found by `zonedb torture --seeds 10000`).
+#[test]
+fn replacing_current_is_one_record_so_a_power_loss_never_loses_the_database() {
+    replay(3163, &["cleaner greedy", "torn true"]);
+    replay(4676, &["placement caza", "fills the device"]);
+    replay(6394, &["torn false", "read errors 1/100"]);
+    replay(8277, &["static levels", "fills the device"]);
+    replay(8972, &["offline zones true"]);
+    replay(9242, &["block 1024 B"]);
+}
