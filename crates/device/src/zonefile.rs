@@ -197,6 +197,28 @@ struct Record {
     generation: u64,
 }
 
+/// Decoder entry points for fuzzing and the corpus replay test: arbitrary bytes in, never a
+/// panic out (an error is fine).
+pub mod fuzz {
+    use super::{RECORD_LEN, Record, decode_header};
+
+    /// Decodes `data` as a `HEADER` file.
+    pub fn header(data: &[u8]) {
+        let _ = decode_header(data);
+    }
+
+    /// Decodes `data` as a `ZONES` file: one record per 64-byte slot.
+    pub fn zone_records(data: &[u8]) {
+        for (z, chunk) in data.chunks_exact(RECORD_LEN).enumerate() {
+            if let Ok(b) = <&[u8; RECORD_LEN]>::try_from(chunk)
+                && let Ok(r) = Record::decode(u32::try_from(z).unwrap_or(u32::MAX), b)
+            {
+                let _ = r.same_state(&r);
+            }
+        }
+    }
+}
+
 impl Record {
     fn encode(&self, zone: u32) -> [u8; RECORD_LEN] {
         let mut b = [0u8; RECORD_LEN];

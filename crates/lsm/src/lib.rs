@@ -26,6 +26,7 @@ pub mod compaction;
 pub mod cost;
 pub mod db;
 mod error;
+pub mod fuzz;
 pub mod hints;
 pub mod key;
 pub mod log_format;
