@@ -17,7 +17,28 @@ use clap::Parser;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// A closed stdout (`zonedb fs ls --json | head`) ends the process quietly with the shell's
+/// SIGPIPE status, as other Unix tools do, instead of a panic report: Rust ignores SIGPIPE,
+/// so `println!` panics with a broken-pipe error, and this crate forbids the `unsafe` that
+/// restoring the signal's default would take.
+fn exit_quietly_on_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.starts_with("failed printing to stdout") && msg.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default(info);
+    }));
+}
+
 fn main() -> ExitCode {
+    exit_quietly_on_broken_pipe();
     let args = cli::Cli::parse();
     match cli::run(args) {
         Ok(code) => code,

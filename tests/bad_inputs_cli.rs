@@ -149,3 +149,89 @@ fn bad_ycsb_properties_exit_2_naming_the_property() {
         "proportions",
     );
 }
+
+fn zonedb(args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_zonedb"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A device without a file system: each command names the fix that applies to it (not a
+/// generic "run mkfs" where `--fresh` is the fix), and nothing is written to the device.
+#[test]
+fn a_device_without_a_file_system_names_the_fix_for_each_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("dev");
+    let p = zonedb_device::Profile::by_name("splitzns-paper")
+        .unwrap()
+        .scaled(64)
+        .unwrap();
+    drop(zonedb_device::ZoneFileDevice::create(&d, p.zones).unwrap());
+    let d = d.to_str().unwrap();
+    let ack = tmp.path().join("ack");
+    let ack = ack.to_str().unwrap();
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &[
+                "crashtest",
+                "write",
+                "--dir",
+                d,
+                "--ack",
+                ack,
+                "--count",
+                "1",
+            ],
+            "add --fresh to format it",
+        ),
+        (
+            &["crashtest", "verify", "--dir", d, "--ack", ack],
+            "nothing to verify",
+        ),
+        (&["fs", "df", "--dir", d], "zonedb fs mkfs"),
+        (
+            &[
+                "bench",
+                "--mode",
+                "real",
+                "--db",
+                d,
+                "--use_existing_db",
+                "--benchmarks",
+                "readseq",
+            ],
+            "run without it",
+        ),
+    ];
+    std::fs::write(tmp.path().join("ack"), "").unwrap();
+    for (args, want) in cases {
+        let (code, err) = zonedb(args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.contains("no ZoneDB file system"), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: want '{want}': {err}");
+    }
+}
+
+/// A device directory missing its zone-state file: the error names the file.
+#[test]
+fn a_missing_zones_file_is_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("dev");
+    let d = d.to_str().unwrap();
+    let (code, err) = zonedb(&["fs", "mkfs", "--dir", d]);
+    assert_eq!(code, Some(0), "{err}");
+    std::fs::remove_file(tmp.path().join("dev").join("ZONES")).unwrap();
+    for args in [
+        &["fs", "fsck", "--dir", d][..],
+        &["bench", "--mode", "real", "--db", d, "--use_existing_db"][..],
+    ] {
+        let (code, err) = zonedb(args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.contains("ZONES"), "{args:?}: {err}");
+    }
+}

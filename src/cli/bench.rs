@@ -253,8 +253,13 @@ async fn run_list<E: Env, D: ZonedDevice>(
     if fresh_first {
         ZoneFs::<E, D>::mkfs(dev.as_ref(), 0).await?;
     }
-    let mut fs = ZoneFs::mount(env.clone(), dev.clone(), fs_options(&a.store)?).await?;
+    let mut fs = ZoneFs::mount(env.clone(), dev.clone(), fs_options(&a.store)?)
+        .await
+        .map_err(super::mount_error(
+            "nothing to reuse with --use_existing_db; run without it to create a database",
+        ))?;
     let mut db = Db::open(fs.clone(), opts.clone()).await.map_err(lsm)?;
+    super::report_wal_recovery(db.wal_recovery());
     if let Some(l) = &cfg.verify {
         l.reset(fresh_first).await;
     }
@@ -273,6 +278,7 @@ async fn run_list<E: Env, D: ZonedDevice>(
                 ZoneFs::<E, D>::mkfs(dev.as_ref(), 0).await?;
                 fs = ZoneFs::mount(env.clone(), dev.clone(), fs_options(&a.store)?).await?;
                 db = Db::open(fs.clone(), opts.clone()).await.map_err(lsm)?;
+                super::report_wal_recovery(db.wal_recovery());
                 if let Some(l) = &cfg.verify {
                     l.reset(true).await;
                 }

@@ -108,7 +108,11 @@ fn mount(t: &Target) -> Result<(RealEnv, Arc<Fs>), CliError> {
         read_only: true,
         ..FsOptions::default()
     };
-    let fs = env.block_on(ZoneFs::mount(env.clone(), dev, opts))?;
+    let fs = env
+        .block_on(ZoneFs::mount(env.clone(), dev, opts))
+        .map_err(super::mount_error(
+            "format it with `zonedb fs mkfs` (which erases the device)",
+        ))?;
     Ok((env, fs))
 }
 
@@ -235,14 +239,61 @@ pub fn run(cmd: FsCommand) -> Result<ExitCode, CliError> {
         }
         FsCommand::FillDelete(a) => fill_delete(&a),
         FsCommand::Fsck(t) => {
-            let (_env, fs) = mount(&t)?;
-            let problems = fs.fsck();
+            let (env, fs) = mount(&t)?;
+            let mut problems = fs.fsck();
+            // The engine's logs, read as an open would: damage in the middle of a WAL or a
+            // MANIFEST is a problem (an open drops what follows it, or refuses); a torn tail,
+            // a write a crash cut short before it was synced, is only a note.
+            let mut notes = Vec::new();
+            for name in fs.list() {
+                if !(name.ends_with(".log") || name.starts_with("MANIFEST-")) {
+                    continue;
+                }
+                let data = match env.block_on(fs.read_all(&name)) {
+                    Ok(d) => d,
+                    Err(e) => {
+                        // Already reported above when its extents are the cause.
+                        problems.push(zonedb_fs::fsck::Problem {
+                            file: name.clone(),
+                            what: format!("unreadable: {e}"),
+                        });
+                        continue;
+                    }
+                };
+                for d in zonedb_lsm::db::wal_recovery::check_log(&name, &data) {
+                    let what = format!(
+                        "offset {}: {}{}",
+                        d.offset,
+                        d.what,
+                        d.bytes_not_replayed
+                            .map(|n| format!(" ({n} bytes from there to the end)"))
+                            .unwrap_or_default()
+                    );
+                    if d.torn_tail {
+                        notes.push(zonedb_fs::fsck::Problem {
+                            file: name.clone(),
+                            what: format!("{what}: torn tail, dropped at open"),
+                        });
+                    } else {
+                        problems.push(zonedb_fs::fsck::Problem {
+                            file: name.clone(),
+                            what: format!(
+                                "{what}: damaged log; an open drops or refuses what follows \
+                                 (wal_recovery_mode)"
+                            ),
+                        });
+                    }
+                }
+            }
             if t.json {
                 println!(
                     "{}",
-                    serde_json::to_string_pretty(&json!({"problems": problems}))?
+                    serde_json::to_string_pretty(&json!({"problems": problems, "notes": notes}))?
                 );
             } else if problems.is_empty() {
+                for n in &notes {
+                    println!("note: {}: {}", n.file, n.what);
+                }
                 println!("zonedb fs fsck: clean ({} files)", fs.files().len());
             } else {
                 for p in &problems {

@@ -76,6 +76,23 @@ pub enum CliError {
     Output(#[from] serde_json::Error),
 }
 
+/// A mount error with the fix for this command spelled out: a device without a file system
+/// says what to run (`hint`, such as "add --fresh to format it"), not a generic "run mkfs".
+pub fn mount_error(hint: &'static str) -> impl Fn(zonedb_fs::FsError) -> CliError {
+    move |e| match e {
+        zonedb_fs::FsError::NotFormatted => CliError::Usage(format!("{e}: {hint}")),
+        e => CliError::Fs(e),
+    }
+}
+
+/// Says on stderr what an open's WAL replay dropped (nothing when it dropped nothing): a
+/// damaged WAL is tolerated as `wal_recovery_mode` says, never silently.
+pub fn report_wal_recovery(r: &zonedb_lsm::WalRecovery) {
+    for line in r.to_string().lines() {
+        eprintln!("zonedb: {line}");
+    }
+}
+
 /// Runs the parsed command.
 pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
     match cli.command {

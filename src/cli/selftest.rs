@@ -326,8 +326,11 @@ fn crash_write(a: &CrashWriteArgs) -> Result<ExitCode, CliError> {
         if fresh {
             ZoneFs::<RealEnv, RealDevice>::mkfs(dev.as_ref(), 0).await?;
         }
-        let fs = ZoneFs::mount(env.clone(), dev.clone(), opts).await?;
+        let fs = ZoneFs::mount(env.clone(), dev.clone(), opts)
+            .await
+            .map_err(super::mount_error("add --fresh to format it"))?;
         let db = Db::open(fs, crash_options()).await.map_err(crash_error)?;
+        super::report_wal_recovery(db.wal_recovery());
         for i in 0..a.count {
             let b = synced_writes::op(&a.run.prefix, i, a.run.value_size);
             db.write_sync(b).await.map_err(crash_error)?;
@@ -348,10 +351,15 @@ fn crash_verify(a: &CrashVerifyArgs) -> Result<ExitCode, CliError> {
     let env = RealEnv::new(1);
     let opts = a.run.target.fs_options();
     let found = env.block_on(async {
-        let fs = ZoneFs::mount(env.clone(), dev.clone(), opts).await?;
+        let fs = ZoneFs::mount(env.clone(), dev.clone(), opts)
+            .await
+            .map_err(super::mount_error(
+                "nothing to verify (was `crashtest write --fresh` run on it?)",
+            ))?;
         let db = Db::open(fs.clone(), crash_options())
             .await
             .map_err(crash_error)?;
+        super::report_wal_recovery(db.wal_recovery());
         let start = a.run.prefix.as_bytes().to_vec();
         let mut end = start.clone();
         end.push(0xFF);

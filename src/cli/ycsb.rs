@@ -64,10 +64,15 @@ impl StoreJob for YcsbJob<'_> {
             ZoneFs::<E, D>::mkfs(dev.as_ref(), 0).await?;
         }
         let opts = engine_options(&a.engine, !fresh)?;
-        let fs = ZoneFs::mount(env.clone(), dev.clone(), fs_options(&a.store)?).await?;
+        let fs = ZoneFs::mount(env.clone(), dev.clone(), fs_options(&a.store)?)
+            .await
+            .map_err(super::mount_error(
+                "nothing to reuse with --use_existing_db; run without it to create a database",
+            ))?;
         let lsm = |e: zonedb_lsm::LsmError| CliError::Usage(format!("engine: {e}"));
         let harness = |e: zonedb_harness::db_bench::HarnessError| CliError::Usage(e.to_string());
         let db = Db::open(fs.clone(), opts).await.map_err(lsm)?;
+        super::report_wal_recovery(db.wal_recovery());
         let mut out = Vec::new();
         if self.load {
             let progress = zonedb_harness::db_bench::ProgressCounter::default();

@@ -263,7 +263,7 @@ impl Record {
 /// [`DeviceError::Io`] when the header cannot be read (`NotFound` when there is no device),
 /// [`DeviceError::Corrupt`] when it is damaged or of another format.
 pub fn geometry_from_dir(dir: &Path) -> Result<ZoneGeometry, DeviceError> {
-    let f = File::open(dir.join(HEADER_FILE))?;
+    let f = open_part(dir, HEADER_FILE, false)?;
     let mut bytes = Vec::with_capacity(HEADER_LEN);
     // Read at most one byte more than a valid header, so a huge file costs nothing.
     f.take(HEADER_LEN as u64 + 1).read_to_end(&mut bytes)?;
@@ -276,6 +276,26 @@ pub fn geometry_from_dir(dir: &Path) -> Result<ZoneGeometry, DeviceError> {
 /// [`DeviceError::Io`] when the directory cannot be inspected.
 pub fn device_exists(dir: &Path) -> Result<bool, DeviceError> {
     Ok(dir.join(HEADER_FILE).try_exists()?)
+}
+
+/// Opens one of the device's files, naming it in the error (a missing `ZONES` or `DATA` says
+/// which file, where a bare "No such file or directory" would not).
+fn open_part(dir: &Path, name: &str, write: bool) -> Result<File, DeviceError> {
+    let path = dir.join(name);
+    OpenOptions::new()
+        .read(true)
+        .write(write)
+        .open(&path)
+        .map_err(|e| {
+            DeviceError::Io(io::Error::new(
+                e.kind(),
+                format!(
+                    "{}: {e} (the zone file device in {} is incomplete or damaged)",
+                    path.display(),
+                    dir.display()
+                ),
+            ))
+        })
 }
 
 fn lock_dir(dir: &Path) -> Result<File, DeviceError> {
@@ -574,10 +594,7 @@ impl ZoneFileDevice {
 
     fn open_locked(dir: &Path, lock: File, read_only: bool) -> Result<Self, DeviceError> {
         let geometry = geometry_from_dir(dir)?;
-        let zones = OpenOptions::new()
-            .read(true)
-            .write(!read_only)
-            .open(dir.join(ZONES_FILE))?;
+        let zones = open_part(dir, ZONES_FILE, !read_only)?;
         let records_len = u64::from(geometry.zone_count) * RECORD_LEN as u64;
         if zones.metadata()?.len() != records_len {
             return Err(DeviceError::Corrupt(
@@ -592,10 +609,7 @@ impl ZoneFileDevice {
             .zip(0u32..)
             .map(|(chunk, z)| Record::decode(z, chunk))
             .collect::<Result<Vec<_>, _>>()?;
-        let data = OpenOptions::new()
-            .read(true)
-            .write(!read_only)
-            .open(dir.join(DATA_FILE))?;
+        let data = open_part(dir, DATA_FILE, !read_only)?;
         if data.metadata()?.len() != geometry.device_size_bytes() {
             return Err(DeviceError::Corrupt(
                 "data file size does not match the geometry",

@@ -336,6 +336,10 @@ fn truncated_extended_or_missing_files_fail() {
             matches!(&e, DeviceError::Io(io) if io.kind() == std::io::ErrorKind::NotFound),
             "{file} missing: {e:?}"
         );
+        // The error names the missing file (a missing HEADER reads as "no device").
+        if file != HEADER_FILE {
+            assert!(e.to_string().contains(file), "{file} missing: {e}");
+        }
     }
 }
 

@@ -25,7 +25,7 @@ pub enum FsError {
     #[error("corrupt file-system metadata: {0}")]
     Corrupt(String),
     /// No valid superblock: the device holds no file system.
-    #[error("no ZoneDB file system on the device (run mkfs)")]
+    #[error("no ZoneDB file system on the device")]
     NotFormatted,
     /// Bad argument (name, offset, option).
     #[error("invalid argument: {0}")]

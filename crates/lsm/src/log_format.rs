@@ -36,6 +36,19 @@ pub enum RecoveryMode {
     SkipAnyCorruptedRecords,
 }
 
+impl RecoveryMode {
+    /// RocksDB's name of the mode (`kPointInTimeRecovery`, ...).
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::TolerateCorruptedTailRecords => "kTolerateCorruptedTailRecords",
+            Self::AbsoluteConsistency => "kAbsoluteConsistency",
+            Self::PointInTimeRecovery => "kPointInTimeRecovery",
+            Self::SkipAnyCorruptedRecords => "kSkipAnyCorruptedRecords",
+        }
+    }
+}
+
 /// Appends records in the log format to an in-memory buffer that the caller writes out.
 #[derive(Debug, Default)]
 pub struct LogWriter {
@@ -91,6 +104,9 @@ pub struct LogContents {
     pub skipped: Vec<(u64, String)>,
     /// Whether reading stopped at damage before the end.
     pub stopped_early: bool,
+    /// Whether the last damage is a record cut short at the end of the log (a crash during
+    /// an unsynced append), not corruption.
+    pub torn_tail: bool,
 }
 
 /// Reads every record of a log held in `data`.
@@ -189,12 +205,14 @@ pub fn read_log(file: &str, data: &[u8], mode: RecoveryMode) -> Result<LogConten
                     }
                     RecoveryMode::SkipAnyCorruptedRecords => {
                         out.skipped.push((at, what));
+                        out.torn_tail = is_tail;
                         partial = None;
                         pos += LOG_BLOCK - in_block;
                     }
                     _ => {
                         out.skipped.push((at, what));
                         out.stopped_early = true;
+                        out.torn_tail = is_tail;
                         partial = None;
                         break;
                     }
@@ -204,6 +222,7 @@ pub fn read_log(file: &str, data: &[u8], mode: RecoveryMode) -> Result<LogConten
     }
     if let Some((p, _)) = partial {
         out.skipped.push((p, "torn record at the end".into()));
+        out.torn_tail = true;
     }
     if mode == RecoveryMode::AbsoluteConsistency && !out.skipped.is_empty() {
         let (at, what) = out.skipped[0].clone();

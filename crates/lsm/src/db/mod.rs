@@ -12,6 +12,7 @@ pub mod background;
 pub mod iter;
 pub mod source;
 pub mod stats;
+pub mod wal_recovery;
 pub mod write;
 pub(crate) mod zones;
 
@@ -40,6 +41,7 @@ use crate::{LsmError, LsmErrorKind};
 
 pub use iter::DbIter;
 pub use stats::DbStats;
+pub use wal_recovery::{WalDrop, WalRecovery};
 
 use background::RunningCompaction;
 use write::{Pending, WalWriter};
@@ -165,6 +167,8 @@ pub(crate) struct Inner<E: Env, D: ZonedDevice> {
     pub(crate) lifetimes: Mutex<Lifetimes>,
     /// Signalled whenever background work finishes (stalled writers and `flush` wait on it).
     pub(crate) bg_done: tokio::sync::Notify,
+    /// What the open's WAL replay dropped.
+    pub(crate) wal_recovery: WalRecovery,
 }
 
 impl<E: Env, D: ZonedDevice> Inner<E, D> {
@@ -363,13 +367,14 @@ async fn recover_version<E: Env, D: ZonedDevice>(
     })
 }
 
-/// Replays the WALs at or after `log_number` into a memtable, as `wal_recovery_mode` allows.
+/// Replays the WALs at or after `log_number` into a memtable, as `wal_recovery_mode` allows,
+/// and reports what it dropped.
 async fn replay_wals<E: Env, D: ZonedDevice>(
     fs: &Arc<ZoneFs<E, D>>,
     opts: &DbOptions,
     log_number: u64,
     last_seq: &mut u64,
-) -> Result<MemTable, LsmError> {
+) -> Result<(MemTable, WalRecovery), LsmError> {
     let mut logs: Vec<u64> = fs
         .list()
         .iter()
@@ -380,10 +385,21 @@ async fn replay_wals<E: Env, D: ZonedDevice>(
     logs.sort_unstable();
     let mem = MemTable::new();
     let mode = opts.wal_recovery_mode;
-    'logs: for &num in &logs {
+    let mut report = WalRecovery {
+        mode,
+        ..WalRecovery::default()
+    };
+    let mut stopped = false;
+    for &num in &logs {
         let name = wal_name(num);
+        if stopped {
+            report.logs_not_replayed.push(name);
+            continue;
+        }
         let data = fs.read_all(&name).await?;
+        let len = data.len() as u64;
         let contents = read_log(&name, &data, mode)?;
+        report.add_log(&name, len, &contents);
         for (at, rec) in &contents.records {
             match WriteBatch::from_data(&name, rec) {
                 Ok(b) => {
@@ -397,16 +413,22 @@ async fn replay_wals<E: Env, D: ZonedDevice>(
                     | RecoveryMode::TolerateCorruptedTailRecords => {
                         return Err(LsmError::corruption(&name, *at, e.to_string()));
                     }
-                    RecoveryMode::PointInTimeRecovery => break 'logs,
-                    RecoveryMode::SkipAnyCorruptedRecords => {}
+                    RecoveryMode::PointInTimeRecovery => {
+                        report.add_bad_batch(&name, len, *at, e.to_string());
+                        stopped = true;
+                        break;
+                    }
+                    RecoveryMode::SkipAnyCorruptedRecords => {
+                        report.add_bad_batch(&name, len, *at, e.to_string());
+                    }
                 },
             }
         }
         if contents.stopped_early && mode == RecoveryMode::PointInTimeRecovery {
-            break;
+            stopped = true;
         }
     }
-    Ok(mem)
+    Ok((mem, report))
 }
 
 /// The file numbers an open takes: the L0 table of the recovered memtable, the new WAL and
@@ -631,7 +653,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
             next_file,
             mut last_seq,
         } = recover_version(&fs, &opts, &graveyard).await?;
-        let mem = replay_wals(&fs, &opts, log_number, &mut last_seq).await?;
+        let (mem, wal_recovery) = replay_wals(&fs, &opts, log_number, &mut last_seq).await?;
         let hints = cfg.hints.clone();
         let OpenState {
             version,
@@ -687,10 +709,18 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
             buffers: Mutex::new(Vec::new()),
             lifetimes: Mutex::new(Lifetimes::default()),
             bg_done: tokio::sync::Notify::new(),
+            wal_recovery,
         });
         background::refresh_scores(&inner);
         background::maybe_schedule(&inner);
         Ok(Self { inner })
+    }
+
+    /// What replaying the WALs at open dropped (damage the `wal_recovery_mode` tolerated);
+    /// clean when nothing was.
+    #[must_use]
+    pub fn wal_recovery(&self) -> &WalRecovery {
+        &self.inner.wal_recovery
     }
 
     /// Writes `value` under `key`.
