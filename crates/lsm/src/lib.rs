@@ -35,5 +35,5 @@ pub mod options;
 pub mod sst;
 pub mod version;
 
-pub use db::{Db, DbConfig, DbIter, DbStats, FileSummary, Snapshot, WalDrop, WalRecovery};
+pub use db::{Db, DbConfig, DbIter, DbStats, Snapshot, WalDrop, WalRecovery};
 pub use error::{BackgroundError, LsmError, LsmErrorKind};

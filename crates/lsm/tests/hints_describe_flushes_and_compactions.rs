@@ -108,7 +108,7 @@ fn hints_follow_files_through_flush_and_compaction() {
         for n in &deleted {
             assert!(!fs.exists(&format!("{n:06}.sst")));
         }
-        for f in db.files() {
+        for (_, f) in db.files() {
             let meta = fs.stat(&format!("{:06}.sst", f.number)).unwrap();
             assert_eq!(meta.lifetime, created[&f.number].1);
         }

@@ -6,31 +6,71 @@
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
 use zonedb_fs::placement::Lifetime;
-use zonedb_lsm::compaction::levels::{files_by_compaction_pri, max_file_size_for_level};
+use zonedb_lsm::compaction::levels::max_file_size_for_level;
+use zonedb_lsm::compaction::start_file::files_by_compaction_pri;
 use zonedb_lsm::compaction::{
-    CompactionPicker, CompactionPlan, CompactionReason, FileInfo, LeveledPicker, PickerInput,
+    CompactionPicker, CompactionPlan, CompactionReason, LevelFile, LeveledPicker, PickerInput,
     RunningCompaction, calculate_sst_write_hint, compaction_scores,
     estimated_pending_compaction_bytes, level_targets,
 };
 use zonedb_lsm::key::{ValueType, internal_key};
 use zonedb_lsm::options::{CompactionPri, DbOptions};
+use zonedb_lsm::version::FileMeta;
+
+/// A file of a hand-built version: its metadata and whether a compaction is using it.
+#[derive(Debug, Clone)]
+struct File {
+    meta: FileMeta,
+    being_compacted: bool,
+}
+
+impl std::ops::Deref for File {
+    type Target = FileMeta;
+
+    fn deref(&self) -> &FileMeta {
+        &self.meta
+    }
+}
+
+impl std::ops::DerefMut for File {
+    fn deref_mut(&mut self) -> &mut FileMeta {
+        &mut self.meta
+    }
+}
+
+/// The picker's view of a hand-built version (borrowing it).
+fn view(levels: &[Vec<File>]) -> Vec<Vec<LevelFile<'_>>> {
+    levels
+        .iter()
+        .map(|l| {
+            l.iter()
+                .map(|f| LevelFile {
+                    meta: &f.meta,
+                    being_compacted: f.being_compacted,
+                })
+                .collect()
+        })
+        .collect()
+}
 
 /// File `n` over user keys `lo..=hi`, `size` bytes, all entries at sequence `seq`.
-fn file(n: u64, lo: &str, hi: &str, size: u64, seq: u64) -> FileInfo {
-    FileInfo {
-        number: n,
-        file_size: size,
-        smallest: internal_key(lo.as_bytes(), seq, ValueType::Value),
-        largest: internal_key(hi.as_bytes(), seq, ValueType::Value),
-        smallest_seq: seq,
-        largest_seq: seq,
-        num_entries: 10,
-        num_deletions: 0,
+fn file(n: u64, lo: &str, hi: &str, size: u64, seq: u64) -> File {
+    File {
+        meta: FileMeta {
+            number: n,
+            file_size: size,
+            smallest: internal_key(lo.as_bytes(), seq, ValueType::Value),
+            largest: internal_key(hi.as_bytes(), seq, ValueType::Value),
+            smallest_seq: seq,
+            largest_seq: seq,
+            num_entries: 10,
+            num_deletions: 0,
+        },
         being_compacted: false,
     }
 }
 
-fn busy(mut f: FileInfo) -> FileInfo {
+fn busy(mut f: File) -> File {
     f.being_compacted = true;
     f
 }
@@ -50,14 +90,14 @@ fn opts() -> DbOptions {
 }
 
 fn pick_with(
-    levels: &[Vec<FileInfo>],
+    levels: &[Vec<File>],
     o: &DbOptions,
     running: &[RunningCompaction],
     next: &[usize],
     cursor: &[Vec<u8>],
 ) -> Option<CompactionPlan> {
     LeveledPicker.pick(&PickerInput {
-        levels,
+        levels: &view(levels),
         running,
         next_compaction_index: next,
         compact_cursor: cursor,
@@ -66,7 +106,7 @@ fn pick_with(
     })
 }
 
-fn pick(levels: &[Vec<FileInfo>], o: &DbOptions) -> Option<CompactionPlan> {
+fn pick(levels: &[Vec<File>], o: &DbOptions) -> Option<CompactionPlan> {
     let n = levels.len();
     pick_with(levels, o, &[], &vec![0; n], &vec![Vec::new(); n])
 }
@@ -98,7 +138,7 @@ fn dynamic_targets_derive_the_base_level_from_the_last_level() {
     // Targets are floored at max_bytes_for_level_base: L3 max(30, 256), L4 300, L5 3000.
     let mut levels = vec![Vec::new(); 7];
     levels[6] = vec![file(1, "a", "z", 30_000, 1)];
-    let t = level_targets(&levels, &o);
+    let t = level_targets(&view(&levels), &o);
     assert_eq!(t.base_level, 3);
     assert_eq!(&t.targets[3..], &[256, 300, 3000, 30_000]);
     assert_eq!(
@@ -111,7 +151,7 @@ fn dynamic_targets_derive_the_base_level_from_the_last_level() {
     // More levels than needed: L1 non-empty and L6 small keep the base at L1 with target
     // max(base_min + 1, base) = 256.
     levels[1] = vec![file(2, "a", "b", 10, 2)];
-    let t = level_targets(&levels, &o);
+    let t = level_targets(&view(&levels), &o);
     assert_eq!((t.base_level, t.targets[1]), (1, 256));
 }
 
@@ -124,14 +164,14 @@ fn l0_scores_by_file_count_and_by_bytes_and_levels_sort_by_score() {
         .map(|i| file(i + 1, "a", "b", 10, i + 1))
         .collect();
     levels[1] = vec![file(10, "a", "z", 2000, 0)];
-    let t = level_targets(&levels, &o);
-    let s = compaction_scores(&levels, &t, &o);
+    let t = level_targets(&view(&levels), &o);
+    let s = compaction_scores(&view(&levels), &t, &o);
     // L1 2000/1000 = 2.0 first, then L0 6/4 = 1.5, then L2 0.
     assert_eq!(s, vec![(1, 2.0), (0, 1.5), (2, 0.0)]);
     // Two L0 files of 1500 B: count 0.5, bytes 3000/1000 = 3.
     levels[0] = vec![file(2, "a", "b", 1500, 2), file(1, "a", "b", 1500, 1)];
     levels[1].clear();
-    let s = compaction_scores(&levels, &level_targets(&levels, &o), &o);
+    let s = compaction_scores(&view(&levels), &level_targets(&view(&levels), &o), &o);
     assert_eq!(s[0], (0, 3.0));
     // Files being compacted do not count.
     levels[0] = vec![
@@ -165,8 +205,8 @@ fn compaction_pri_orders_files_as_rocksdb_does() {
     ];
     // kMinOverlappingRatio: overlap × 1024 / size = 300×1024/100 = 3072, 100×1024/100 = 1024,
     // 400×1024/50 = 8192.
-    let order_of = |levels: &[Vec<FileInfo>], pri, cursor: &[u8]| -> Vec<u64> {
-        files_by_compaction_pri(levels, 1, pri, cursor)
+    let order_of = |levels: &[Vec<File>], pri, cursor: &[u8]| -> Vec<u64> {
+        files_by_compaction_pri(&view(levels), 1, pri, cursor)
             .into_iter()
             .map(|i| levels[1][i].number)
             .collect()
@@ -459,9 +499,9 @@ fn pending_compaction_bytes_follow_estimate_compaction_bytes_needed() {
     levels[2] = vec![file(20, "a", "z", 5000, 0)];
     // L0 triggered: 400 + base 900; L1 becomes 1300 > 1000: excess 300 × (5000/1300 + 1)
     // = 1453; L2 5300 <= 10000.
-    let t = level_targets(&levels, &o);
+    let t = level_targets(&view(&levels), &o);
     assert_eq!(
-        estimated_pending_compaction_bytes(&levels, &t, &o),
+        estimated_pending_compaction_bytes(&view(&levels), &t, &o),
         400 + 900 + 1453
     );
 }

@@ -12,10 +12,12 @@
 //! (`acc_min_start_level`, 2; 0 drops the constraint) are options. Without a zone view (no
 //! zone layer underneath) ACC is SICA.
 
-use super::leveled::{FileRule, pick_leveled};
+use super::leveled::pick_leveled;
 use super::picker::{CompactionPicker, CompactionPlan, PickerInput};
+use super::start_file::{Sica, StartFileRule, Zaca};
 
-/// SICA: RocksDB's size-based victim choice as the paper defines it.
+/// SICA: RocksDB's size-based victim choice as the paper defines it (the
+/// [`super::start_file::sica`] rule at every level).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SicaPicker;
 
@@ -25,7 +27,7 @@ impl CompactionPicker for SicaPicker {
     }
 
     fn pick(&self, input: &PickerInput<'_>) -> Option<CompactionPlan> {
-        pick_leveled(input, &|_| FileRule::Sica)
+        pick_leveled(input, &|_| &Sica)
     }
 }
 
@@ -40,16 +42,16 @@ pub struct AdaptivePicker {
 
 impl AdaptivePicker {
     /// The rule ACC applies to a compaction starting at `level` with `free_pct` free space.
-    pub fn rule(&self, free_pct: Option<f64>, level: usize) -> FileRule {
+    pub fn rule(&self, free_pct: Option<f64>, level: usize) -> &'static dyn StartFileRule {
         match free_pct {
             Some(free) if free <= f64::from(self.turning_point_pct) => {
                 if (level as u64) < u64::from(self.min_start_level) {
-                    FileRule::Sica
+                    &Sica
                 } else {
-                    FileRule::Zaca
+                    &Zaca
                 }
             }
-            _ => FileRule::Sica,
+            _ => &Sica,
         }
     }
 }
@@ -79,20 +81,20 @@ mod tests {
             turning_point_pct: 25,
             min_start_level: 2,
         };
-        assert_eq!(acc.rule(Some(60.0), 3), FileRule::Sica);
-        assert_eq!(acc.rule(Some(20.0), 0), FileRule::Sica);
-        assert_eq!(acc.rule(Some(20.0), 1), FileRule::Sica);
-        assert_eq!(acc.rule(Some(20.0), 2), FileRule::Zaca);
-        assert_eq!(acc.rule(None, 4), FileRule::Sica);
+        assert_eq!(acc.rule(Some(60.0), 3).name(), "sica");
+        assert_eq!(acc.rule(Some(20.0), 0).name(), "sica");
+        assert_eq!(acc.rule(Some(20.0), 1).name(), "sica");
+        assert_eq!(acc.rule(Some(20.0), 2).name(), "zaca");
+        assert_eq!(acc.rule(None, 4).name(), "sica");
         let no_constraint = AdaptivePicker {
             turning_point_pct: 25,
             min_start_level: 0,
         };
-        assert_eq!(no_constraint.rule(Some(20.0), 0), FileRule::Zaca);
+        assert_eq!(no_constraint.rule(Some(20.0), 0).name(), "zaca");
         let never = AdaptivePicker {
             turning_point_pct: 0,
             min_start_level: 0,
         };
-        assert_eq!(never.rule(Some(0.5), 3), FileRule::Sica);
+        assert_eq!(never.rule(Some(0.5), 3).name(), "sica");
     }
 }

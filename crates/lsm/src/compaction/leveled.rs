@@ -14,14 +14,17 @@
 //! 5. Grandparents; trivial move when the output level gets no files, L0 files do not overlap,
 //!    and each input plus its overlap two levels down fits `max_compaction_bytes`.
 
+use std::sync::Arc;
+
 use super::levels::{
-    self, LevelTargets, average_value_size, compaction_scores, compensated_size,
-    files_by_compaction_pri, level_targets, max_file_size_for_level, overlapping_inputs, range,
+    self, LevelTargets, compaction_scores, compensated_size, level_targets,
+    max_file_size_for_level, overlapping_inputs, range,
 };
 use super::picker::{
-    CompactionInputs, CompactionPicker, CompactionPlan, CompactionReason, FileInfo, PickerInput,
+    CompactionInputs, CompactionPicker, CompactionPlan, CompactionReason, LevelFile, PickerInput,
 };
-use crate::options::CompactionPri;
+use super::start_file::{StartFileRule, StartFiles, StartLevel, for_compaction_pri};
+use super::view::{Picked, TreeView};
 
 /// RocksDB's `kMinFilesForIntraL0Compaction`.
 const MIN_FILES_FOR_INTRA_L0: usize = 4;
@@ -30,131 +33,97 @@ const MIN_FILES_FOR_INTRA_L0: usize = 4;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LeveledPicker;
 
-/// How the start file of a level is chosen (the level itself is always the highest score).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileRule {
-    /// RocksDB: `compaction_pri` order from `NextCompactionIndex`, first file that works.
-    Stock,
-    /// SICA, the size-based rule as the Same-Zone Compaction paper states it: the largest
-    /// file (compensated size) first; among equally large files, the one with the fewest
-    /// overlapping bytes in the next level; then key order. Scans from `NextCompactionIndex`.
-    Sica,
-    /// ZACA: every candidate scored by `S_same` over the zone layout, highest first (see
-    /// [`super::same_zone`]); a trivial move first; SICA when nothing scores.
-    Zaca,
-}
-
-/// Indices of `files` into a level.
-type Picked = Vec<usize>;
-
-pub(super) struct Builder<'a> {
-    pub(super) input: &'a PickerInput<'a>,
-    pub(super) levels: &'a [Vec<FileInfo>],
+struct Builder<'a> {
+    input: &'a PickerInput<'a>,
+    v: TreeView<'a>,
+    levels: &'a [Vec<LevelFile<'a>>],
     targets: LevelTargets,
-    pub(super) avg: u64,
-    rule: &'a dyn Fn(usize) -> FileRule,
+    avg: u64,
+    rule: &'a dyn Fn(usize) -> &'a dyn StartFileRule,
 }
 
-impl Builder<'_> {
-    pub(super) fn files(&self, level: usize, idx: &[usize]) -> Vec<&FileInfo> {
-        idx.iter().map(|&i| &self.levels[level][i]).collect()
+/// What [`Builder::pick_file_to_compact`] found.
+struct StartPick {
+    /// Start inputs (indices into the level).
+    inputs: Option<Picked>,
+    /// Index into the rule's order where the scan stopped (the new `NextCompactionIndex`).
+    stop: usize,
+    /// New round-robin cursor.
+    cursor: Option<Vec<u8>>,
+    /// The rule asked for a round-robin scan (the cursor moves, not `NextCompactionIndex`).
+    round_robin: bool,
+}
+
+impl<'a> Builder<'a> {
+    fn files(&self, level: usize, idx: &[usize]) -> Vec<&'a LevelFile<'a>> {
+        self.v.files(level, idx)
     }
 
-    fn index_of(&self, level: usize, f: &FileInfo) -> usize {
-        self.levels[level]
-            .iter()
-            .position(|g| g.number == f.number)
-            .unwrap_or(usize::MAX)
+    fn range_of(&self, level: usize, idx: &[usize]) -> Option<(Vec<u8>, Vec<u8>)> {
+        self.v.range_of(level, idx)
     }
 
-    pub(super) fn range_of(&self, level: usize, idx: &[usize]) -> Option<(Vec<u8>, Vec<u8>)> {
-        range(self.files(level, idx))
+    fn overlapping(&self, level: usize, lo: &[u8], hi: &[u8]) -> Picked {
+        self.v.overlapping(level, lo, hi)
     }
 
-    /// Indices of `level` overlapping `[lo, hi]`.
-    pub(super) fn overlapping(&self, level: usize, lo: &[u8], hi: &[u8]) -> Picked {
-        overlapping_inputs(self.levels, level, lo, hi)
-            .into_iter()
-            .map(|f| self.index_of(level, f))
-            .collect()
+    fn any_being_compacted(&self, level: usize, idx: &[usize]) -> bool {
+        self.v.any_being_compacted(level, idx)
     }
 
-    pub(super) fn any_being_compacted(&self, level: usize, idx: &[usize]) -> bool {
-        idx.iter().any(|&i| self.levels[level][i].being_compacted)
+    fn expand_to_clean_cut(&self, level: usize, idx: &mut Picked) -> bool {
+        self.v.expand_to_clean_cut(level, idx)
     }
 
-    /// `ExpandInputsToCleanCut`: re-overlap the inputs' range until the set stops growing
-    /// (pulls in neighbours sharing a boundary user key); false if a file is being compacted.
-    pub(super) fn expand_to_clean_cut(&self, level: usize, idx: &mut Picked) -> bool {
-        if level == 0 {
-            return true;
-        }
-        loop {
-            let Some((lo, hi)) = self.range_of(level, idx) else {
-                return true;
-            };
-            let grown = self.overlapping(level, &lo, &hi);
-            if grown.len() == idx.len() {
-                break;
-            }
-            *idx = grown;
-        }
-        !self.any_being_compacted(level, idx)
+    fn overlaps_running(&self, files: &[&LevelFile<'_>], output_level: u32) -> bool {
+        self.v.overlaps_running(files, output_level)
     }
 
-    /// `FilesRangeOverlapWithCompaction`: the user-key range of `files` overlaps a running
-    /// compaction whose output level is `output_level`.
-    pub(super) fn overlaps_running(&self, files: &[&FileInfo], output_level: u32) -> bool {
-        let Some((lo, hi)) = range(files.iter().copied()) else {
-            return false;
-        };
-        self.input.running.iter().any(|r| {
-            r.output_level == output_level
-                && r.largest_user_key.as_slice() >= lo.as_slice()
-                && r.smallest_user_key.as_slice() <= hi.as_slice()
-        })
+    fn compensated(&self, level: usize, idx: &[usize]) -> u64 {
+        self.v.compensated(level, idx)
     }
 
-    pub(super) fn compensated(&self, level: usize, idx: &[usize]) -> u64 {
-        idx.iter()
-            .map(|&i| compensated_size(&self.levels[level][i], self.avg))
-            .sum()
-    }
-
-    /// Returns (start inputs, index into the priority order where the scan stopped).
-    fn pick_file_to_compact(
-        &self,
-        start: usize,
-        output: usize,
-    ) -> (Option<Picked>, usize, Option<Vec<u8>>) {
+    /// `PickFileToCompact` with the level's start-file rule.
+    fn pick_file_to_compact(&self, start: usize, output: usize) -> StartPick {
         if start == 0 && self.input.running.iter().any(|r| r.start_level == 0) {
-            return (None, self.next_index(start), None);
+            return StartPick {
+                inputs: None,
+                stop: self.next_index(start),
+                cursor: None,
+                round_robin: false,
+            };
         }
-        let rule = (self.rule)(start);
-        if rule == FileRule::Zaca
-            && let Some(layout) = self.input.zones
-            && let super::same_zone::ZacaChoice::Pick(inputs) =
-                super::same_zone::pick_start_files(self, layout, start, output)
-        {
-            // ZACA does not move `NextCompactionIndex`.
-            return (Some(inputs), self.next_index(start), None);
-        }
-        let pri = if rule == FileRule::Stock {
-            self.input.options.compaction_pri
-        } else {
-            CompactionPri::ByCompensatedSize
-        };
         let cursor = self
             .input
             .compact_cursor
             .get(start)
             .map_or(&[][..], Vec::as_slice);
-        let order = if rule == FileRule::Stock {
-            files_by_compaction_pri(self.levels, start, pri, cursor)
-        } else {
-            self.sica_order(start, output)
+        let choice = (self.rule)(start).choose(&StartLevel {
+            view: &self.v,
+            start,
+            output,
+            cursor,
+        });
+        let (order, round_robin) = match choice {
+            StartFiles::Chosen(inputs) => {
+                // A rule's own choice does not move `NextCompactionIndex`.
+                return StartPick {
+                    inputs: Some(inputs),
+                    stop: self.next_index(start),
+                    cursor: None,
+                    round_robin: false,
+                };
+            }
+            StartFiles::Scan(order) => (order, false),
+            StartFiles::RoundRobin(order) => (order, true),
         };
-        let first = if pri == CompactionPri::RoundRobin {
+        let stopped = |stop| StartPick {
+            inputs: None,
+            stop,
+            cursor: None,
+            round_robin,
+        };
+        let first = if round_robin {
             0
         } else {
             self.next_index(start)
@@ -164,8 +133,8 @@ impl Builder<'_> {
             let i = order[cmp_idx];
             let f = &self.levels[start][i];
             if f.being_compacted {
-                if pri == CompactionPri::RoundRobin {
-                    return (None, cmp_idx, None);
+                if round_robin {
+                    return stopped(cmp_idx);
                 }
                 cmp_idx += 1;
                 continue;
@@ -186,7 +155,7 @@ impl Builder<'_> {
                 cmp_idx += 1;
                 continue;
             }
-            let cursor = (pri == CompactionPri::RoundRobin)
+            let cursor = round_robin
                 .then(|| {
                     self.files(start, &inputs)
                         .iter()
@@ -194,37 +163,14 @@ impl Builder<'_> {
                         .max_by(|a, b| crate::key::compare(a, b))
                 })
                 .flatten();
-            return (Some(inputs), cmp_idx, cursor);
+            return StartPick {
+                inputs: Some(inputs),
+                stop: cmp_idx,
+                cursor,
+                round_robin,
+            };
         }
-        (None, cmp_idx, None)
-    }
-
-    /// SICA's order: compensated size descending, then overlapping bytes in the output level
-    /// ascending, then key order.
-    pub(super) fn sica_order(&self, start: usize, output: usize) -> Vec<usize> {
-        let files = &self.levels[start];
-        let overlap: Vec<u64> = files
-            .iter()
-            .map(|f| {
-                overlapping_inputs(
-                    self.levels,
-                    output,
-                    levels::smallest_uk(f),
-                    levels::largest_uk(f),
-                )
-                .iter()
-                .map(|g| g.file_size)
-                .sum()
-            })
-            .collect();
-        let mut idx: Vec<usize> = (0..files.len()).collect();
-        idx.sort_by(|&a, &b| {
-            compensated_size(&files[b], self.avg)
-                .cmp(&compensated_size(&files[a], self.avg))
-                .then(overlap[a].cmp(&overlap[b]))
-                .then_with(|| crate::key::compare(&files[a].smallest, &files[b].smallest))
-        });
-        idx
+        stopped(cmp_idx)
     }
 
     fn next_index(&self, level: usize) -> usize {
@@ -358,7 +304,7 @@ impl Builder<'_> {
     }
 
     fn l0_non_overlapping(&self) -> bool {
-        let mut l0: Vec<&FileInfo> = self.levels[0].iter().collect();
+        let mut l0: Vec<&LevelFile<'_>> = self.levels[0].iter().collect();
         l0.sort_by(|a, b| crate::key::compare(&a.smallest, &b.smallest));
         l0.windows(2)
             .all(|w| levels::largest_uk(w[0]) < levels::smallest_uk(w[1]))
@@ -454,80 +400,114 @@ impl CompactionPicker for LeveledPicker {
     }
 
     fn pick(&self, input: &PickerInput<'_>) -> Option<CompactionPlan> {
-        pick_leveled(input, &|_| FileRule::Stock)
+        let rule = for_compaction_pri(input.options.compaction_pri);
+        pick_leveled(input, &|_| rule)
     }
 }
 
-/// RocksDB's leveled picking with the start file of each level chosen by `rule(level)`.
-pub fn pick_leveled(
+/// RocksDB's leveled picking with one start-file rule at every level: the way to run a rule
+/// defined outside this crate (`DbConfig::picker = Arc::new(RulePicker::new(rule))`).
+#[derive(Debug, Clone)]
+pub struct RulePicker {
+    rule: Arc<dyn StartFileRule>,
+}
+
+impl RulePicker {
+    /// Leveled picking with `rule` choosing the start files.
+    pub fn new(rule: Arc<dyn StartFileRule>) -> Self {
+        Self { rule }
+    }
+}
+
+impl CompactionPicker for RulePicker {
+    fn name(&self) -> &'static str {
+        self.rule.name()
+    }
+
+    fn pick(&self, input: &PickerInput<'_>) -> Option<CompactionPlan> {
+        let rule: &dyn StartFileRule = self.rule.as_ref();
+        pick_leveled(input, &|_| rule)
+    }
+
+    fn wants_zone_view(&self) -> bool {
+        self.rule.wants_zone_view()
+    }
+}
+
+/// RocksDB's leveled picking with the start files of each level chosen by `rule(level)`.
+pub fn pick_leveled<'r>(
     input: &PickerInput<'_>,
-    rule: &dyn Fn(usize) -> FileRule,
+    rule: &dyn Fn(usize) -> &'r dyn StartFileRule,
 ) -> Option<CompactionPlan> {
-    {
-        let levels = input.levels;
-        if levels.len() < 2 {
+    let levels = input.levels;
+    if levels.len() < 2 {
+        return None;
+    }
+    let v = TreeView::new(levels, input.running, input.zones);
+    let rule = |level: usize| -> &dyn StartFileRule { rule(level) };
+    let b = Builder {
+        input,
+        v,
+        levels,
+        targets: level_targets(levels, input.options),
+        avg: v.avg,
+        rule: &rule,
+    };
+    let base = b.targets.base_level as usize;
+    let mut skipped_l0_to_base = false;
+    for (level, score) in compaction_scores(levels, &b.targets, input.options) {
+        if score < 1.0 {
             return None;
         }
-        let b = Builder {
-            input,
-            levels,
-            targets: level_targets(levels, input.options),
-            avg: average_value_size(levels),
-            rule,
-        };
-        let base = b.targets.base_level as usize;
-        let mut skipped_l0_to_base = false;
-        for (level, score) in compaction_scores(levels, &b.targets, input.options) {
-            if score < 1.0 {
-                return None;
-            }
-            let start = level as usize;
-            if skipped_l0_to_base && start == base {
-                continue;
-            }
-            let output = if start == 0 { base } else { start + 1 };
-            let (picked, stop, cursor) = b.pick_file_to_compact(start, output);
-            let Some(mut inputs) = picked else {
-                if start == 0 {
-                    skipped_l0_to_base = true;
-                    if let Some(intra) = b.pick_intra_l0() {
-                        return b.plan(0, 0, &intra, &[], score, CompactionReason::IntraL0, false);
-                    }
-                }
-                continue;
-            };
-            // From here on a failure ends the pick (RocksDB returns no compaction).
-            if start == 0 {
-                let (lo, hi) = b.range_of(0, &inputs)?;
-                inputs = b.overlapping(0, &lo, &hi);
-                let (lo, hi) = b.range_of(0, &inputs)?;
-                let out_range = b.overlapping(output, &lo, &hi);
-                if b.any_being_compacted(output, &out_range) {
-                    return None;
-                }
-            }
-            let out = b.setup_other_inputs(start, output, &mut inputs)?;
-            let mut all = b.files(start, &inputs);
-            all.extend(b.files(output, &out));
-            if b.overlaps_running(&all, output as u32) {
-                return None;
-            }
-            let trivial = b.is_trivial_move(start, output, &inputs, &out);
-            let reason = if start == 0 {
-                CompactionReason::LevelL0FilesNum
-            } else {
-                CompactionReason::LevelMaxLevelSize
-            };
-            let mut plan = b.plan(start, output, &inputs, &out, score, reason, trivial)?;
-            if input.options.compaction_pri == CompactionPri::RoundRobin
-                && rule(start) == FileRule::Stock
-            {
-                plan.compact_cursor = cursor.map(|c| (level, c));
-            } else {
-                plan.next_compaction_index = Some((level, stop));
-            }
-            return Some(plan);
+        let start = level as usize;
+        if skipped_l0_to_base && start == base {
+            continue;
         }
-        None
+        let output = if start == 0 { base } else { start + 1 };
+        let StartPick {
+            inputs: picked,
+            stop,
+            cursor,
+            round_robin,
+        } = b.pick_file_to_compact(start, output);
+        let Some(mut inputs) = picked else {
+            if start == 0 {
+                skipped_l0_to_base = true;
+                if let Some(intra) = b.pick_intra_l0() {
+                    return b.plan(0, 0, &intra, &[], score, CompactionReason::IntraL0, false);
+                }
+            }
+            continue;
+        };
+        // From here on a failure ends the pick (RocksDB returns no compaction).
+        if start == 0 {
+            let (lo, hi) = b.range_of(0, &inputs)?;
+            inputs = b.overlapping(0, &lo, &hi);
+            let (lo, hi) = b.range_of(0, &inputs)?;
+            let out_range = b.overlapping(output, &lo, &hi);
+            if b.any_being_compacted(output, &out_range) {
+                return None;
+            }
+        }
+        let out = b.setup_other_inputs(start, output, &mut inputs)?;
+        let mut all = b.files(start, &inputs);
+        all.extend(b.files(output, &out));
+        if b.overlaps_running(&all, output as u32) {
+            return None;
+        }
+        let trivial = b.is_trivial_move(start, output, &inputs, &out);
+        let reason = if start == 0 {
+            CompactionReason::LevelL0FilesNum
+        } else {
+            CompactionReason::LevelMaxLevelSize
+        };
+        let mut plan = b.plan(start, output, &inputs, &out, score, reason, trivial)?;
+        if round_robin {
+            plan.compact_cursor = cursor.map(|c| (level, c));
+        } else {
+            plan.next_compaction_index = Some((level, stop));
+        }
+        return Some(plan);
     }
+    None
 }

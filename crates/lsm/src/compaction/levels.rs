@@ -1,15 +1,14 @@
 //! Level arithmetic of RocksDB's leveled compaction (`VersionStorageInfo` in 6.14/7.4):
-//! targets, base level, scores, compensated sizes, file order by `compaction_pri`, the pending
+//! targets, base level, scores, compensated sizes, the pending
 //! compaction bytes estimate, and the lifetime hint per level. Key ranges compare on user keys,
 //! inclusive at both ends, as `GetOverlappingInputs` does.
 
-use std::cmp::Ordering;
-
 use zonedb_fs::placement::Lifetime;
 
-use super::picker::FileInfo;
+use super::picker::LevelFile;
 use crate::key;
-use crate::options::{CompactionPri, DbOptions};
+use crate::options::DbOptions;
+use crate::version::FileMeta;
 
 /// Tombstones count double when compensating file sizes (`kDeletionWeightOnCompaction`).
 const DELETION_WEIGHT: u64 = 2;
@@ -25,17 +24,17 @@ pub struct LevelTargets {
 }
 
 /// Smallest user key of a file.
-pub fn smallest_uk(f: &FileInfo) -> &[u8] {
+pub fn smallest_uk(f: &FileMeta) -> &[u8] {
     key::user_key(&f.smallest)
 }
 
 /// Largest user key of a file.
-pub fn largest_uk(f: &FileInfo) -> &[u8] {
+pub fn largest_uk(f: &FileMeta) -> &[u8] {
     key::user_key(&f.largest)
 }
 
 /// Bytes of a level.
-pub fn level_bytes(files: &[FileInfo]) -> u64 {
+pub fn level_bytes(files: &[LevelFile<'_>]) -> u64 {
     files.iter().map(|f| f.file_size).sum()
 }
 
@@ -53,7 +52,7 @@ fn mul(v: u64, m: f64) -> u64 {
 /// Level targets (`CalculateBaseBytes`): static, or dynamic (`level_compaction_dynamic_level_bytes`)
 /// where the last non-empty level's size fixes the others and the base level is the highest
 /// level whose derived target still exceeds `max_bytes_for_level_base`.
-pub fn level_targets(levels: &[Vec<FileInfo>], opts: &DbOptions) -> LevelTargets {
+pub fn level_targets(levels: &[Vec<LevelFile<'_>>], opts: &DbOptions) -> LevelTargets {
     let n = levels.len();
     let mult = opts.max_bytes_for_level_multiplier;
     let mut targets = vec![u64::MAX; n];
@@ -117,7 +116,7 @@ pub fn level_targets(levels: &[Vec<FileInfo>], opts: &DbOptions) -> LevelTargets
 
 /// Average value size over all files, for tombstone compensation (RocksDB divides raw value
 /// bytes by non-deletion entries; the picker's view has file sizes, so this divides those).
-pub fn average_value_size(levels: &[Vec<FileInfo>]) -> u64 {
+pub fn average_value_size(levels: &[Vec<LevelFile<'_>>]) -> u64 {
     let (bytes, entries) = levels.iter().flatten().fold((0u64, 0u64), |(b, e), f| {
         (
             b + f.file_size,
@@ -129,7 +128,7 @@ pub fn average_value_size(levels: &[Vec<FileInfo>]) -> u64 {
 
 /// RocksDB's compensated file size: the file size plus, when tombstones are at least half of
 /// the entries, `(2 × deletions − entries) × average value size × 2`.
-pub fn compensated_size(f: &FileInfo, avg_value_size: u64) -> u64 {
+pub fn compensated_size(f: &FileMeta, avg_value_size: u64) -> u64 {
     let mut s = f.file_size;
     if f.num_deletions * 2 >= f.num_entries {
         s += (f.num_deletions * 2 - f.num_entries) * avg_value_size * DELETION_WEIGHT;
@@ -142,7 +141,7 @@ pub fn compensated_size(f: &FileInfo, avg_value_size: u64) -> u64 {
 /// compensated bytes / `max_bytes_for_level_base` (dynamic: / max(that, target[base] /
 /// multiplier)). Deeper levels: compensated bytes not being compacted / target.
 pub fn compaction_scores(
-    levels: &[Vec<FileInfo>],
+    levels: &[Vec<LevelFile<'_>>],
     t: &LevelTargets,
     opts: &DbOptions,
 ) -> Vec<(u32, f64)> {
@@ -176,12 +175,14 @@ pub fn compaction_scores(
 }
 
 /// Whether `f` overlaps the user-key range `[lo, hi]`.
-pub fn overlaps(f: &FileInfo, lo: &[u8], hi: &[u8]) -> bool {
+pub fn overlaps(f: &FileMeta, lo: &[u8], hi: &[u8]) -> bool {
     largest_uk(f) >= lo && smallest_uk(f) <= hi
 }
 
 /// Smallest and largest user key over `files` (`None` if empty).
-pub fn range<'a>(files: impl IntoIterator<Item = &'a FileInfo>) -> Option<(Vec<u8>, Vec<u8>)> {
+pub fn range<'a, 'f: 'a>(
+    files: impl IntoIterator<Item = &'a LevelFile<'f>>,
+) -> Option<(Vec<u8>, Vec<u8>)> {
     let mut r: Option<(Vec<u8>, Vec<u8>)> = None;
     for f in files {
         r = Some(match r {
@@ -197,18 +198,18 @@ pub fn range<'a>(files: impl IntoIterator<Item = &'a FileInfo>) -> Option<(Vec<u
 
 /// Files of `level` overlapping `[lo, hi]` (`GetOverlappingInputs`); for L0 the range grows
 /// until it covers every file that overlaps it.
-pub fn overlapping_inputs<'a>(
-    levels: &'a [Vec<FileInfo>],
+pub fn overlapping_inputs<'a, 'f>(
+    levels: &'a [Vec<LevelFile<'f>>],
     level: usize,
     lo: &[u8],
     hi: &[u8],
-) -> Vec<&'a FileInfo> {
+) -> Vec<&'a LevelFile<'f>> {
     let Some(files) = levels.get(level) else {
         return Vec::new();
     };
     let (mut lo, mut hi) = (lo.to_vec(), hi.to_vec());
     loop {
-        let picked: Vec<&FileInfo> = files.iter().filter(|f| overlaps(f, &lo, &hi)).collect();
+        let picked: Vec<&LevelFile<'f>> = files.iter().filter(|f| overlaps(f, &lo, &hi)).collect();
         if level != 0 {
             return picked;
         }
@@ -224,97 +225,11 @@ pub fn overlapping_inputs<'a>(
     }
 }
 
-/// The order in which `level`'s files are tried (`UpdateFilesByCompactionPri`), as indices
-/// into `levels[level]`. Ties go to the smaller smallest key (RocksDB 6.14 leaves them
-/// unspecified; a fixed order keeps runs deterministic).
-pub fn files_by_compaction_pri(
-    levels: &[Vec<FileInfo>],
-    level: usize,
-    pri: CompactionPri,
-    cursor: &[u8],
-) -> Vec<usize> {
-    let files = &levels[level];
-    let avg = average_value_size(levels);
-    let mut idx: Vec<usize> = (0..files.len()).collect();
-    let by_key = |a: &usize, b: &usize| key::compare(&files[*a].smallest, &files[*b].smallest);
-    match pri {
-        CompactionPri::ByCompensatedSize => idx.sort_by(|a, b| {
-            compensated_size(&files[*b], avg)
-                .cmp(&compensated_size(&files[*a], avg))
-                .then_with(|| by_key(a, b))
-        }),
-        CompactionPri::OldestLargestSeqFirst => idx.sort_by(|a, b| {
-            files[*a]
-                .largest_seq
-                .cmp(&files[*b].largest_seq)
-                .then_with(|| by_key(a, b))
-        }),
-        CompactionPri::OldestSmallestSeqFirst => idx.sort_by(|a, b| {
-            files[*a]
-                .smallest_seq
-                .cmp(&files[*b].smallest_seq)
-                .then_with(|| by_key(a, b))
-        }),
-        CompactionPri::MinOverlappingRatio => {
-            let next: &[FileInfo] = levels.get(level + 1).map_or(&[], Vec::as_slice);
-            let ratio = overlapping_ratios(files, next, avg);
-            idx.sort_by(|a, b| ratio[*a].cmp(&ratio[*b]).then_with(|| by_key(a, b)));
-        }
-        CompactionPri::RoundRobin => {
-            if level == 0 {
-                idx.sort_by(|a, b| {
-                    files[*a]
-                        .smallest_seq
-                        .cmp(&files[*b].smallest_seq)
-                        .then_with(|| by_key(a, b))
-                });
-            } else {
-                idx.sort_by(by_key);
-                let start = idx
-                    .iter()
-                    .position(|&i| {
-                        cursor.is_empty()
-                            || key::compare(&files[i].smallest, cursor) == Ordering::Greater
-                    })
-                    .unwrap_or(0);
-                idx.rotate_left(start);
-            }
-        }
-    }
-    idx
-}
-
-/// `SortFileByOverlappingRatio`: for each file (in the level's order), the bytes of
-/// next-level files its range overlaps × 1024 / its compensated size. The next-level walk
-/// moves forward only and re-counts a file that crosses the current file's largest key.
-fn overlapping_ratios(files: &[FileInfo], next: &[FileInfo], avg: u64) -> Vec<u64> {
-    let mut it = 0usize;
-    files
-        .iter()
-        .map(|f| {
-            let mut overlapping = 0u64;
-            while it < next.len() && key::compare(&next[it].largest, &f.smallest) == Ordering::Less
-            {
-                it += 1;
-            }
-            while it < next.len() && key::compare(&next[it].smallest, &f.largest) == Ordering::Less
-            {
-                overlapping += next[it].file_size;
-                if key::compare(&next[it].largest, &f.largest) == Ordering::Greater {
-                    break;
-                }
-                it += 1;
-            }
-            overlapping * 1024 / compensated_size(f, avg).max(1)
-        })
-        .collect()
-}
-
 /// RocksDB's `EstimateCompactionBytesNeeded`: L0's bytes if L0 is over its trigger (plus the
 /// base level's), then for each level from the base down, the excess over its target times the
 /// fan-out to the next level plus one.
 pub fn estimated_pending_compaction_bytes(
-    levels: &[Vec<FileInfo>],
+    levels: &[Vec<LevelFile<'_>>],
     t: &LevelTargets,
     opts: &DbOptions,
 ) -> u64 {

@@ -4,31 +4,43 @@
 //! - [`levels`] — level targets (static and dynamic), scores, compensated sizes, file order
 //!   by `compaction_pri`, pending compaction bytes, `CalculateSSTWriteHint`, key-range helpers.
 //! - [`leveled`] — `LeveledPicker`: RocksDB's leveled picker (the 6.14/7.4 rule set the ZenFS,
-//!   CAZA and ZACA papers ran), and `pick_leveled` with a per-level start-file rule.
+//!   CAZA and ZACA papers ran), `pick_leveled` with a per-level start-file rule, and
+//!   `RulePicker` (one rule, possibly defined outside the crate, at every level).
+//! - [`view`] — `TreeView`: the tree for picking, with the clean-cut and overlap helpers.
+//! - [`start_file`] — the `StartFileRule` trait and its rules, one file each: RocksDB's
+//!   `compaction_pri` orders, SICA, ZACA; the registry.
 //! - [`zone_layout`] — the zones under the SSTs; `S_same` (equation 1) and `S_inval`.
-//! - [`same_zone`] — ZACA: start files chosen by `S_same`.
-//! - [`adaptive`] — SICA and ACC (SICA or ZACA by free space and level).
+//! - [`same_zone`] — `ZacaPicker`: ZACA at every level.
+//! - [`adaptive`] — `SicaPicker` and ACC (SICA or ZACA by free space and level).
+//! - [`drop_rule`] — which entries a flush or compaction leaves out.
+//! - [`output_cutting`] — where a compaction closes an output SST.
 
 pub mod adaptive;
+pub mod drop_rule;
 pub mod leveled;
 pub mod levels;
+pub mod output_cutting;
 pub mod picker;
 pub mod same_zone;
+pub mod start_file;
+pub mod view;
 pub mod zone_layout;
 
 use std::sync::Arc;
 
 pub use adaptive::{AdaptivePicker, SicaPicker};
-pub use leveled::{FileRule, LeveledPicker, pick_leveled};
+pub use leveled::{LeveledPicker, RulePicker, pick_leveled};
 pub use levels::{
     LevelTargets, calculate_sst_write_hint, compaction_scores, compensated_size,
     estimated_pending_compaction_bytes, level_targets,
 };
 pub use picker::{
-    CompactionInputs, CompactionPicker, CompactionPlan, CompactionReason, FileInfo, PickerInput,
+    CompactionInputs, CompactionPicker, CompactionPlan, CompactionReason, LevelFile, PickerInput,
     RunningCompaction,
 };
 pub use same_zone::ZacaPicker;
+pub use start_file::{StartFileRule, StartFiles, StartLevel};
+pub use view::TreeView;
 pub use zone_layout::{ZoneLayout, ZoneMap, ZoneUsage};
 
 /// The picker `options.compaction_scheme` names.

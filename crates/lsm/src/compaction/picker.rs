@@ -4,28 +4,24 @@
 //! device; a new picker (ZACA, ACC, Gear, LLC) is one file implementing [`CompactionPicker`].
 
 use crate::options::DbOptions;
+use crate::version::FileMeta;
 
-/// One SST as the picker sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileInfo {
-    /// File number.
-    pub number: u64,
-    /// Bytes.
-    pub file_size: u64,
-    /// Smallest internal key.
-    pub smallest: Vec<u8>,
-    /// Largest internal key.
-    pub largest: Vec<u8>,
-    /// Smallest sequence number.
-    pub smallest_seq: u64,
-    /// Largest sequence number.
-    pub largest_seq: u64,
-    /// Entries.
-    pub num_entries: u64,
-    /// Tombstones.
-    pub num_deletions: u64,
+/// One SST as the picker sees it: the version's metadata, borrowed, and whether the file is
+/// an input of a running compaction. Dereferences to the [`FileMeta`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LevelFile<'a> {
+    /// The file's metadata, as the version holds it.
+    pub meta: &'a FileMeta,
     /// Input of a running compaction.
     pub being_compacted: bool,
+}
+
+impl std::ops::Deref for LevelFile<'_> {
+    type Target = FileMeta;
+
+    fn deref(&self) -> &FileMeta {
+        self.meta
+    }
 }
 
 /// A running compaction (its inputs are marked `being_compacted` in the view).
@@ -46,7 +42,7 @@ pub struct RunningCompaction {
 pub struct PickerInput<'a> {
     /// Files per level. `levels[0]` is L0 newest first (largest sequence descending), deeper
     /// levels are sorted by smallest key and do not overlap.
-    pub levels: &'a [Vec<FileInfo>],
+    pub levels: &'a [Vec<LevelFile<'a>>],
     /// Running compactions.
     pub running: &'a [RunningCompaction],
     /// Per level: where the scan of the level's ordered files resumes within the same version

@@ -36,7 +36,7 @@ use crate::memtable::{Lookup, MemTable};
 use crate::options::DbOptions;
 use crate::sst::TableBuilder;
 use crate::version::manifest::{self, ManifestWriter, parse_name, sst_name, wal_name};
-use crate::version::{Graveyard, Version, VersionEdit};
+use crate::version::{FileMeta, Graveyard, Version, VersionEdit};
 use crate::{LsmError, LsmErrorKind};
 
 pub use iter::DbIter;
@@ -195,25 +195,6 @@ impl<E: Env, D: ZonedDevice> Clone for Db<E, D> {
     }
 }
 
-/// One SST of the tree.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct FileSummary {
-    /// Level.
-    pub level: u32,
-    /// File number.
-    pub number: u64,
-    /// Bytes.
-    pub size: u64,
-    /// Smallest user key.
-    pub smallest: Vec<u8>,
-    /// Largest user key.
-    pub largest: Vec<u8>,
-    /// Entries.
-    pub entries: u64,
-    /// Tombstones.
-    pub deletions: u64,
-}
-
 /// A consistent read view; released when dropped.
 #[derive(Debug)]
 pub struct Snapshot<E: Env, D: ZonedDevice> {
@@ -333,7 +314,7 @@ async fn recover_version<E: Env, D: ZonedDevice>(
                 log_number = e.log_number.unwrap_or(log_number);
                 next_file = e.next_file_number.unwrap_or(next_file).max(next_file);
                 last_seq = e.last_sequence.unwrap_or(last_seq).max(last_seq);
-                for f in &e.new_files {
+                for (_, f) in &e.new_files {
                     next_file = next_file.max(f.number + 1);
                 }
             }
@@ -1004,19 +985,11 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
         s
     }
 
-    /// The current files, level by level.
-    pub fn files(&self) -> Vec<FileSummary> {
+    /// The current files, level by level: (level, metadata).
+    pub fn files(&self) -> Vec<(u32, FileMeta)> {
         let v = self.inner.lock().version.clone();
         v.all_files()
-            .map(|(level, f)| FileSummary {
-                level,
-                number: f.meta.number,
-                size: f.meta.file_size,
-                smallest: f.smallest_user_key().to_vec(),
-                largest: f.largest_user_key().to_vec(),
-                entries: f.meta.num_entries,
-                deletions: f.meta.num_deletions,
-            })
+            .map(|(level, f)| (level, f.meta.clone()))
             .collect()
     }
 

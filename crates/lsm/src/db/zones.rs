@@ -13,7 +13,7 @@ use zonedb_fs::placement::overlap_ratio::{OverlapRatioList, overlap_ratio};
 use zonedb_fs::placement::{ContextNeeds, NeighbourSst, SstContext};
 
 use crate::compaction::levels::{largest_uk, smallest_uk};
-use crate::compaction::{FileInfo, ZoneLayout, ZoneUsage};
+use crate::compaction::{LevelFile, ZoneLayout, ZoneUsage};
 use crate::version::manifest::sst_name;
 
 /// Same-level SSTs handed to CAZA's key search and OAZA's ratio search: the nearest this many.
@@ -67,7 +67,7 @@ pub(crate) struct NewSst<'a> {
 /// The tree as it is when an SST is placed.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct TreeShape<'a> {
-    pub(crate) levels: &'a [Vec<FileInfo>],
+    pub(crate) levels: &'a [Vec<LevelFile<'a>>],
     pub(crate) scores: &'a [(u32, f64)],
     pub(crate) base_level: u32,
 }
@@ -80,7 +80,7 @@ impl TreeShape<'_> {
             .map_or(0.0, |(_, s)| *s)
     }
 
-    fn files(&self, level: u32) -> &[FileInfo] {
+    fn files(&self, level: u32) -> &[LevelFile<'_>] {
         self.levels.get(level as usize).map_or(&[], Vec::as_slice)
     }
 
@@ -123,7 +123,7 @@ impl TreeShape<'_> {
 
 /// Bytes of the files of `level` overlapping `[lo, hi]` (user keys), skipping files being
 /// compacted. Sorted levels use binary search; L0 a scan.
-fn overlap_bytes(files: &[FileInfo], sorted: bool, lo: &[u8], hi: &[u8]) -> u64 {
+fn overlap_bytes(files: &[LevelFile<'_>], sorted: bool, lo: &[u8], hi: &[u8]) -> u64 {
     let (a, b) = if sorted {
         (
             files.partition_point(|f| largest_uk(f) < lo),
@@ -141,7 +141,7 @@ fn overlap_bytes(files: &[FileInfo], sorted: bool, lo: &[u8], hi: &[u8]) -> u64 
         .sum()
 }
 
-fn overlapping<'a>(files: &'a [FileInfo], lo: &[u8], hi: &[u8]) -> Vec<&'a FileInfo> {
+fn overlapping<'a, 'f>(files: &'a [LevelFile<'f>], lo: &[u8], hi: &[u8]) -> Vec<&'a LevelFile<'f>> {
     files
         .iter()
         .filter(|f| !f.being_compacted && largest_uk(f) >= lo && smallest_uk(f) <= hi)
@@ -164,7 +164,7 @@ pub(crate) fn sst_context<E: Env, D: ZonedDevice>(
         ..SstContext::default()
     };
     // (list, file) pairs whose zones are looked up in one batch at the end.
-    let mut wanted: Vec<(u8, &FileInfo, f64)> = Vec::new();
+    let mut wanted: Vec<(u8, &LevelFile<'_>, f64)> = Vec::new();
     if needs.neighbours {
         for (list, level) in [(0u8, tree.upper(sst.level)), (1, tree.lower(sst.level))] {
             if let Some(l) = level {
@@ -173,7 +173,7 @@ pub(crate) fn sst_context<E: Env, D: ZonedDevice>(
                 }
             }
         }
-        let same: Vec<&FileInfo> = tree
+        let same: Vec<&LevelFile<'_>> = tree
             .files(sst.level)
             .iter()
             .filter(|f| !f.being_compacted)

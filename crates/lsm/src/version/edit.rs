@@ -1,30 +1,8 @@
 //! `VersionEdit`, as RocksDB logs it in the MANIFEST: a set of tagged fields. Decoding never
 //! panics; unknown tags and malformed fields are corruption.
 
+use super::file_meta::FileMeta;
 use crate::LsmError;
-
-/// An SST added by an edit.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NewFile {
-    /// Level it is added to.
-    pub level: u32,
-    /// File number (names the file).
-    pub number: u64,
-    /// Bytes.
-    pub file_size: u64,
-    /// Smallest internal key.
-    pub smallest: Vec<u8>,
-    /// Largest internal key.
-    pub largest: Vec<u8>,
-    /// Smallest sequence number.
-    pub smallest_seq: u64,
-    /// Largest sequence number.
-    pub largest_seq: u64,
-    /// Entries.
-    pub num_entries: u64,
-    /// Tombstones.
-    pub num_deletions: u64,
-}
 
 /// A change to the LSM tree's shape.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -37,8 +15,8 @@ pub struct VersionEdit {
     pub last_sequence: Option<u64>,
     /// Files removed: (level, number).
     pub deleted_files: Vec<(u32, u64)>,
-    /// Files added.
-    pub new_files: Vec<NewFile>,
+    /// Files added: (level, metadata).
+    pub new_files: Vec<(u32, FileMeta)>,
 }
 
 const TAG_LOG_NUMBER: u8 = 2;
@@ -125,9 +103,9 @@ impl VersionEdit {
             put_varint(&mut out, u64::from(level));
             put_varint(&mut out, number);
         }
-        for f in &self.new_files {
+        for (level, f) in &self.new_files {
             out.push(TAG_NEW_FILE);
-            put_varint(&mut out, u64::from(f.level));
+            put_varint(&mut out, u64::from(*level));
             for v in [f.number, f.file_size] {
                 put_varint(&mut out, v);
             }
@@ -176,17 +154,19 @@ impl VersionEdit {
                     {
                         return Err(r.err("new file with an invalid key range"));
                     }
-                    e.new_files.push(NewFile {
+                    e.new_files.push((
                         level,
-                        number,
-                        file_size,
-                        smallest,
-                        largest,
-                        smallest_seq,
-                        largest_seq,
-                        num_entries,
-                        num_deletions,
-                    });
+                        FileMeta {
+                            number,
+                            file_size,
+                            smallest,
+                            largest,
+                            smallest_seq,
+                            largest_seq,
+                            num_entries,
+                            num_deletions,
+                        },
+                    ));
                 }
                 _ => {
                     r.pos -= 1;
@@ -211,17 +191,19 @@ mod tests {
             next_file_number: Some(12),
             last_sequence: Some(1 << 40),
             deleted_files: vec![(0, 3), (1, 9)],
-            new_files: vec![NewFile {
-                level: 1,
-                number: 11,
-                file_size: 64 << 20,
-                smallest: internal_key(b"apple", 5, ValueType::Value),
-                largest: internal_key(b"zebra", 9, ValueType::Deletion),
-                smallest_seq: 5,
-                largest_seq: 9,
-                num_entries: 1000,
-                num_deletions: 3,
-            }],
+            new_files: vec![(
+                1,
+                FileMeta {
+                    number: 11,
+                    file_size: 64 << 20,
+                    smallest: internal_key(b"apple", 5, ValueType::Value),
+                    largest: internal_key(b"zebra", 9, ValueType::Deletion),
+                    smallest_seq: 5,
+                    largest_seq: 9,
+                    num_entries: 1000,
+                    num_deletions: 3,
+                },
+            )],
         }
     }
 

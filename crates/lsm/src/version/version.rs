@@ -6,7 +6,8 @@ use std::cmp::Ordering;
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex};
 
-use super::edit::{NewFile, VersionEdit};
+use super::edit::VersionEdit;
+use super::file_meta::FileMeta;
 use crate::LsmError;
 use crate::key;
 
@@ -17,15 +18,15 @@ pub type Graveyard = Arc<Mutex<Vec<u64>>>;
 /// marked obsolete; its number goes to the graveyard when the last version holding it drops.
 #[derive(Debug)]
 pub struct LiveFile {
-    /// The file's metadata (its `level` field is where it was added; levels live in `Version`).
-    pub meta: NewFile,
+    /// The file's metadata.
+    pub meta: FileMeta,
     obsolete: AtomicBool,
     graveyard: Graveyard,
 }
 
 impl LiveFile {
     /// Wraps a file's metadata.
-    pub fn new(meta: NewFile, graveyard: Graveyard) -> Arc<Self> {
+    pub fn new(meta: FileMeta, graveyard: Graveyard) -> Arc<Self> {
         Arc::new(Self {
             meta,
             obsolete: AtomicBool::new(false),
@@ -40,12 +41,12 @@ impl LiveFile {
 
     /// Smallest user key.
     pub fn smallest_user_key(&self) -> &[u8] {
-        key::user_key(&self.meta.smallest)
+        self.meta.smallest_user_key()
     }
 
     /// Largest user key.
     pub fn largest_user_key(&self) -> &[u8] {
-        key::user_key(&self.meta.largest)
+        self.meta.largest_user_key()
     }
 }
 
@@ -90,7 +91,7 @@ impl Version {
     pub fn apply(&self, edit: &VersionEdit, graveyard: &Graveyard) -> Result<Self, LsmError> {
         let bad = |w: String| LsmError::corruption("MANIFEST", 0, w);
         let mut levels = self.levels.clone();
-        let moved: Vec<u64> = edit.new_files.iter().map(|f| f.number).collect();
+        let moved: Vec<u64> = edit.new_files.iter().map(|(_, f)| f.number).collect();
         for &(level, number) in &edit.deleted_files {
             let l = levels
                 .get_mut(level as usize)
@@ -104,10 +105,10 @@ impl Version {
                 f.mark_obsolete();
             }
         }
-        for nf in &edit.new_files {
+        for (level, nf) in &edit.new_files {
             let l = levels
-                .get_mut(nf.level as usize)
-                .ok_or_else(|| bad(format!("edit adds to level {}", nf.level)))?;
+                .get_mut(*level as usize)
+                .ok_or_else(|| bad(format!("edit adds to level {level}")))?;
             // A trivial move re-adds a file that was deleted from another level: keep its
             // identity so it is not deleted from the device.
             let existing = self
@@ -180,13 +181,7 @@ impl Version {
     /// An edit that recreates this version from nothing (the first record of a new MANIFEST).
     pub fn snapshot_edit(&self) -> VersionEdit {
         VersionEdit {
-            new_files: self
-                .all_files()
-                .map(|(l, f)| NewFile {
-                    level: l,
-                    ..f.meta.clone()
-                })
-                .collect(),
+            new_files: self.all_files().map(|(l, f)| (l, f.meta.clone())).collect(),
             ..VersionEdit::default()
         }
     }

@@ -1,0 +1,149 @@
+//! Where a compaction closes an output SST and starts the next one: never between two
+//! versions of one user key, and otherwise when the output reached the plan's file size
+//! (RocksDB's `MaxFileSizeForLevel`) or when the grandparent bytes it overlaps plus its own
+//! size exceed `max_compaction_bytes` (RocksDB's `ShouldStopBefore`, so no later compaction of
+//! the output gets too large). Pure: the caller feeds the kept keys one by one.
+
+use std::cmp::Ordering;
+
+use crate::key;
+
+/// A grandparent file as output cutting sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grandparent {
+    /// Largest internal key.
+    pub largest: Vec<u8>,
+    /// Bytes.
+    pub size: u64,
+}
+
+/// RocksDB's `ShouldStopBefore` over the grandparents (in key order).
+#[derive(Debug, Clone)]
+struct GrandparentCut<'a> {
+    files: &'a [Grandparent],
+    index: usize,
+    overlapped: u64,
+    seen_key: bool,
+    limit: u64,
+}
+
+impl<'a> GrandparentCut<'a> {
+    fn new(files: &'a [Grandparent], limit: u64) -> Self {
+        Self {
+            files,
+            index: 0,
+            overlapped: 0,
+            seen_key: false,
+            limit,
+        }
+    }
+
+    fn should_stop_before(&mut self, ikey: &[u8], output_size: u64) -> bool {
+        while self.index < self.files.len()
+            && key::compare(ikey, &self.files[self.index].largest) == Ordering::Greater
+        {
+            if self.seen_key {
+                self.overlapped += self.files[self.index].size;
+            }
+            self.index += 1;
+        }
+        self.seen_key = true;
+        if self.overlapped + output_size > self.limit {
+            self.overlapped = 0;
+            return true;
+        }
+        false
+    }
+}
+
+/// The cutting decision over the stream of entries a compaction keeps.
+#[derive(Debug, Clone)]
+pub struct OutputCutter<'a> {
+    grandparents: GrandparentCut<'a>,
+    max_file_size: u64,
+    last_user_key: Vec<u8>,
+}
+
+impl<'a> OutputCutter<'a> {
+    /// Cuts at `max_file_size` bytes, or when an output's grandparent overlap plus its size
+    /// exceeds `max_compaction_bytes`; `grandparents` are in key order.
+    pub fn new(
+        grandparents: &'a [Grandparent],
+        max_file_size: u64,
+        max_compaction_bytes: u64,
+    ) -> Self {
+        Self {
+            grandparents: GrandparentCut::new(grandparents, max_compaction_bytes),
+            max_file_size,
+            last_user_key: Vec::new(),
+        }
+    }
+
+    /// Whether the open output (of `open` bytes so far; `None` when none is open) is closed
+    /// before the next kept entry, `ikey`, is added. Call it for every kept entry, in order.
+    pub fn cut_before(&mut self, ikey: &[u8], open: Option<u64>) -> bool {
+        let uk = key::user_key(ikey);
+        let size = open.unwrap_or(0);
+        let grandparent_cut = self.grandparents.should_stop_before(ikey, size);
+        let cut = open.is_some()
+            && uk != self.last_user_key
+            && (size >= self.max_file_size || grandparent_cut);
+        uk.clone_into(&mut self.last_user_key);
+        cut
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::{ValueType, internal_key};
+
+    fn k(u: &str, seq: u64) -> Vec<u8> {
+        internal_key(u.as_bytes(), seq, ValueType::Value)
+    }
+
+    #[test]
+    fn an_output_is_cut_at_the_file_size_but_never_inside_a_user_key() {
+        let mut c = OutputCutter::new(&[], 100, u64::MAX);
+        assert!(!c.cut_before(&k("a", 5), None), "nothing open");
+        assert!(!c.cut_before(&k("b", 5), Some(50)));
+        assert!(!c.cut_before(&k("b", 4), Some(150)), "same user key");
+        assert!(c.cut_before(&k("c", 5), Some(150)));
+        assert!(c.cut_before(&k("d", 5), Some(100)), "at the size exactly");
+    }
+
+    #[test]
+    fn an_output_is_cut_once_its_grandparent_overlap_exceeds_the_limit() {
+        // Grandparents end at b, d, f; 40 bytes each; limit 100.
+        let gp = [
+            Grandparent {
+                largest: k("b", 0),
+                size: 40,
+            },
+            Grandparent {
+                largest: k("d", 0),
+                size: 40,
+            },
+            Grandparent {
+                largest: k("f", 0),
+                size: 40,
+            },
+        ];
+        let mut c = OutputCutter::new(&gp, u64::MAX, 100);
+        // The first key passes nothing it counts (no key seen before it).
+        assert!(!c.cut_before(&k("a", 1), None));
+        // c passes b (40), e passes d (80): 80 + 10 <= 100.
+        assert!(!c.cut_before(&k("c", 1), Some(5)));
+        assert!(!c.cut_before(&k("e", 1), Some(10)));
+        // g passes f (120): over the limit, cut; the count starts over.
+        assert!(c.cut_before(&k("g", 1), Some(15)));
+        assert!(!c.cut_before(&k("h", 1), Some(1)));
+    }
+
+    #[test]
+    fn the_grandparent_limit_counts_the_output_size_too() {
+        let mut c = OutputCutter::new(&[], u64::MAX, 100);
+        assert!(!c.cut_before(&k("a", 1), Some(100)));
+        assert!(c.cut_before(&k("b", 1), Some(101)));
+    }
+}

@@ -1,0 +1,132 @@
+//! Flushes: the oldest immutable memtable written as an L0 SST (leaving out what no snapshot
+//! can see), installed with the new log number; WALs below it are deleted.
+
+use std::sync::Arc;
+
+use zonedb_device::ZonedDevice;
+use zonedb_env::Env;
+use zonedb_fs::ZoneFs;
+use zonedb_fs::placement::SstContext;
+
+use super::super::Inner;
+use super::super::zones::NewSst;
+use super::install::install;
+use super::obsolete::delete_obsolete;
+use super::output::{builder_for, give_buffer, placement_context, write_built};
+use crate::LsmError;
+use crate::compaction::calculate_sst_write_hint;
+use crate::compaction::drop_rule::DropRule;
+use crate::cost;
+use crate::hints::{Hint, HintListener};
+use crate::key;
+use crate::memtable::MemTable;
+use crate::sst::TableBuilder;
+use crate::version::{FileMeta, VersionEdit};
+
+/// Writes memtable `mem` as L0 table `number` through builder `b`, leaving out versions no
+/// snapshot at or after `smallest_snapshot` can see (0 keeps everything). Returns the file,
+/// or `None` if nothing was left, and the builder's buffer for reuse. Used by flushes and by
+/// recovery.
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn write_memtable<E: Env, D: ZonedDevice>(
+    env: &E,
+    fs: &Arc<ZoneFs<E, D>>,
+    hints: &dyn HintListener,
+    mut b: TableBuilder,
+    mem: &MemTable,
+    smallest_snapshot: u64,
+    (number, job): (u64, u64),
+    place: &(dyn Fn(&NewSst<'_>) -> Option<SstContext> + Sync),
+) -> Result<(Option<(u32, FileMeta)>, Vec<u8>), LsmError> {
+    let mut filter = DropRule::new(smallest_snapshot, false);
+    mem.for_each(|k, v| {
+        if filter.keep(k) {
+            b.add(k, v);
+        }
+    });
+    let n = b.num_entries();
+    let (bytes, props) = b.finish();
+    if n == 0 {
+        return Ok((None, bytes));
+    }
+    env.cpu(n * cost::MERGE_ENTRY_NS + bytes.len() as u64 / 1024 * cost::BUILD_NS_PER_KIB)
+        .await;
+    let context = place(&NewSst {
+        number,
+        level: 0,
+        size: bytes.len() as u64,
+        smallest: key::user_key(&props.smallest_key),
+        largest: key::user_key(&props.largest_key),
+    });
+    let nf = write_built(
+        fs,
+        hints,
+        (number, 0),
+        calculate_sst_write_hint(0, 1),
+        &bytes,
+        &props,
+        job,
+        context,
+    )
+    .await?;
+    Ok((Some((0, nf)), bytes))
+}
+
+pub(super) async fn flush_one<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    job: u64,
+) -> Result<(), LsmError> {
+    let (mem, log, number, smallest_snapshot) = {
+        let mut st = inner.lock();
+        let Some((m, log)) = st.imm.first().cloned() else {
+            return Ok(());
+        };
+        let n = st.new_file_number();
+        (m, log, n, st.smallest_snapshot())
+    };
+    inner.hint(&Hint::FlushStarted {
+        job,
+        memtable_bytes: mem.approximate_bytes(),
+    });
+    // Built straight from the skiplist (no copy of the memtable).
+    let (nf, buf) = write_memtable(
+        &inner.env,
+        &inner.fs,
+        &*inner.hints,
+        builder_for(inner, mem.approximate_bytes()),
+        &mem,
+        smallest_snapshot,
+        (number, job),
+        &|sst| placement_context(inner, sst),
+    )
+    .await?;
+    give_buffer(inner, buf);
+    let next_log = {
+        let st = inner.lock();
+        st.imm.get(1).map_or(st.mem_log, |(_, l)| *l)
+    };
+    let mut edit = VersionEdit {
+        log_number: Some(next_log),
+        ..VersionEdit::default()
+    };
+    let written = nf.as_ref().map_or(0, |(_, f)| f.file_size);
+    let outputs: Vec<u64> = nf.iter().map(|(_, f)| f.number).collect();
+    edit.new_files.extend(nf);
+    install(inner, edit, |st| {
+        st.imm.remove(0);
+        st.stats.flushes += 1;
+        st.stats.flush_bytes_written += written;
+    })
+    .await?;
+    // WALs below the new log number are no longer needed.
+    for n in inner.fs.list() {
+        if let Some((num, "log")) = crate::version::manifest::parse_name(&n)
+            && num < next_log
+            && num >= log
+        {
+            inner.fs.delete(&n).await?;
+        }
+    }
+    inner.hint(&Hint::FlushFinished { job, outputs });
+    delete_obsolete(inner).await
+}

@@ -1,0 +1,121 @@
+//! Writing a built SST: the placement context the zone layer places it by, the hints that
+//! announce it, and the pool of table buffers.
+
+use std::sync::{Arc, PoisonError};
+
+use zonedb_device::ZonedDevice;
+use zonedb_env::Env;
+use zonedb_fs::ZoneFs;
+use zonedb_fs::placement::{Lifetime, SstContext};
+
+use super::super::Inner;
+use super::super::zones::{NewSst, TreeShape, sst_context};
+use super::level_view;
+use crate::LsmError;
+use crate::compaction::{compaction_scores, level_targets};
+use crate::hints::{FileKindHint, Hint, HintListener};
+use crate::key;
+use crate::options::DbOptions;
+use crate::sst::{TableBuilder, TableOptions};
+use crate::version::FileMeta;
+use crate::version::manifest::sst_name;
+
+pub(crate) fn table_options(opts: &DbOptions) -> TableOptions {
+    TableOptions {
+        block_size: usize::try_from(opts.block_size).unwrap_or(4096),
+        restart_interval: opts.block_restart_interval as usize,
+        bloom_bits_per_key: opts.bloom_bits_per_key,
+        compression: opts.compression,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn write_built<E: Env, D: ZonedDevice>(
+    fs: &Arc<ZoneFs<E, D>>,
+    hints: &dyn HintListener,
+    (number, level): (u64, u32),
+    lifetime: Lifetime,
+    bytes: &[u8],
+    props: &crate::sst::Properties,
+    job: u64,
+    context: Option<SstContext>,
+) -> Result<FileMeta, LsmError> {
+    hints.on_hint(&Hint::FileCreated {
+        number,
+        kind: FileKindHint::Sst,
+        level: Some(level),
+        smallest: key::user_key(&props.smallest_key).to_vec(),
+        largest: key::user_key(&props.largest_key).to_vec(),
+        size: bytes.len() as u64,
+        lifetime,
+        job,
+    });
+    let mut f = match context {
+        Some(c) => fs.create_sst(&sst_name(number), lifetime, c).await?,
+        None => fs.create(&sst_name(number), lifetime).await?,
+    };
+    f.append(bytes).await?;
+    f.close().await?;
+    Ok(FileMeta {
+        number,
+        file_size: bytes.len() as u64,
+        smallest: props.smallest_key.clone(),
+        largest: props.largest_key.clone(),
+        smallest_seq: props.smallest_seq,
+        largest_seq: props.largest_seq,
+        num_entries: props.num_entries,
+        num_deletions: props.num_deletions,
+    })
+}
+
+/// Table buffers kept for reuse (a fresh one costs a page fault per page).
+pub(super) const SPARE_TABLE_BUFFERS: usize = 2;
+
+/// A table builder whose buffer comes from the pool, sized for about `bytes`.
+pub(super) fn builder_for<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, bytes: u64) -> TableBuilder {
+    let buf = inner
+        .buffers
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .pop()
+        .unwrap_or_default();
+    TableBuilder::with_buffer(
+        table_options(&inner.opts),
+        buf,
+        usize::try_from(bytes).unwrap_or(0),
+    )
+}
+
+pub(super) fn give_buffer<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, mut buf: Vec<u8>) {
+    let mut pool = inner.buffers.lock().unwrap_or_else(PoisonError::into_inner);
+    if pool.len() < SPARE_TABLE_BUFFERS {
+        buf.clear();
+        pool.push(buf);
+    }
+}
+
+/// What the placement policy needs to know about a complete SST, from the tree as it is now
+/// (`None` when the policy decides from lifetimes alone).
+pub(crate) fn placement_context<E: Env, D: ZonedDevice>(
+    inner: &Inner<E, D>,
+    sst: &NewSst<'_>,
+) -> Option<SstContext> {
+    let needs = inner.fs.options().placement.context_needs();
+    if needs.none() {
+        return None;
+    }
+    let version;
+    let levels = {
+        let st = inner.lock();
+        version = st.version.clone();
+        level_view(&version, &st.being_compacted)
+    };
+    let targets = level_targets(&levels, &inner.opts);
+    let scores = compaction_scores(&levels, &targets, &inner.opts);
+    let tree = TreeShape {
+        levels: &levels,
+        scores: &scores,
+        base_level: targets.base_level,
+    };
+    Some(sst_context(&inner.fs, needs, &tree, sst))
+}

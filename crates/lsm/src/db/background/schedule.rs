@@ -1,0 +1,145 @@
+//! Scheduling: one flush at a time, up to
+//! `max(1, max_background_jobs − max(1, max_background_jobs / 4))` compactions in parallel (as
+//! RocksDB splits its job budget); a finished job releases its inputs, refreshes the scores
+//! and schedules again.
+
+use std::sync::Arc;
+
+use zonedb_device::ZonedDevice;
+use zonedb_env::Env;
+
+use super::super::zones::zone_layout;
+use super::super::{Inner, State};
+use super::compaction_job::compact;
+use super::flush::flush_one;
+use super::{level_view, refresh_scores};
+use crate::LsmError;
+use crate::compaction::{PickerInput, RunningCompaction as PickerRunning};
+use crate::key;
+use crate::options::DbOptions;
+
+/// A compaction registered as running.
+#[derive(Debug, Clone)]
+pub(crate) struct RunningCompaction {
+    pub(crate) job: u64,
+    pub(crate) view: PickerRunning,
+}
+
+pub(super) fn max_compactions(opts: &DbOptions) -> u32 {
+    let flushes = (opts.max_background_jobs / 4).max(1);
+    opts.max_background_jobs.saturating_sub(flushes).max(1)
+}
+
+/// Starts whatever background work is due and allowed.
+pub(crate) fn maybe_schedule<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
+    let mut st = inner.lock();
+    if st.bg_error.is_some() || st.closing || st.closed {
+        return;
+    }
+    if !st.flush_running && !st.imm.is_empty() {
+        st.flush_running = true;
+        let job = st.next_job;
+        st.next_job += 1;
+        let i = inner.clone();
+        drop(inner.env.spawn_background("flush", async move {
+            let t0 = i.env.now();
+            let r = flush_one(&i, job).await;
+            let dt = i.env.now() - t0;
+            finish_job(&i, r, |st| {
+                st.flush_running = false;
+                st.stats.flush_ns += dt;
+            });
+        }));
+    }
+    let zone_map = inner.picker.wants_zone_view().then(|| {
+        let numbers: Vec<u64> = st.version.all_files().map(|(_, f)| f.meta.number).collect();
+        zone_layout(&inner.fs, &numbers)
+    });
+    while st.compactions_running < max_compactions(&inner.opts) {
+        let version = st.version.clone();
+        let levels = level_view(&version, &st.being_compacted);
+        let running: Vec<PickerRunning> = st.running.iter().map(|r| r.view.clone()).collect();
+        let plan = inner.picker.pick(&PickerInput {
+            levels: &levels,
+            running: &running,
+            next_compaction_index: &st.next_compaction_index,
+            compact_cursor: &st.compact_cursor,
+            options: &inner.opts,
+            zones: zone_map.as_ref(),
+        });
+        let Some(plan) = plan else { break };
+        if let Some((l, i)) = plan.next_compaction_index
+            && let Some(x) = st.next_compaction_index.get_mut(l as usize)
+        {
+            *x = i;
+        }
+        if let Some((l, c)) = &plan.compact_cursor
+            && let Some(x) = st.compact_cursor.get_mut(*l as usize)
+        {
+            x.clone_from(c);
+        }
+        let job = st.next_job;
+        st.next_job += 1;
+        let inputs: Vec<u64> = plan.inputs.iter().flat_map(|i| i.files.clone()).collect();
+        let (mut lo, mut hi): (Option<Vec<u8>>, Option<Vec<u8>>) = (None, None);
+        for (level, files) in levels.iter().enumerate() {
+            let _ = level;
+            for f in files.iter().filter(|f| inputs.contains(&f.number)) {
+                let s = key::user_key(&f.smallest).to_vec();
+                let l = key::user_key(&f.largest).to_vec();
+                if lo.as_ref().is_none_or(|x| s < *x) {
+                    lo = Some(s);
+                }
+                if hi.as_ref().is_none_or(|x| l > *x) {
+                    hi = Some(l);
+                }
+            }
+        }
+        for n in &inputs {
+            st.being_compacted.insert(*n);
+        }
+        st.running.push(RunningCompaction {
+            job,
+            view: PickerRunning {
+                start_level: plan.start_level,
+                output_level: plan.output_level,
+                smallest_user_key: lo.unwrap_or_default(),
+                largest_user_key: hi.unwrap_or_default(),
+            },
+        });
+        st.compactions_running += 1;
+        let i = inner.clone();
+        drop(inner.env.spawn_background("compaction", async move {
+            let t0 = i.env.now();
+            let r = compact(&i, job, &plan).await;
+            let dt = i.env.now() - t0;
+            finish_job(&i, r, |st| {
+                st.stats.compaction_ns += dt;
+                st.compactions_running -= 1;
+                st.running.retain(|r| r.job != job);
+                for n in &inputs {
+                    st.being_compacted.remove(n);
+                }
+            });
+        }));
+    }
+}
+
+pub(super) fn finish_job<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    r: Result<(), LsmError>,
+    release: impl FnOnce(&mut State),
+) {
+    {
+        let mut st = inner.lock();
+        release(&mut st);
+        if let Err(e) = r
+            && st.bg_error.is_none()
+        {
+            st.bg_error = Some(crate::error::BackgroundError::from(&e));
+        }
+    }
+    refresh_scores(inner);
+    inner.bg_done.notify_waiters();
+    maybe_schedule(inner);
+}
