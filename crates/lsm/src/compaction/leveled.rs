@@ -3,7 +3,8 @@
 //! 1. Levels in descending score order, stopping below 1. L0 → base is not retried for the
 //!    base level once skipped in the same pass.
 //! 2. `PickFileToCompact`: no L0 pick while another compaction starting at L0 runs (one L0
-//!    compaction at a time); files in `compaction_pri` order from the level's
+//!    compaction at a time); files in the order of the level's start-file rule (RocksDB's
+//!    `compaction_pri`, see [`super::start_file`]) from the level's
 //!    `NextCompactionIndex`; skip files being compacted; expand to a clean cut (neighbours
 //!    sharing a boundary user key); reject if the range overlaps a running compaction with the
 //!    same output level or the output files cannot be cleanly cut.
@@ -29,10 +30,11 @@ use super::view::{Picked, TreeView};
 /// RocksDB's `kMinFilesForIntraL0Compaction`.
 const MIN_FILES_FOR_INTRA_L0: usize = 4;
 
-/// RocksDB's leveled picker.
+/// RocksDB's leveled picker: the start-file rule of `options.compaction_pri` at every level.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LeveledPicker;
 
+/// One pick's state: the input, its tree view, the level targets, and the rule per level.
 struct Builder<'a> {
     input: &'a PickerInput<'a>,
     v: TreeView<'a>,

@@ -3,7 +3,7 @@
 //! snapshots), and background flushes and compactions, all on one `Env`.
 //!
 //! - [`write`] — group commit, WAL, memtable switch, write stalls.
-//! - [`background`] — scheduling, flush, compaction, obsolete file deletion.
+//! - [`background`] — scheduling, flush, compaction jobs, SST output, install, obsolete files.
 //! - [`iter`] — merging iterator and `DbIter`.
 //! - [`source`] — tables over the zone layer, the table cache.
 //! - [`stats`] — `DbStats`.
