@@ -16,7 +16,7 @@ use zonedb_fs::ZoneFs;
 use zonedb_fs::placement::{Lifetime, SstContext};
 
 use super::iter::{Child, MergingIter};
-use super::zones::{NewSst, TreeShape, sst_context, zone_layout};
+use super::zones::{NewSst, zone_layout};
 use super::{Inner, State};
 use crate::LsmError;
 use crate::compaction::{
@@ -898,25 +898,13 @@ fn give_buffer<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, mut buf: Vec<u8>) {
     }
 }
 
-/// What the placement policy needs to know about a complete SST, from the tree as it is now
-/// (`None` when the policy decides from lifetimes alone).
+/// What the placement policy planned for a complete SST from the tree as it is now (`None`
+/// when the policy decides from lifetimes alone).
 pub(crate) fn placement_context<E: Env, D: ZonedDevice>(
     inner: &Inner<E, D>,
     sst: &NewSst<'_>,
 ) -> Option<SstContext> {
-    let needs = inner.fs.options().placement.context_needs();
-    if needs.none() {
-        return None;
-    }
-    let levels = file_infos(&inner.lock());
-    let targets = level_targets(&levels, &inner.opts);
-    let scores = compaction_scores(&levels, &targets, &inner.opts);
-    let tree = TreeShape {
-        levels: &levels,
-        scores: &scores,
-        base_level: targets.base_level,
-    };
-    Some(sst_context(&inner.fs, needs, &tree, sst))
+    super::tree_view::placement_context(inner, sst)
 }
 
 /// File number → (zone, bytes) for every SST the zone layer holds, in zone order.
