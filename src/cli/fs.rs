@@ -318,7 +318,7 @@ fn fill_delete(a: &FillDeleteArgs) -> Result<ExitCode, CliError> {
     use zonedb_device::ZnsSsd;
     use zonedb_device::payload::Payload;
     use zonedb_env::{SimConfig, SimEnv};
-    use zonedb_fs::fill_delete::{self, FillDeleteOptions};
+    use zonedb_harness::fill_delete::{self, FillDeleteOptions};
 
     let p = build_profile(&a.profile, &a.scale, None)?;
     let cleaner = zonedb_fs::cleaning::by_name(&a.cleaner, a.gc_threshold)?;

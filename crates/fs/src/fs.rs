@@ -1,20 +1,21 @@
-//! The mounted zone file layer: options, mkfs, mount and recovery, file operations.
+//! The mounted zone file layer: options, file operations (list, stat, read, delete, rename),
+//! statistics. Formatting and mounting are in `mount`, zone allocation in `alloc`, writers in
+//! [`crate::writer`], cleaning and resets in [`crate::cleaning::mechanism`].
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use zonedb_device::{IoClass, ZoneOp, ZoneState, ZonedDevice};
+use zonedb_device::{IoClass, ZonedDevice};
 use zonedb_env::Env;
 
 use crate::FsError;
 use crate::cleaning::CleaningPolicy;
 use crate::cleaning::none::NoCleaner;
-use crate::file::{Extent, FileKind, FileMeta};
-use crate::metalog::{self, META_ZONES, MetaLog};
+use crate::file::{FileKind, FileMeta};
+use crate::metalog::MetaLog;
+use crate::placement::PlacementPolicy;
 use crate::placement::lifetime::Liza;
-use crate::placement::{Lifetime, PlacementPolicy};
 use crate::record::Record;
-use crate::state::{FileEntry, State, ZoneAcct};
+use crate::state::{State, ZoneAcct};
 use crate::stats::FsStats;
 
 /// Zones kept out of the IO zones' open and active budgets: one for metadata, one for cleaning.
@@ -94,131 +95,6 @@ pub(crate) fn align_up(v: u64, block: u64) -> u64 {
 }
 
 impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
-    /// Formats `dev`: resets every zone and writes a superblock and an empty snapshot.
-    ///
-    /// # Errors
-    /// [`FsError::Unsupported`] for devices with too few zones or too tight limits; device
-    /// errors.
-    pub async fn mkfs(dev: &D, finish_threshold_pct: u32) -> Result<(), FsError> {
-        check_device(dev)?;
-        let g = dev.geometry().clone();
-        for z in dev.report_zones(0, g.zone_count) {
-            if z.write_pointer != z.start || z.state != ZoneState::Empty {
-                dev.manage(z.index, ZoneOp::Reset).await?;
-            }
-        }
-        let rec = metalog::superblock_and_snapshot(
-            &g,
-            1,
-            finish_threshold_pct.min(100),
-            &State::empty(&g),
-            g.block_size_bytes,
-        );
-        dev.write(0, &rec).await?;
-        if dev.volatile_write_cache() {
-            dev.sync().await?;
-        }
-        Ok(())
-    }
-
-    /// Mounts the file layer on `dev`: picks the newest valid superblock, replays the metadata
-    /// log (a torn last record ends it), recovers unsynced tails from the zone write pointers,
-    /// resets zones without live data and rolls to a fresh metadata zone.
-    ///
-    /// # Errors
-    /// [`FsError::NotFormatted`], [`FsError::Corrupt`], [`FsError::Unsupported`], device errors.
-    pub async fn mount(env: E, dev: Arc<D>, opts: FsOptions) -> Result<Arc<Self>, FsError> {
-        check_device(dev.as_ref())?;
-        let g = dev.geometry().clone();
-        let replayed = metalog::replay(dev.as_ref()).await?;
-        let sb = &replayed.superblock;
-        if sb.block_size_bytes != g.block_size_bytes
-            || sb.zone_size_bytes != g.zone_size_bytes
-            || sb.zone_capacity_bytes != g.zone_capacity_bytes
-            || sb.zone_count != g.zone_count
-        {
-            return Err(FsError::Corrupt(
-                "superblock geometry differs from the device".into(),
-            ));
-        }
-        let mut state = State::empty(&g);
-        state.finish_threshold_pct = sb.finish_threshold_pct;
-        state.next_file_id = replayed.next_file_id;
-        let reports = dev.report_zones(0, g.zone_count);
-        for z in &mut state.zones {
-            let r = reports
-                .get(z.index as usize)
-                .ok_or_else(|| FsError::Corrupt("zone report too short".into()))?;
-            z.wp = match r.state {
-                ZoneState::Full | ZoneState::Offline | ZoneState::ReadOnly => z.start + z.capacity,
-                _ => r.write_pointer,
-            };
-            z.failed = matches!(r.state, ZoneState::Offline | ZoneState::ReadOnly);
-            z.lifetime = if z.written() == 0 {
-                Lifetime::NotSet
-            } else {
-                replayed
-                    .zone_lifetimes
-                    .get(&z.index)
-                    .copied()
-                    .unwrap_or_default()
-            };
-            z.active = z.written() > 0 && z.remaining() > 0;
-        }
-        let (data_end, tail_end) = data_ends(&state, &reports);
-        for (_, mut meta) in replayed.files {
-            // A read-only mount (fsck, tools) shows the metadata as it is.
-            if !opts.read_only {
-                clip_to_write_pointers(&mut meta, &state, &data_end);
-            }
-            state.names.insert(meta.name.clone(), meta.id);
-            state.files.insert(meta.id, FileEntry::new(meta));
-        }
-        recover_tails(dev.as_ref(), &mut state, &tail_end).await?;
-        let all: Vec<Extent> = state
-            .files
-            .values()
-            .flat_map(|f| f.meta.extents.clone())
-            .collect();
-        state.account_extents(&all, true);
-        let fs = Arc::new(Self {
-            block: g.block_size_bytes,
-            env: env.clone(),
-            dev: dev.clone(),
-            state: Mutex::new(state),
-            meta: tokio::sync::Mutex::new(MetaLog {
-                zone: replayed.zone,
-                sequence: sb.sequence,
-            }),
-            tokens: tokio::sync::Notify::new(),
-            gc: tokio::sync::Mutex::new(()),
-            kick: tokio::sync::Notify::new(),
-            counters: Mutex::new(Counters::default()),
-            opts,
-        });
-        if !fs.opts.read_only {
-            for z in dev.report_zones(0, g.zone_count) {
-                if matches!(
-                    z.state,
-                    ZoneState::ImplicitlyOpen | ZoneState::ExplicitlyOpen
-                ) && z.index >= META_ZONES
-                {
-                    dev.manage(z.index, ZoneOp::Close).await?;
-                }
-            }
-            // Zones without live data first: recovery never waits on space it could free.
-            fs.reset_unused_zones().await?;
-            {
-                let mut meta = fs.meta.lock().await;
-                fs.roll(&mut meta).await?;
-            }
-            if fs.opts.cleaning_interval_ns > 0 && fs.opts.cleaner.name() != "none" {
-                crate::cleaner::spawn_background(&fs);
-            }
-        }
-        Ok(fs)
-    }
-
     pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -264,6 +140,13 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     /// The options.
     pub fn options(&self) -> &FsOptions {
         &self.opts
+    }
+
+    /// Hands a hint from the engine to the placement and cleaning policies
+    /// ([`PlacementPolicy::on_hint`], [`CleaningPolicy::on_hint`]).
+    pub fn on_hint(&self, hint: &crate::hints::Hint) {
+        self.opts.placement.on_hint(hint);
+        self.opts.cleaner.on_hint(hint);
     }
 
     /// Names of every file, sorted.
@@ -470,77 +353,6 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         Ok(())
     }
 
-    /// Resets every zone that holds no live data and no writer (ZenFS's `ResetUnusedIOZones`).
-    /// The device reports zone `z` read-only or offline.
-    pub(crate) fn zone_failed_on_device(&self, z: u32) -> bool {
-        self.dev
-            .report_zones(z, 1)
-            .first()
-            .is_some_and(|r| matches!(r.state, ZoneState::Offline | ZoneState::ReadOnly))
-    }
-
-    pub(crate) async fn reset_unused_zones(&self) -> Result<(), FsError> {
-        let victims: Vec<u32> = {
-            let mut s = self.lock();
-            let v: Vec<u32> = s
-                .zones
-                .iter()
-                .filter(|z| {
-                    z.used == 0 && !z.busy && !z.failed && z.written() > 0 && z.readers == 0
-                })
-                .map(|z| z.index)
-                .collect();
-            // Busy until the device has reset them: an allocator that saw them empty before
-            // the reset completes would write into a zone the device still has full.
-            for &z in &v {
-                if let Some(z) = s.zone_mut(z) {
-                    z.wp = z.start;
-                    z.lifetime = Lifetime::NotSet;
-                    z.active = false;
-                    z.busy = true;
-                }
-            }
-            v
-        };
-        // What made the zones unused (deletes, migrated copies and their records) is durable
-        // before their data goes.
-        let mut result = if victims.is_empty() {
-            Ok(())
-        } else {
-            self.sync_device().await
-        };
-        for z in &victims {
-            let mut failed = false;
-            if result.is_ok() {
-                result = self
-                    .dev
-                    .manage(*z, ZoneOp::Reset)
-                    .await
-                    .map_err(FsError::from);
-                if result.is_ok() {
-                    self.counters().resets += 1;
-                } else if self.zone_failed_on_device(*z) {
-                    // The zone went read-only or offline under us: it holds nothing live,
-                    // so it is simply lost capacity, not an error.
-                    failed = true;
-                    result = Ok(());
-                }
-            }
-            if let Some(a) = self.lock().zone_mut(*z) {
-                a.busy = false;
-                if failed {
-                    a.failed = true;
-                    a.wp = a.start + a.capacity;
-                }
-            }
-        }
-        result?;
-        if !victims.is_empty() {
-            self.tokens.notify_waiters();
-        }
-        Ok(())
-    }
-
     /// Open and active zone tokens the layer's writers share (the device's limits less the
     /// [`RESERVED_ZONES`] kept for metadata and cleaning).
     pub fn io_zone_budget(&self) -> (u32, u32) {
@@ -641,229 +453,6 @@ impl<E: Env, D: ZonedDevice> Drop for ZoneReaders<'_, E, D> {
             }
         }
     }
-}
-
-impl State {
-    pub(crate) fn empty(g: &zonedb_device::ZoneGeometry) -> Self {
-        let zones = (META_ZONES..g.zone_count)
-            .map(|z| ZoneAcct {
-                index: z,
-                start: g.zone_start(z),
-                capacity: g.zone_capacity_bytes,
-                wp: g.zone_start(z),
-                used: 0,
-                lifetime: Lifetime::NotSet,
-                busy: false,
-                active: false,
-                readers: 0,
-                failed: false,
-            })
-            .collect::<Vec<_>>();
-        let io = u32::try_from(zones.len()).unwrap_or(u32::MAX);
-        let budget = |limit: u32| {
-            if limit == 0 {
-                io
-            } else {
-                limit.saturating_sub(RESERVED_ZONES).min(io)
-            }
-        };
-        Self {
-            files: BTreeMap::new(),
-            names: BTreeMap::new(),
-            zones,
-            first_io_zone: META_ZONES,
-            next_file_id: 1,
-            open_tokens: 0,
-            max_open_io: budget(g.max_open_zones),
-            max_active_io: budget(g.max_active_zones),
-            finish_threshold_pct: 0,
-        }
-    }
-}
-
-fn check_device<D: ZonedDevice>(dev: &D) -> Result<(), FsError> {
-    let g = dev.geometry();
-    if g.zone_count < META_ZONES + 3 {
-        return Err(FsError::Unsupported(format!(
-            "{} zones; at least {} are needed",
-            g.zone_count,
-            META_ZONES + 3
-        )));
-    }
-    let io = g.zone_count - META_ZONES;
-    for (what, limit) in [("open", g.max_open_zones), ("active", g.max_active_zones)] {
-        if limit != 0 && limit.saturating_sub(RESERVED_ZONES).min(io) < 2 {
-            return Err(FsError::Unsupported(format!(
-                "max {what} zones {limit}: at least {} are needed (2 reserved for metadata and cleaning, 2 for writers)",
-                RESERVED_ZONES + 2
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// Recovers the tails written after the last metadata record of every file that was open for
-/// writing, from the zone write pointers, and closes those files.
-async fn recover_tails<D: ZonedDevice>(
-    dev: &D,
-    state: &mut State,
-    data_end: &[u64],
-) -> Result<(), FsError> {
-    let g = dev.geometry().clone();
-    let tails: Vec<(u64, u64, bool)> = state
-        .files
-        .values()
-        .filter_map(|f| {
-            f.meta
-                .active_extent_start
-                .map(|a| (f.meta.id, a, f.meta.sparse))
-        })
-        .collect();
-    for (id, aes, sparse) in tails {
-        let Some(zone) = state.zone_of(aes).and_then(|z| state.zone(z)).cloned() else {
-            continue;
-        };
-        // Never walk over extents the metadata already has (defensive: writers keep the
-        // active extent start after their last extent).
-        let known_end = state.files.get(&id).map_or(0, |f| {
-            f.meta
-                .extents
-                .iter()
-                .filter(|e| e.start >= zone.start && e.start < zone.start + zone.capacity)
-                .map(|e| align_up(e.start + e.len, g.block_size_bytes))
-                .max()
-                .unwrap_or(0)
-        });
-        let aes = aes.max(known_end);
-        let mut end = zone
-            .index
-            .checked_sub(state.first_io_zone)
-            .and_then(|i| data_end.get(i as usize))
-            .copied()
-            .unwrap_or(zone.wp);
-        // Never past data another file's metadata owns (defensive: a zone holds one writer's
-        // tail at a time, so a known extent after the tail start ends it).
-        if let Some(next) = state
-            .files
-            .values()
-            .filter(|f| f.meta.id != id)
-            .flat_map(|f| f.meta.extents.iter())
-            .map(|e| e.start / g.block_size_bytes * g.block_size_bytes)
-            .filter(|&s| s >= aes && s < end)
-            .min()
-        {
-            end = next;
-        }
-        let recovered = if end > aes {
-            let data = dev.read(aes, end - aes, IoClass::BackgroundRead).await?;
-            recover_tail(aes, &data, sparse, g.block_size_bytes)
-        } else {
-            Vec::new()
-        };
-        if let Some(f) = state.files.get_mut(&id) {
-            for e in recovered {
-                f.meta.size += e.len;
-                f.push_extent(e);
-            }
-            f.meta.active_extent_start = None;
-        }
-    }
-    Ok(())
-}
-
-/// Rebuilds the extents written after `aes` up to the write pointer (`data` = the bytes from
-/// `aes` to the write pointer). Sparse files walk their 8-byte length headers; others take
-/// everything (their unsynced writes are whole buffers, without padding).
-pub(crate) fn recover_tail(aes: u64, data: &[u8], sparse: bool, block: u64) -> Vec<Extent> {
-    if !sparse {
-        return if data.is_empty() {
-            Vec::new()
-        } else {
-            vec![Extent {
-                start: aes,
-                len: data.len() as u64,
-            }]
-        };
-    }
-    let mut out = Vec::new();
-    let mut pos: u64 = 0;
-    let total = data.len() as u64;
-    while pos + 8 <= total {
-        let p = usize::try_from(pos).unwrap_or(usize::MAX);
-        let Some(h) = data.get(p..p + 8) else { break };
-        let mut a = [0u8; 8];
-        a.copy_from_slice(h);
-        let len = u64::from_le_bytes(a);
-        if len == 0 || pos + 8 + len > total {
-            break;
-        }
-        out.push(Extent {
-            start: aes + pos + 8,
-            len,
-        });
-        pos = align_up(pos + 8 + len, block);
-    }
-    out
-}
-
-/// Drops the part of a file's extents that lies at or past its zone's write pointer (an
-/// extent persisted ahead of its data, lost in a crash), and every extent after it.
-fn clip_to_write_pointers(meta: &mut FileMeta, state: &State, data_end: &[u64]) {
-    let mut keep = Vec::with_capacity(meta.extents.len());
-    let first = state.zones.first().map_or(0, |z| z.index);
-    for e in &meta.extents {
-        let wp = state
-            .zone_of(e.start)
-            .and_then(|z| data_end.get(z.checked_sub(first)? as usize))
-            .copied()
-            .unwrap_or(0);
-        let end = e.start + e.len;
-        if end <= wp {
-            keep.push(*e);
-            continue;
-        }
-        if e.start < wp {
-            keep.push(Extent {
-                start: e.start,
-                len: wp - e.start,
-            });
-        }
-        break;
-    }
-    if keep.len() != meta.extents.len() || keep.last() != meta.extents.last() {
-        meta.extents = keep;
-        meta.size = meta.extents.iter().map(|e| e.len).sum();
-    }
-}
-
-/// Where each IO zone's data ends on the device, and where a tail may be recovered up to.
-fn data_ends(state: &State, reports: &[zonedb_device::ZoneInfo]) -> (Vec<u64>, Vec<u64>) {
-    // Where each zone's data ends on the device: the write pointer, also of a zone that
-    // went read-only or offline (the layer counts it full, but nothing past its pointer
-    // was ever written: extents there are clipped; extents below it in an offline zone are
-    // kept, so reads of them fail and fsck reports the loss instead of a silent clip); a
-    // full zone's capacity.
-    let data_end: Vec<u64> = state
-        .zones
-        .iter()
-        .map(|z| match reports.get(z.index as usize) {
-            Some(r) if matches!(r.state, ZoneState::ReadOnly | ZoneState::Offline) => {
-                r.write_pointer
-            }
-            _ => z.wp,
-        })
-        .collect();
-    // Tails are recovered up to the data's end, except in an offline zone (unreadable).
-    let tail_end: Vec<u64> = state
-        .zones
-        .iter()
-        .zip(&data_end)
-        .map(|(z, &end)| match reports.get(z.index as usize) {
-            Some(r) if r.state == ZoneState::Offline => z.start,
-            _ => end,
-        })
-        .collect();
-    (data_end, tail_end)
 }
 
 /// Used by writers: the kind a new file gets from its name.

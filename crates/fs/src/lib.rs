@@ -6,14 +6,16 @@
 //! from the zone write pointers. Where new data goes is decided by a [`PlacementPolicy`]
 //! (LIZA by default); which zones are cleaned, by a [`CleaningPolicy`].
 //!
-//! - [`fs`] — the mounted layer, its options, mkfs and mount.
+//! - [`fs`] — the mounted layer, its options, file operations; `mount` — mkfs, mount and
+//!   recovery; `alloc` — zone allocation (placement decisions carried out, tokens).
 //! - [`writer`] — writable files: buffering, alignment, WAL framing, zone switches.
 //! - [`metalog`] — the metadata log: records, rolls, replay.
-//! - [`cleaner`] — the cleaning mechanism (migration of live extents, resets).
 //! - [`record`] and [`codec`] hold the on-device encoding.
 //! - [`file`] and `state` hold files, extents and zone accounting.
-//! - [`placement`] and [`cleaning`] hold the policies, pure functions over views.
+//! - [`placement`] and [`cleaning`] hold the policies, pure functions over views;
+//!   [`cleaning::mechanism`] carries cleaning out (migration of live extents, resets).
 //! - [`stats`] — counters.
+//! - [`hints`] — what the engine tells the layer and its policies ([`ZoneFs::on_hint`]).
 #![deny(unsafe_code)]
 #![deny(clippy::disallowed_methods, clippy::disallowed_types)]
 #![warn(clippy::pedantic)]
@@ -26,15 +28,16 @@
     clippy::cast_precision_loss
 )]
 
-pub mod cleaner;
+mod alloc;
 pub mod cleaning;
 pub mod codec;
 mod error;
 pub mod file;
-pub mod fill_delete;
 pub mod fs;
 pub mod fsck;
+pub mod hints;
 pub mod metalog;
+mod mount;
 pub mod placement;
 pub mod record;
 mod state;

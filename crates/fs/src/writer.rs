@@ -6,16 +6,16 @@
 //! sync needs no metadata write: mount walks the headers from the active extent start to the
 //! write pointer.
 
-use std::pin::pin;
 use std::sync::Arc;
 
-use zonedb_device::{ZoneOp, ZonedDevice};
+use zonedb_device::ZonedDevice;
 use zonedb_env::Env;
 
 use crate::FsError;
+use crate::alloc::Token;
 use crate::file::{Extent, FileKind, FileMeta};
 use crate::fs::{ZoneFs, align_up, kind_of};
-use crate::placement::{Lifetime, Placement, PlacementRequest, SstContext};
+use crate::placement::{Lifetime, SstContext};
 use crate::record::Record;
 use crate::state::FileEntry;
 
@@ -160,213 +160,6 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             self.persist(&mut meta, rec).await
         }
     }
-
-    /// Takes a zone for a writer; when the device is out of space and a cleaner is configured,
-    /// cleans in the foreground (the wait counts as I/O blocking time) and tries again.
-    pub(crate) async fn acquire_zone(
-        &self,
-        lifetime: Lifetime,
-        kind: FileKind,
-        sst: Option<&SstContext>,
-    ) -> Result<u32, FsError> {
-        let t0 = self.env.now();
-        loop {
-            match self
-                .try_acquire_zone(lifetime, kind, 0, (false, false), sst)
-                .await
-            {
-                Err(FsError::NoSpace) => {
-                    let freed = if self.opts.cleaner.name() == "none" {
-                        false
-                    } else {
-                        let freed = self.clean_once().await?;
-                        self.counters().blocking_ns += self.env.now() - t0;
-                        freed
-                    };
-                    if !freed {
-                        // Last resort before failing: a partially written zone of another
-                        // lifetime. LIZA leaves those alone, so with every active token held
-                        // by nearly empty zones of other lifetimes it reports a full device
-                        // while most of it is free; ZenFS then fails the write.
-                        return self
-                            .try_acquire_zone(lifetime, kind, 0, (false, true), sst)
-                            .await;
-                    }
-                }
-                other => return other,
-            }
-        }
-    }
-
-    /// Takes a zone following the placement policy: finishes what it says, waits for tokens.
-    /// Returns the zone, marked busy, or [`FsError::NoSpace`].
-    pub(crate) async fn try_acquire_zone(
-        &self,
-        lifetime: Lifetime,
-        kind: FileKind,
-        min_capacity: u64,
-        (reserved, last_resort): (bool, bool),
-        sst: Option<&SstContext>,
-    ) -> Result<u32, FsError> {
-        let request = PlacementRequest {
-            lifetime,
-            io_type: kind.io_type(),
-            min_capacity_bytes: min_capacity,
-            sst,
-        };
-        let mut waited_since: Option<u64> = None;
-        loop {
-            let mut notified = pin!(self.tokens.notified());
-            notified.as_mut().enable();
-            let (finish, outcome) = {
-                let mut s = self.lock();
-                let views = s.views();
-                let mut view = s.alloc_view(&views);
-                if reserved {
-                    // Cleaning uses the reserved migration zone: one more open and active token.
-                    view.max_open_io_zones = view.open_io_zones + 1;
-                    view.max_active_io_zones += 1;
-                }
-                let mut decision = self.opts.placement.place(&view, &request);
-                if last_resort
-                    && decision.outcome == Placement::NoSpace
-                    && let Some(z) = roomiest_partial_zone(
-                        &views,
-                        &decision.finish,
-                        min_capacity.max(self.block),
-                    )
-                {
-                    decision.outcome = Placement::Active(z);
-                    self.counters().last_resort_allocations += 1;
-                }
-                self.count_placement(&request, &decision);
-                for &z in &decision.finish {
-                    if let Some(z) = s.zone_mut(z) {
-                        z.wp = z.start + z.capacity;
-                        z.active = false;
-                        // Busy until the finish is done, so no reset can overtake it.
-                        z.busy = true;
-                    }
-                }
-                match decision.outcome {
-                    Placement::Active(z) | Placement::Empty(z) => {
-                        if let Some(acct) = s.zone_mut(z) {
-                            acct.busy = true;
-                            if matches!(decision.outcome, Placement::Empty(_)) {
-                                acct.active = true;
-                                acct.lifetime = lifetime;
-                            }
-                        }
-                        if !reserved {
-                            s.open_tokens += 1;
-                        }
-                        let free: u64 = s.zones.iter().map(crate::state::ZoneAcct::remaining).sum();
-                        self.counters().free_series.push((self.env.now(), free));
-                    }
-                    _ => {}
-                }
-                (decision.finish, decision.outcome)
-            };
-            let mut finished = Ok(());
-            for z in finish {
-                if finished.is_ok() {
-                    finished = self.dev.manage(z, ZoneOp::Finish).await;
-                    if finished.is_ok() {
-                        self.counters().finishes += 1;
-                    }
-                }
-                if let Some(a) = self.lock().zone_mut(z) {
-                    a.busy = false;
-                }
-            }
-            finished?;
-            match outcome {
-                Placement::Active(z) | Placement::Empty(z) => {
-                    self.kick.notify_one();
-                    if let Placement::Empty(_) = outcome {
-                        let mut meta = self.meta.lock().await;
-                        self.persist(&mut meta, Record::ZoneLifetime { zone: z, lifetime })
-                            .await?;
-                    }
-                    if let Some(t0) = waited_since {
-                        self.counters().blocking_ns += self.env.now() - t0;
-                    }
-                    return Ok(z);
-                }
-                // Cleaning must not wait for tokens held by writers that wait for cleaning.
-                Placement::WaitForOpenToken | Placement::WaitForActiveToken if reserved => {
-                    return Err(FsError::NoSpace);
-                }
-                Placement::WaitForOpenToken | Placement::WaitForActiveToken => {
-                    waited_since.get_or_insert(self.env.now());
-                    notified.await;
-                }
-                Placement::NoSpace => return Err(FsError::NoSpace),
-            }
-        }
-    }
-
-    /// Counts SST allocations described by a context, and those its rules placed.
-    fn count_placement(
-        &self,
-        request: &PlacementRequest<'_>,
-        decision: &crate::placement::PlacementDecision,
-    ) {
-        if request.sst.is_some()
-            && matches!(decision.outcome, Placement::Active(_) | Placement::Empty(_))
-        {
-            let mut c = self.counters();
-            c.context_requests += 1;
-            c.context_placements += u64::from(decision.from_context);
-        }
-    }
-
-    /// Gives a zone back: closes it on the device if it is not full, returns its tokens. The
-    /// zone stays busy until the close is done, so no other writer (or a finish decided by the
-    /// allocator) can touch it in between.
-    pub(crate) async fn release_zone(&self, zone: u32, reserved: bool) -> Result<(), FsError> {
-        let close = {
-            let mut s = self.lock();
-            s.zone_mut(zone)
-                .is_some_and(|z| z.remaining() > 0 && z.written() > 0)
-        };
-        let closed = if close {
-            self.dev.manage(zone, ZoneOp::Close).await
-        } else {
-            Ok(())
-        };
-        {
-            let mut s = self.lock();
-            if !reserved {
-                s.open_tokens = s.open_tokens.saturating_sub(1);
-            }
-            if let Some(z) = s.zone_mut(zone) {
-                z.busy = false;
-                if z.remaining() == 0 {
-                    z.active = false;
-                }
-            }
-        }
-        self.tokens.notify_waiters();
-        closed?;
-        Ok(())
-    }
-}
-
-/// The non-busy, partially written zone (not about to be finished) with the most room, at
-/// least `min` bytes; ties go to the lower index.
-fn roomiest_partial_zone(
-    views: &[crate::placement::ZoneView],
-    finish: &[u32],
-    min: u64,
-) -> Option<u32> {
-    views
-        .iter()
-        .filter(|z| {
-            !z.busy && z.is_active() && !finish.contains(&z.index) && z.remaining_bytes >= min
-        })
-        .max_by_key(|z| (z.remaining_bytes, std::cmp::Reverse(z.index)))
-        .map(|z| z.index)
 }
 
 impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
@@ -478,7 +271,7 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
         }
         self.fs.persist_file(self.id, false).await?;
         if let Some(z) = self.zone.take() {
-            self.fs.release_zone(z, false).await?;
+            self.fs.release_zone(z, Token::Writer).await?;
         }
         self.closed = true;
         Ok(())
@@ -576,7 +369,7 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
             rest = &rest[usize::try_from(n).unwrap_or(0)..];
             if full {
                 self.zone = None;
-                fs.release_zone(zone, false).await?;
+                fs.release_zone(zone, Token::Writer).await?;
             }
         }
         Ok(())

@@ -19,6 +19,7 @@
 pub mod conformance;
 pub mod db_bench;
 pub mod experiment;
+pub mod fill_delete;
 #[cfg(feature = "fjall")]
 pub mod fjall_peer;
 pub mod histogram;

@@ -5,8 +5,12 @@
 //! - [`none`]: no cleaning.
 //! - [`greedy`]: the papers' LDP baseline (below a free-space threshold, the zone with the
 //!   least valid data).
+//!
+//! [`mechanism`] carries the policies' decisions out: migration of live extents, resets, the
+//! background task.
 
 pub mod greedy;
+pub mod mechanism;
 pub mod none;
 pub mod zenfs;
 
@@ -58,6 +62,10 @@ pub trait CleaningPolicy: Send + Sync + std::fmt::Debug {
 
     /// Zones to clean now, in the order to clean them (empty: nothing to do).
     fn victims(&self, view: &CleaningView<'_>) -> Vec<u32>;
+
+    /// A hint about what the engine does, in the order things happen. Must be quick; the
+    /// default ignores it.
+    fn on_hint(&self, _hint: &crate::hints::Hint) {}
 }
 
 /// The cleaner called `name` (`none`, `greedy`, `zenfs`); `threshold_pct` is greedy's

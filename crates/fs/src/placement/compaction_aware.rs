@@ -1,5 +1,6 @@
 //! CAZA (Compaction-Aware Zone Allocation), as the Same-Zone Compaction paper (§VI) states it.
-//! The zone is chosen once the SST is complete, from the [`SstContext`] the engine supplies:
+//! The zone is chosen once the SST is complete: [`Caza::plan_sst`] reads the tree through a
+//! [`TreeView`] ([`CazaContext::from_tree`]) and lists the candidate zones in order:
 //!
 //! 1. **Direction** (Problem #1): compare `S_level[i-1]` (upper neighbour) with `S_level[i]`
 //!    (own level). Upper larger: the SST will most likely be merged with the upper level, so
@@ -21,14 +22,76 @@
 //! same-level list by position instead of file number, and its MSST'24 version walks the
 //! same-level list in priority order rather than key order.
 
+use super::tree_view::overlapping;
 use super::{
-    AllocView, ContextNeeds, NeighbourSst, PlacementDecision, PlacementPolicy, PlacementRequest,
-    SstContext, candidate_or_liza, zones_of,
+    AllocView, NEIGHBOURS_LISTED, NeighbourSst, NewSst, PlacementDecision, PlacementPolicy,
+    PlacementRequest, SstContext, TreeFile, TreeView, candidate_or_liza, zones_of,
 };
 
-/// CAZA. Stateless: everything it needs is in the view and the request.
+/// CAZA. Stateless: everything it needs is in the tree view, the zone view and the request.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Caza;
+
+/// What CAZA reads from the tree about a complete SST.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CazaContext {
+    /// `S_level` of the upper neighbour level (`None` for L0: it has none).
+    pub upper_level_score: Option<f64>,
+    /// `S_level` of the SST's own level.
+    pub level_score: f64,
+    /// SSTs of the upper neighbour level (L0 for the base level) overlapping the new SST.
+    pub upper: Vec<NeighbourSst>,
+    /// SSTs of the lower neighbour level (the base level for L0) overlapping the new SST.
+    pub lower: Vec<NeighbourSst>,
+    /// SSTs of the same level, nearest key range first (the outward search), at most
+    /// [`NEIGHBOURS_LISTED`].
+    pub same_level_by_key: Vec<NeighbourSst>,
+}
+
+impl CazaContext {
+    /// Reads the neighbour levels' overlapping SSTs, the same level's nearest SSTs by key, the
+    /// scores and the zones of those SSTs (one batch) from `tree`.
+    pub fn from_tree(sst: &NewSst<'_>, tree: &dyn TreeView) -> Self {
+        let upper_level = tree.upper_level(sst.level);
+        let mut wanted: Vec<&TreeFile<'_>> = Vec::new();
+        let mut counts = [0usize; 2];
+        for (count, level) in counts
+            .iter_mut()
+            .zip([upper_level, tree.lower_level(sst.level)])
+        {
+            if let Some(l) = level {
+                let o = overlapping(tree.files(l), sst.smallest, sst.largest);
+                *count = o.len();
+                wanted.extend(o);
+            }
+        }
+        let mut sorted: Vec<&TreeFile<'_>> = tree
+            .files(sst.level)
+            .iter()
+            .filter(|f| !f.being_compacted)
+            .collect();
+        if sst.level == 0 {
+            sorted.sort_by(|a, b| a.smallest.cmp(b.smallest));
+        }
+        let keys: Vec<(&[u8], &[u8])> = sorted.iter().map(|f| (f.smallest, f.largest)).collect();
+        for i in nearest_by_key(&keys, sst.largest)
+            .into_iter()
+            .take(NEIGHBOURS_LISTED)
+        {
+            wanted.push(sorted[i]);
+        }
+        let mut all = NeighbourSst::with_zones(tree, wanted.into_iter().map(|f| (f, 0.0)));
+        let same_level_by_key = all.split_off(counts[0] + counts[1]);
+        let lower = all.split_off(counts[0]);
+        Self {
+            upper_level_score: upper_level.map(|l| tree.level_score(l)),
+            level_score: tree.level_score(sst.level),
+            upper: all,
+            lower,
+            same_level_by_key,
+        }
+    }
+}
 
 /// Which neighbour level CAZA aims for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,7 +103,7 @@ pub enum Direction {
 }
 
 /// Problem #1: `S_level[i-1] > S_level[i]` → upper, otherwise lower (L0 always lower).
-pub fn direction(sst: &SstContext) -> Direction {
+pub fn direction(sst: &CazaContext) -> Direction {
     match sst.upper_level_score {
         Some(up) if up > sst.level_score => Direction::Upper,
         _ => Direction::Lower,
@@ -48,7 +111,7 @@ pub fn direction(sst: &SstContext) -> Direction {
 }
 
 /// Problem #2: the neighbour files in the order their zones are tried.
-pub fn neighbour_order(sst: &SstContext) -> Vec<&NeighbourSst> {
+pub fn neighbour_order(sst: &CazaContext) -> Vec<&NeighbourSst> {
     let (mut files, largest_first): (Vec<&NeighbourSst>, bool) = match direction(sst) {
         Direction::Upper => (sst.upper.iter().collect(), true),
         Direction::Lower => (sst.lower.iter().collect(), false),
@@ -65,7 +128,7 @@ pub fn neighbour_order(sst: &SstContext) -> Vec<&NeighbourSst> {
 }
 
 /// Every zone CAZA would try, in order, before falling back to the lifetime rule.
-pub fn candidate_zones(sst: &SstContext) -> Vec<u32> {
+pub fn candidate_zones(sst: &CazaContext) -> Vec<u32> {
     zones_of(
         neighbour_order(sst)
             .into_iter()
@@ -79,14 +142,18 @@ impl PlacementPolicy for Caza {
     }
 
     fn place(&self, view: &AllocView<'_>, request: &PlacementRequest<'_>) -> PlacementDecision {
-        candidate_or_liza(view, request, candidate_zones)
+        candidate_or_liza(view, request)
     }
 
-    fn context_needs(&self) -> ContextNeeds {
-        ContextNeeds {
-            neighbours: true,
-            overlap_ratios: false,
-        }
+    fn wants_tree_view(&self) -> bool {
+        true
+    }
+
+    fn plan_sst(&self, sst: &NewSst<'_>, tree: &dyn TreeView) -> Option<SstContext> {
+        Some(SstContext::new(
+            sst,
+            candidate_zones(&CazaContext::from_tree(sst, tree)),
+        ))
     }
 }
 
@@ -166,17 +233,23 @@ mod tests {
         }
     }
 
-    fn ctx(upper_score: Option<f64>, level_score: f64) -> SstContext {
-        SstContext {
-            number: 100,
-            level: 2,
-            size: 100,
+    fn ctx(upper_score: Option<f64>, level_score: f64) -> CazaContext {
+        CazaContext {
             upper_level_score: upper_score,
             level_score,
             upper: vec![f(1, 300, 1), f(2, 500, 2)],
             lower: vec![f(3, 400, 3), f(4, 200, 4)],
             same_level_by_key: vec![f(5, 100, 5)],
-            ..SstContext::default()
+        }
+    }
+
+    /// The plan CAZA makes for an SST of 100 bytes at L2 with context `c`.
+    fn plan(c: &CazaContext) -> SstContext {
+        SstContext {
+            number: 100,
+            level: 2,
+            size: 100,
+            candidates: candidate_zones(c),
         }
     }
 
@@ -202,7 +275,7 @@ mod tests {
 
     #[test]
     fn next_candidate_when_the_zone_has_no_room_or_is_busy() {
-        let c = ctx(Some(1.5), 1.1);
+        let c = plan(&ctx(Some(1.5), 1.1));
         let mut zones: Vec<ZoneView> = (0..8).map(|i| zone(i, 500)).collect();
         zones[2].remaining_bytes = 50; // too small for 100 bytes
         let v = view(&zones);
@@ -215,7 +288,7 @@ mod tests {
 
     #[test]
     fn falls_back_to_liza_when_no_neighbour_zone_fits() {
-        let c = ctx(Some(1.5), 1.1);
+        let c = plan(&ctx(Some(1.5), 1.1));
         let mut zones: Vec<ZoneView> = (0..8).map(|i| zone(i, CAP)).collect();
         zones[7] = zone(7, 0); // full
         let v = view(&zones);
@@ -229,7 +302,7 @@ mod tests {
         let v = view(&zones);
         let r = PlacementRequest {
             sst: None,
-            ..req(&ctx(None, 0.0))
+            ..req(&plan(&ctx(None, 0.0)))
         };
         assert_eq!(
             Caza.place(&v, &r),
@@ -239,7 +312,7 @@ mod tests {
 
     #[test]
     fn waits_for_an_open_token_like_liza() {
-        let c = ctx(Some(1.5), 1.1);
+        let c = plan(&ctx(Some(1.5), 1.1));
         let zones: Vec<ZoneView> = (0..8).map(|i| zone(i, 500)).collect();
         let mut v = view(&zones);
         v.open_io_zones = 13;
@@ -247,6 +320,55 @@ mod tests {
             Caza.place(&v, &req(&c)).outcome,
             Placement::WaitForOpenToken
         );
+    }
+
+    /// From a tree: L2 SST [e, f] with a hotter upper level goes next to the largest
+    /// overlapping L1 SST, then the other one; files being compacted are left out; then the
+    /// same level's nearest SSTs by key.
+    #[test]
+    fn plans_from_a_tree_view() {
+        use super::super::tree_view::StaticTree;
+        let t = |number, size, lo: &'static [u8], hi: &'static [u8]| TreeFile {
+            number,
+            size,
+            smallest: lo,
+            largest: hi,
+            being_compacted: false,
+        };
+        let mut busy = t(12, 900, b"e", b"e");
+        busy.being_compacted = true;
+        let tree = StaticTree {
+            levels: vec![
+                vec![],
+                vec![t(10, 100, b"a", b"e"), busy, t(11, 300, b"f", b"k")],
+                vec![t(20, 50, b"a", b"c"), t(21, 50, b"x", b"z")],
+                vec![t(30, 70, b"d", b"g")],
+            ],
+            scores: vec![(1, 1.5), (2, 1.1)],
+            base_level: 1,
+            zones: vec![
+                (10, vec![(3, 100)]),
+                (11, vec![(4, 200), (5, 100)]),
+                (20, vec![(6, 50)]),
+                (21, vec![(7, 50)]),
+                (30, vec![(8, 70)]),
+            ],
+        };
+        let sst = NewSst {
+            number: 40,
+            level: 2,
+            size: 10,
+            smallest: b"e",
+            largest: b"f",
+        };
+        let c = CazaContext::from_tree(&sst, &tree);
+        assert_eq!(c.upper_level_score, Some(1.5));
+        assert_eq!(direction(&c), Direction::Upper);
+        let p = Caza.plan_sst(&sst, &tree).unwrap();
+        assert_eq!((p.number, p.level, p.size), (40, 2, 10));
+        assert_eq!(p.candidates, vec![4, 5, 3, 6, 7]);
+        let lower: Vec<u64> = c.lower.iter().map(|f| f.number).collect();
+        assert_eq!(lower, vec![30]);
     }
 
     #[test]

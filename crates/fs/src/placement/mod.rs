@@ -7,15 +7,23 @@
 //!   reconstructed).
 //!
 //! CAZA and OAZA need what only the engine knows (the SST's level and key range, the
-//! overlapping SSTs of the neighbour levels and the zones holding them). The engine builds an
-//! [`SstContext`] once the SST is complete and passes it with the file
-//! ([`crate::ZoneFs::create_sst`]); the policies read it from [`PlacementRequest::sst`].
+//! overlapping SSTs of the neighbour levels and the zones holding them, the level scores). When
+//! an SST is complete, the engine asks the policy to plan it ([`PlacementPolicy::plan_sst`])
+//! with a read-only [`TreeView`] of the LSM tree; the policy builds its candidate zones there
+//! and returns them in an [`SstContext`], which the engine passes with the file
+//! ([`crate::ZoneFs::create_sst`]) and the policy reads back from [`PlacementRequest::sst`].
+//! Hints about what the engine does reach policies through [`PlacementPolicy::on_hint`].
 
 pub mod compaction_aware;
 pub mod lifetime;
 pub mod overlap_ratio;
+pub mod tree_view;
 
 use std::sync::Arc;
+
+pub use tree_view::{NewSst, TreeFile, TreeView};
+
+use crate::hints::Hint;
 
 /// Placement policy names accepted by [`by_name`].
 pub const NAMES: [&str; 3] = ["liza", "caza", "oaza"];
@@ -36,6 +44,11 @@ pub fn by_name(name: &str) -> Result<Arc<dyn PlacementPolicy>, String> {
     }
 }
 
+/// Same-level SSTs CAZA's key search and OAZA's ratio search list: the nearest this many.
+/// Further ones would be tried only after these, so this bounds the work per SST without
+/// changing any decision where one of the nearest can take the SST.
+pub const NEIGHBOURS_LISTED: usize = 32;
+
 /// An SST of a neighbour level (or of the same level) as CAZA and OAZA see it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NeighbourSst {
@@ -49,8 +62,33 @@ pub struct NeighbourSst {
     pub overlap_ratio: f64,
 }
 
-/// What the engine knows about a complete SST when it asks for its zone.
-#[derive(Debug, Clone, Default, PartialEq)]
+impl NeighbourSst {
+    /// `files` with the zones `tree` reports for them (one batch).
+    pub fn with_zones<'f, 'k: 'f>(
+        tree: &dyn TreeView,
+        files: impl IntoIterator<Item = (&'f TreeFile<'k>, f64)>,
+    ) -> Vec<Self> {
+        let files: Vec<(u64, u64, f64)> = files
+            .into_iter()
+            .map(|(f, ratio)| (f.number, f.size, ratio))
+            .collect();
+        let numbers: Vec<u64> = files.iter().map(|f| f.0).collect();
+        files
+            .into_iter()
+            .zip(tree.file_zones(&numbers))
+            .map(|((number, size, overlap_ratio), zones)| Self {
+                number,
+                size,
+                zones,
+                overlap_ratio,
+            })
+            .collect()
+    }
+}
+
+/// What a placement policy planned for a complete SST from the tree
+/// ([`PlacementPolicy::plan_sst`]); it goes with the file to every zone request.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SstContext {
     /// File number.
     pub number: u64,
@@ -58,36 +96,20 @@ pub struct SstContext {
     pub level: u32,
     /// Bytes.
     pub size: u64,
-    /// `S_level` of the upper neighbour level (`None` for L0: it has none).
-    pub upper_level_score: Option<f64>,
-    /// `S_level` of the SST's own level.
-    pub level_score: f64,
-    /// SSTs of the upper neighbour level (L0 for the base level) overlapping the new SST.
-    pub upper: Vec<NeighbourSst>,
-    /// SSTs of the lower neighbour level (the base level for L0) overlapping the new SST.
-    pub lower: Vec<NeighbourSst>,
-    /// SSTs of the same level, nearest key range first (CAZA's outward search).
-    pub same_level_by_key: Vec<NeighbourSst>,
-    /// OAZA: the new SST's overlap ratio (bytes of overlapping SSTs of level L+1, or L-1 at
-    /// the bottom level, over its own bytes).
-    pub overlap_ratio: f64,
-    /// OAZA: SSTs of the same level, closest overlap ratio first.
-    pub same_level_by_ratio: Vec<NeighbourSst>,
+    /// Zones to try, in order, before the policy's fallback: each only if it can take the
+    /// whole SST then ([`first_fitting`]).
+    pub candidates: Vec<u32>,
 }
 
-/// What a policy needs the engine to put into an [`SstContext`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ContextNeeds {
-    /// Neighbour-level overlaps, scores and same-level key neighbours (CAZA).
-    pub neighbours: bool,
-    /// Overlap ratios and the same-level ratio list (OAZA).
-    pub overlap_ratios: bool,
-}
-
-impl ContextNeeds {
-    /// Nothing: the policy decides from lifetimes alone.
-    pub fn none(&self) -> bool {
-        !self.neighbours && !self.overlap_ratios
+impl SstContext {
+    /// A plan for `sst` trying `candidates`.
+    pub fn new(sst: &NewSst<'_>, candidates: Vec<u32>) -> Self {
+        Self {
+            number: sst.number,
+            level: sst.level,
+            size: sst.size,
+            candidates,
+        }
     }
 }
 
@@ -245,11 +267,22 @@ pub trait PlacementPolicy: Send + Sync + std::fmt::Debug {
     /// Decides where the next extent of a file goes.
     fn place(&self, view: &AllocView<'_>, request: &PlacementRequest<'_>) -> PlacementDecision;
 
-    /// What the engine should describe in an [`SstContext`] for this policy (nothing by
-    /// default: building a context costs a walk of the tree).
-    fn context_needs(&self) -> ContextNeeds {
-        ContextNeeds::default()
+    /// Whether the policy plans complete SSTs from the tree ([`Self::plan_sst`]); the engine
+    /// builds a [`TreeView`] only for policies that do (it costs a walk of the tree).
+    fn wants_tree_view(&self) -> bool {
+        false
     }
+
+    /// Plans a complete SST before its bytes go out, from a view of the tree as it is now
+    /// (called only when [`Self::wants_tree_view`]); `None`: the SST is placed like any
+    /// other file.
+    fn plan_sst(&self, _sst: &NewSst<'_>, _tree: &dyn TreeView) -> Option<SstContext> {
+        None
+    }
+
+    /// A hint about what the engine does, in the order things happen. Must be quick; the
+    /// default ignores it.
+    fn on_hint(&self, _hint: &Hint) {}
 }
 
 /// Whether a zone can take a whole SST of `size` bytes now: not held by anyone, written but
@@ -272,15 +305,14 @@ pub fn zones_of<'a>(files: impl IntoIterator<Item = &'a NeighbourSst>) -> Vec<u3
     out
 }
 
-/// The first of `candidates` that can take the whole SST of the request, else what LIZA
-/// decides (the fallback of both CAZA and OAZA).
+/// The first of the planned candidates ([`SstContext::candidates`]) that can take the whole
+/// SST of the request, else what LIZA decides (the fallback of both CAZA and OAZA).
 pub fn candidate_or_liza(
     view: &AllocView<'_>,
     request: &PlacementRequest<'_>,
-    candidates: impl FnOnce(&SstContext) -> Vec<u32>,
 ) -> PlacementDecision {
     if let Some(sst) = request.sst
-        && let Some(z) = first_fitting(view, request, candidates(sst), sst.size)
+        && let Some(z) = first_fitting(view, request, sst.candidates.iter().copied(), sst.size)
     {
         return PlacementDecision {
             finish: Vec::new(),

@@ -13,21 +13,70 @@
 //! - If no such zone can take the whole SST, the lifetime rule (LIZA) places it (which may
 //!   open an empty zone); the file layer cleans and retries when even that fails.
 //!
-//! The engine keeps the per-level lists of (overlap ratio, key range): it rebuilds them from
-//! the current version when it places an SST, so each ratio reflects the level below as it is
-//! then (the slides' incrementally kept `std::set` would hold the ratio from the SST's
-//! creation).
+//! The per-level lists of (overlap ratio, key range) are rebuilt from the tree view
+//! ([`OazaContext::from_tree`]) when an SST is placed, so each ratio reflects the level below
+//! as it is then (the slides' incrementally kept `std::set` would hold the ratio from the
+//! SST's creation).
 
 use std::cmp::Ordering;
 
+use super::tree_view::overlap_bytes;
 use super::{
-    AllocView, ContextNeeds, PlacementDecision, PlacementPolicy, PlacementRequest, SstContext,
-    candidate_or_liza, zones_of,
+    AllocView, NEIGHBOURS_LISTED, NeighbourSst, NewSst, PlacementDecision, PlacementPolicy,
+    PlacementRequest, SstContext, TreeView, candidate_or_liza, zones_of,
 };
 
-/// OAZA. Stateless: the lists come with the request.
+/// OAZA. Stateless: the lists are built from the tree view.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Oaza;
+
+/// What OAZA reads from the tree about a complete SST.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OazaContext {
+    /// The new SST's overlap ratio (bytes of overlapping SSTs of level L+1, or L-1 at the
+    /// bottom level, over its own bytes).
+    pub overlap_ratio: f64,
+    /// SSTs of the same level, closest overlap ratio first, at most [`NEIGHBOURS_LISTED`].
+    pub same_level_by_ratio: Vec<NeighbourSst>,
+}
+
+impl OazaContext {
+    /// The new SST's ratio and its level's ratio list, closest first, from `tree`.
+    pub fn from_tree(sst: &NewSst<'_>, tree: &dyn TreeView) -> Self {
+        let mut ctx = Self::default();
+        let neighbour = if sst.level < tree.bottom_level() {
+            tree.lower_level(sst.level)
+        } else {
+            tree.upper_level(sst.level)
+        };
+        let Some(n) = neighbour else {
+            return ctx;
+        };
+        let next = tree.files(n);
+        let sorted = n != 0;
+        ctx.overlap_ratio = overlap_ratio(
+            overlap_bytes(next, sorted, sst.smallest, sst.largest),
+            sst.size,
+        );
+        let same = tree.files(sst.level);
+        let list = OverlapRatioList::new(
+            same.iter()
+                .filter(|f| !f.being_compacted)
+                .map(|f| {
+                    let r =
+                        overlap_ratio(overlap_bytes(next, sorted, f.smallest, f.largest), f.size);
+                    (r, f.number)
+                })
+                .collect(),
+        );
+        let wanted = list
+            .closest(ctx.overlap_ratio, NEIGHBOURS_LISTED)
+            .into_iter()
+            .filter_map(|(r, number)| same.iter().find(|f| f.number == number).map(|f| (f, r)));
+        ctx.same_level_by_ratio = NeighbourSst::with_zones(tree, wanted);
+        ctx
+    }
+}
 
 /// One level's overlap-ratio list: (ratio, file number), ratio descending, ties by file
 /// number.
@@ -93,7 +142,7 @@ pub fn overlap_ratio(overlapping_bytes: u64, size: u64) -> f64 {
 }
 
 /// Every zone OAZA would try, in order, before falling back to the lifetime rule.
-pub fn candidate_zones(sst: &SstContext) -> Vec<u32> {
+pub fn candidate_zones(sst: &OazaContext) -> Vec<u32> {
     zones_of(&sst.same_level_by_ratio)
 }
 
@@ -103,20 +152,25 @@ impl PlacementPolicy for Oaza {
     }
 
     fn place(&self, view: &AllocView<'_>, request: &PlacementRequest<'_>) -> PlacementDecision {
-        candidate_or_liza(view, request, candidate_zones)
+        candidate_or_liza(view, request)
     }
 
-    fn context_needs(&self) -> ContextNeeds {
-        ContextNeeds {
-            neighbours: false,
-            overlap_ratios: true,
-        }
+    fn wants_tree_view(&self) -> bool {
+        true
+    }
+
+    fn plan_sst(&self, sst: &NewSst<'_>, tree: &dyn TreeView) -> Option<SstContext> {
+        Some(SstContext::new(
+            sst,
+            candidate_zones(&OazaContext::from_tree(sst, tree)),
+        ))
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::{IoType, Lifetime, NeighbourSst, Placement, ZoneView};
+    use super::super::tree_view::StaticTree;
+    use super::super::{IoType, Lifetime, Placement, TreeFile, ZoneView};
     use super::*;
 
     #[test]
@@ -166,9 +220,13 @@ mod tests {
             zones: vec![(zone, 100)],
             overlap_ratio: 0.0,
         };
+        let ctx = OazaContext {
+            overlap_ratio: 1.0,
+            same_level_by_ratio: vec![n(7, 3), n(8, 1), n(9, 0)],
+        };
         let sst = SstContext {
             size: 100,
-            same_level_by_ratio: vec![n(7, 3), n(8, 1), n(9, 0)],
+            candidates: candidate_zones(&ctx),
             ..SstContext::default()
         };
         let v = AllocView {
@@ -186,5 +244,73 @@ mod tests {
             sst: Some(&sst),
         };
         assert_eq!(Oaza.place(&v, &r).outcome, Placement::Active(1));
+    }
+
+    /// From a tree: an L1 SST's ratio against L2, its level's list closest first, files being
+    /// compacted left out; at the bottom level the ratio is taken against the level above.
+    #[test]
+    fn plans_from_a_tree_view() {
+        let t = |number, size, lo: &'static [u8], hi: &'static [u8]| TreeFile {
+            number,
+            size,
+            smallest: lo,
+            largest: hi,
+            being_compacted: false,
+        };
+        let mut busy = t(13, 100, b"p", b"q");
+        busy.being_compacted = true;
+        let tree = StaticTree {
+            levels: vec![
+                vec![],
+                vec![
+                    t(10, 100, b"a", b"c"),
+                    t(11, 100, b"d", b"f"),
+                    busy,
+                    t(12, 100, b"x", b"z"),
+                ],
+                vec![
+                    t(20, 300, b"a", b"b"),
+                    t(21, 100, b"e", b"e"),
+                    t(22, 50, b"g", b"h"),
+                ],
+            ],
+            base_level: 1,
+            zones: vec![
+                (10, vec![(3, 100)]),
+                (11, vec![(4, 100)]),
+                (12, vec![(5, 100)]),
+            ],
+            ..StaticTree::default()
+        };
+        // New L1 SST [c, h] of 200 bytes: overlaps 21 and 22 of L2 (150 bytes): ratio 0.75.
+        let sst = NewSst {
+            number: 40,
+            level: 1,
+            size: 200,
+            smallest: b"c",
+            largest: b"h",
+        };
+        let c = OazaContext::from_tree(&sst, &tree);
+        assert!((c.overlap_ratio - 0.75).abs() < 1e-12);
+        // Ratios: 10 → 3.0, 11 → 1.0, 12 → 0.0; closest to 0.75 first.
+        let got: Vec<(u64, f64)> = c
+            .same_level_by_ratio
+            .iter()
+            .map(|f| (f.number, f.overlap_ratio))
+            .collect();
+        assert_eq!(got, vec![(11, 1.0), (12, 0.0), (10, 3.0)]);
+        assert_eq!(
+            Oaza.plan_sst(&sst, &tree).unwrap().candidates,
+            vec![4, 5, 3]
+        );
+        // At the bottom (L2) the neighbour is L1.
+        let bottom = NewSst {
+            level: 2,
+            smallest: b"a",
+            largest: b"a",
+            ..sst
+        };
+        let c = OazaContext::from_tree(&bottom, &tree);
+        assert!((c.overlap_ratio - 0.5).abs() < 1e-12);
     }
 }

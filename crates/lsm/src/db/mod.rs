@@ -12,6 +12,7 @@ pub mod background;
 pub mod iter;
 pub mod source;
 pub mod stats;
+pub(crate) mod tree_view;
 pub mod wal_recovery;
 pub mod write;
 pub(crate) mod zones;
@@ -635,7 +636,11 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
             mut last_seq,
         } = recover_version(&fs, &opts, &graveyard).await?;
         let (mem, wal_recovery) = replay_wals(&fs, &opts, log_number, &mut last_seq).await?;
-        let hints = cfg.hints.clone();
+        // Every hint reaches the zone layer's policies as well as the caller's listener.
+        let hints: Arc<dyn HintListener> = Arc::new(crate::hints::ToZoneLayer {
+            fs: fs.clone(),
+            next: cfg.hints.clone(),
+        });
         let OpenState {
             version,
             wal_file,

@@ -9,10 +9,8 @@ use zonedb_fs::ZoneFs;
 use zonedb_fs::placement::{Lifetime, SstContext};
 
 use super::super::Inner;
-use super::super::zones::{NewSst, TreeShape, sst_context};
-use super::level_view;
+use super::super::zones::NewSst;
 use crate::LsmError;
-use crate::compaction::{compaction_scores, level_targets};
 use crate::hints::{FileKindHint, Hint, HintListener};
 use crate::key;
 use crate::options::DbOptions;
@@ -94,28 +92,11 @@ pub(super) fn give_buffer<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, mut buf: 
     }
 }
 
-/// What the placement policy needs to know about a complete SST, from the tree as it is now
-/// (`None` when the policy decides from lifetimes alone).
+/// What the placement policy planned for a complete SST from the tree as it is now (`None`
+/// when the policy does not read the tree).
 pub(crate) fn placement_context<E: Env, D: ZonedDevice>(
     inner: &Inner<E, D>,
     sst: &NewSst<'_>,
 ) -> Option<SstContext> {
-    let needs = inner.fs.options().placement.context_needs();
-    if needs.none() {
-        return None;
-    }
-    let version;
-    let levels = {
-        let st = inner.lock();
-        version = st.version.clone();
-        level_view(&version, &st.being_compacted)
-    };
-    let targets = level_targets(&levels, &inner.opts);
-    let scores = compaction_scores(&levels, &targets, &inner.opts);
-    let tree = TreeShape {
-        levels: &levels,
-        scores: &scores,
-        base_level: targets.base_level,
-    };
-    Some(sst_context(&inner.fs, needs, &tree, sst))
+    super::super::tree_view::placement_context(inner, sst)
 }

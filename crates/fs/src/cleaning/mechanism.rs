@@ -1,18 +1,20 @@
 //! The cleaning mechanism: asks the cleaning policy for victims, migrates the live extents of
 //! files not open for writing into a zone taken with the reserved migration token (in 128 KiB
 //! steps, keeping each extent's offset within its block), persists the new extent lists and
-//! resets the victims. Runs in the background every `cleaning_interval_ns` and in the
+//! resets the victims (and every other zone left without live data, also after deletes). Runs in the background every `cleaning_interval_ns` and in the
 //! foreground when a writer finds no space; one pass at a time.
 
 use std::sync::{Arc, Weak};
 
-use zonedb_device::{IoClass, ZonedDevice};
+use zonedb_device::{IoClass, ZoneOp, ZoneState, ZonedDevice};
 use zonedb_env::Env;
 
 use crate::FsError;
+use crate::alloc::Token;
 use crate::cleaning::CleaningView;
 use crate::file::Extent;
 use crate::fs::{GC_COPY_BYTES, ZoneFs, align_up};
+use crate::placement::Lifetime;
 use crate::record::Record;
 
 impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
@@ -77,7 +79,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             }
         }
         if let Some(z) = target.take() {
-            self.release_zone(z, true).await?;
+            self.release_zone(z, Token::Migration).await?;
         }
         let free_before = self
             .lock()
@@ -178,31 +180,75 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         Ok(())
     }
 
-    /// Takes the zone migrated data goes to, with the reserved cleaning token: the best
-    /// partially written zone by LIZA's lifetime match with room for `min_capacity`, else the
-    /// first empty zone (ZenFS only uses partial zones; a fresh zone keeps cleaning possible
-    /// when none has room).
-    fn acquire_migration_zone(
-        &self,
-        lifetime: crate::placement::Lifetime,
-        min_capacity: u64,
-    ) -> Result<u32, FsError> {
-        let mut s = self.lock();
-        let views = s.views();
-        let view = s.alloc_view(&views);
-        let (_, best) =
-            crate::placement::lifetime::best_open_zone_match(&view, lifetime, min_capacity);
-        let pick = best
-            .or_else(|| crate::placement::lifetime::first_empty_zone(&views))
-            .ok_or(FsError::NoSpace)?;
-        if let Some(z) = s.zone_mut(pick) {
-            z.busy = true;
-            if z.written() == 0 {
-                z.active = true;
-                z.lifetime = lifetime;
+    /// The device reports zone `z` read-only or offline.
+    pub(crate) fn zone_failed_on_device(&self, z: u32) -> bool {
+        self.dev
+            .report_zones(z, 1)
+            .first()
+            .is_some_and(|r| matches!(r.state, ZoneState::Offline | ZoneState::ReadOnly))
+    }
+
+    /// Resets every zone that holds no live data and no writer (ZenFS's `ResetUnusedIOZones`).
+    pub(crate) async fn reset_unused_zones(&self) -> Result<(), FsError> {
+        let victims: Vec<u32> = {
+            let mut s = self.lock();
+            let v: Vec<u32> = s
+                .zones
+                .iter()
+                .filter(|z| {
+                    z.used == 0 && !z.busy && !z.failed && z.written() > 0 && z.readers == 0
+                })
+                .map(|z| z.index)
+                .collect();
+            // Busy until the device has reset them: an allocator that saw them empty before
+            // the reset completes would write into a zone the device still has full.
+            for &z in &v {
+                if let Some(z) = s.zone_mut(z) {
+                    z.wp = z.start;
+                    z.lifetime = Lifetime::NotSet;
+                    z.active = false;
+                    z.busy = true;
+                }
+            }
+            v
+        };
+        // What made the zones unused (deletes, migrated copies and their records) is durable
+        // before their data goes.
+        let mut result = if victims.is_empty() {
+            Ok(())
+        } else {
+            self.sync_device().await
+        };
+        for z in &victims {
+            let mut failed = false;
+            if result.is_ok() {
+                result = self
+                    .dev
+                    .manage(*z, ZoneOp::Reset)
+                    .await
+                    .map_err(FsError::from);
+                if result.is_ok() {
+                    self.counters().resets += 1;
+                } else if self.zone_failed_on_device(*z) {
+                    // The zone went read-only or offline under us: it holds nothing live,
+                    // so it is simply lost capacity, not an error.
+                    failed = true;
+                    result = Ok(());
+                }
+            }
+            if let Some(a) = self.lock().zone_mut(*z) {
+                a.busy = false;
+                if failed {
+                    a.failed = true;
+                    a.wp = a.start + a.capacity;
+                }
             }
         }
-        Ok(pick)
+        result?;
+        if !victims.is_empty() {
+            self.tokens.notify_waiters();
+        }
+        Ok(())
     }
 
     /// Copies one extent into the migration zone (taking new zones as they fill); returns the
@@ -232,7 +278,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 .map_or((0, 0), |z| (z.wp, z.remaining()));
             let n = (last - cur).min(remaining).min(GC_COPY_BYTES);
             if n == 0 {
-                self.release_zone(zone, true).await?;
+                self.release_zone(zone, Token::Migration).await?;
                 *target = None;
                 continue;
             }
@@ -266,7 +312,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 c.device_bytes += n;
             }
             if full {
-                self.release_zone(zone, true).await?;
+                self.release_zone(zone, Token::Migration).await?;
                 *target = None;
             }
             cur += n;

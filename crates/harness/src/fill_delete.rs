@@ -2,15 +2,15 @@
 //! keep live data near a target share of the capacity, until a multiple of the capacity has
 //! been written or the device runs out of space. Without cleaning, zones holding a little live
 //! data cannot be reset and space runs out; with a cleaner the layer keeps going at the price
-//! of copied bytes.
+//! of copied bytes (`zonedb fs fill-delete`).
 
 use std::sync::Arc;
 
 use zonedb_device::ZonedDevice;
 use zonedb_env::Env;
 
-use crate::placement::Lifetime;
-use crate::{FsError, FsStats, ZoneFs};
+use zonedb_fs::placement::Lifetime;
+use zonedb_fs::{FsError, FsStats, ZoneFs};
 
 /// Options of the experiment.
 #[derive(Debug, Clone, serde::Serialize)]

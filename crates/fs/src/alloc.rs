@@ -1,0 +1,254 @@
+//! Zone allocation: carries out the placement policy's decisions for writers (finishes, open
+//! and active tokens, waiting for a token, the last-resort partial zone when the policy finds
+//! no space, foreground cleaning and a retry), takes the migration zone for cleaning with the
+//! reserved token, and gives zones back.
+
+use std::pin::pin;
+
+use zonedb_device::{ZoneOp, ZonedDevice};
+use zonedb_env::Env;
+
+use crate::FsError;
+use crate::file::FileKind;
+use crate::fs::ZoneFs;
+use crate::placement::lifetime::{best_open_zone_match, first_empty_zone};
+use crate::placement::{
+    Lifetime, Placement, PlacementDecision, PlacementRequest, SstContext, ZoneView,
+};
+use crate::record::Record;
+use crate::state::ZoneAcct;
+
+/// How a writer's zone is taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AllocMode {
+    /// Where the placement policy says.
+    Policy,
+    /// Where the placement policy says; when it finds no space, the partially written zone
+    /// with the most room, whatever its lifetime (the last resort before failing a write).
+    LastResort,
+}
+
+/// Which token a zone was taken with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Token {
+    /// A writer's open token (shared by all writers, within the IO zone budget).
+    Writer,
+    /// The cleaner's reserved migration token (outside the writers' budget).
+    Migration,
+}
+
+impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
+    /// Takes a zone for a writer; when the device is out of space and a cleaner is configured,
+    /// cleans in the foreground (the wait counts as I/O blocking time) and tries again.
+    pub(crate) async fn acquire_zone(
+        &self,
+        lifetime: Lifetime,
+        kind: FileKind,
+        sst: Option<&SstContext>,
+    ) -> Result<u32, FsError> {
+        let t0 = self.env.now();
+        loop {
+            match self
+                .try_acquire_zone(lifetime, kind, 0, AllocMode::Policy, sst)
+                .await
+            {
+                Err(FsError::NoSpace) => {
+                    let freed = if self.opts.cleaner.name() == "none" {
+                        false
+                    } else {
+                        let freed = self.clean_once().await?;
+                        self.counters().blocking_ns += self.env.now() - t0;
+                        freed
+                    };
+                    if !freed {
+                        // Last resort before failing: a partially written zone of another
+                        // lifetime. LIZA leaves those alone, so with every active token held
+                        // by nearly empty zones of other lifetimes it reports a full device
+                        // while most of it is free; ZenFS then fails the write.
+                        return self
+                            .try_acquire_zone(lifetime, kind, 0, AllocMode::LastResort, sst)
+                            .await;
+                    }
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// Takes a zone following the placement policy: finishes what it says, waits for tokens.
+    /// Returns the zone, marked busy, or [`FsError::NoSpace`].
+    pub(crate) async fn try_acquire_zone(
+        &self,
+        lifetime: Lifetime,
+        kind: FileKind,
+        min_capacity: u64,
+        mode: AllocMode,
+        sst: Option<&SstContext>,
+    ) -> Result<u32, FsError> {
+        let request = PlacementRequest {
+            lifetime,
+            io_type: kind.io_type(),
+            min_capacity_bytes: min_capacity,
+            sst,
+        };
+        let mut waited_since: Option<u64> = None;
+        loop {
+            let mut notified = pin!(self.tokens.notified());
+            notified.as_mut().enable();
+            let (finish, outcome) = {
+                let mut s = self.lock();
+                let views = s.views();
+                let view = s.alloc_view(&views);
+                let mut decision = self.opts.placement.place(&view, &request);
+                if mode == AllocMode::LastResort
+                    && decision.outcome == Placement::NoSpace
+                    && let Some(z) = roomiest_partial_zone(
+                        &views,
+                        &decision.finish,
+                        min_capacity.max(self.block),
+                    )
+                {
+                    decision.outcome = Placement::Active(z);
+                    self.counters().last_resort_allocations += 1;
+                }
+                self.count_placement(&request, &decision);
+                for &z in &decision.finish {
+                    if let Some(z) = s.zone_mut(z) {
+                        z.wp = z.start + z.capacity;
+                        z.active = false;
+                        // Busy until the finish is done, so no reset can overtake it.
+                        z.busy = true;
+                    }
+                }
+                match decision.outcome {
+                    Placement::Active(z) | Placement::Empty(z) => {
+                        if let Some(acct) = s.zone_mut(z) {
+                            acct.busy = true;
+                            if matches!(decision.outcome, Placement::Empty(_)) {
+                                acct.active = true;
+                                acct.lifetime = lifetime;
+                            }
+                        }
+                        s.open_tokens += 1;
+                        let free: u64 = s.zones.iter().map(ZoneAcct::remaining).sum();
+                        self.counters().free_series.push((self.env.now(), free));
+                    }
+                    _ => {}
+                }
+                (decision.finish, decision.outcome)
+            };
+            let mut finished = Ok(());
+            for z in finish {
+                if finished.is_ok() {
+                    finished = self.dev.manage(z, ZoneOp::Finish).await;
+                    if finished.is_ok() {
+                        self.counters().finishes += 1;
+                    }
+                }
+                if let Some(a) = self.lock().zone_mut(z) {
+                    a.busy = false;
+                }
+            }
+            finished?;
+            match outcome {
+                Placement::Active(z) | Placement::Empty(z) => {
+                    self.kick.notify_one();
+                    if let Placement::Empty(_) = outcome {
+                        let mut meta = self.meta.lock().await;
+                        self.persist(&mut meta, Record::ZoneLifetime { zone: z, lifetime })
+                            .await?;
+                    }
+                    if let Some(t0) = waited_since {
+                        self.counters().blocking_ns += self.env.now() - t0;
+                    }
+                    return Ok(z);
+                }
+                Placement::WaitForOpenToken | Placement::WaitForActiveToken => {
+                    waited_since.get_or_insert(self.env.now());
+                    notified.await;
+                }
+                Placement::NoSpace => return Err(FsError::NoSpace),
+            }
+        }
+    }
+
+    /// Counts SST allocations described by a context, and those its rules placed.
+    fn count_placement(&self, request: &PlacementRequest<'_>, decision: &PlacementDecision) {
+        if request.sst.is_some()
+            && matches!(decision.outcome, Placement::Active(_) | Placement::Empty(_))
+        {
+            let mut c = self.counters();
+            c.context_requests += 1;
+            c.context_placements += u64::from(decision.from_context);
+        }
+    }
+
+    /// Gives a zone back: closes it on the device if it is not full, returns its tokens. The
+    /// zone stays busy until the close is done, so no other writer (or a finish decided by the
+    /// allocator) can touch it in between.
+    pub(crate) async fn release_zone(&self, zone: u32, token: Token) -> Result<(), FsError> {
+        let close = {
+            let mut s = self.lock();
+            s.zone_mut(zone)
+                .is_some_and(|z| z.remaining() > 0 && z.written() > 0)
+        };
+        let closed = if close {
+            self.dev.manage(zone, ZoneOp::Close).await
+        } else {
+            Ok(())
+        };
+        {
+            let mut s = self.lock();
+            if token == Token::Writer {
+                s.open_tokens = s.open_tokens.saturating_sub(1);
+            }
+            if let Some(z) = s.zone_mut(zone) {
+                z.busy = false;
+                if z.remaining() == 0 {
+                    z.active = false;
+                }
+            }
+        }
+        self.tokens.notify_waiters();
+        closed?;
+        Ok(())
+    }
+
+    /// Takes the zone migrated data goes to, with the reserved cleaning token: the best
+    /// partially written zone by LIZA's lifetime match with room for `min_capacity`, else the
+    /// first empty zone (ZenFS only uses partial zones; a fresh zone keeps cleaning possible
+    /// when none has room).
+    pub(crate) fn acquire_migration_zone(
+        &self,
+        lifetime: Lifetime,
+        min_capacity: u64,
+    ) -> Result<u32, FsError> {
+        let mut s = self.lock();
+        let views = s.views();
+        let view = s.alloc_view(&views);
+        let (_, best) = best_open_zone_match(&view, lifetime, min_capacity);
+        let pick = best
+            .or_else(|| first_empty_zone(&views))
+            .ok_or(FsError::NoSpace)?;
+        if let Some(z) = s.zone_mut(pick) {
+            z.busy = true;
+            if z.written() == 0 {
+                z.active = true;
+                z.lifetime = lifetime;
+            }
+        }
+        Ok(pick)
+    }
+}
+
+/// The non-busy, partially written zone (not about to be finished) with the most room, at
+/// least `min` bytes; ties go to the lower index.
+fn roomiest_partial_zone(views: &[ZoneView], finish: &[u32], min: u64) -> Option<u32> {
+    views
+        .iter()
+        .filter(|z| {
+            !z.busy && z.is_active() && !finish.contains(&z.index) && z.remaining_bytes >= min
+        })
+        .max_by_key(|z| (z.remaining_bytes, std::cmp::Reverse(z.index)))
+        .map(|z| z.index)
+}
