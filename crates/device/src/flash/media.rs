@@ -1,0 +1,86 @@
+//! Flash as a [`Media`]: the timing engine of a [`Profile`] behind the simulated device.
+
+use super::TimingEngine;
+use crate::IoClass;
+use crate::profile::Profile;
+use crate::sim::{Completion, Media, MediaKind, Poll, Ticket};
+use crate::DeviceError;
+
+/// NAND flash timed by [`TimingEngine`] (dies, channels, controller, host link, write buffer).
+#[derive(Debug)]
+pub struct FlashMedia {
+    profile: Profile,
+    engine: TimingEngine,
+}
+
+impl FlashMedia {
+    /// The flash of `profile`.
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidConfig`] when the profile is inconsistent.
+    pub fn new(profile: Profile) -> Result<Self, DeviceError> {
+        profile.validate()?;
+        let engine = TimingEngine::new(profile.layout()?, profile.timing.clone());
+        Ok(Self { profile, engine })
+    }
+
+    /// The profile.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// The timing engine.
+    pub fn engine(&self) -> &TimingEngine {
+        &self.engine
+    }
+}
+
+impl Media for FlashMedia {
+    fn kind(&self) -> MediaKind {
+        MediaKind::Flash
+    }
+
+    fn read(&mut self, now: u64, zone: u32, offset: u64, len: u64, class: IoClass) -> Completion {
+        let _ = class;
+        Completion::At(self.engine.read(now, zone, offset, len))
+    }
+
+    fn write(&mut self, now: u64, zone: u32, offset: u64, len: u64, capacity: u64) -> Completion {
+        Completion::At(self.engine.write(now, zone, offset, len, capacity))
+    }
+
+    fn reset(&mut self, now: u64, zone: u32, programmed_bytes: u64) -> Completion {
+        Completion::At(self.engine.reset(now, zone, programmed_bytes))
+    }
+
+    fn finish(
+        &mut self,
+        now: u64,
+        zone: u32,
+        unwritten_bytes: u64,
+        was_empty: bool,
+    ) -> Completion {
+        Completion::At(self.engine.finish(now, zone, unwritten_bytes, was_empty))
+    }
+
+    fn manage(&mut self, now: u64) -> u64 {
+        self.engine.manage(now)
+    }
+
+    fn flush_done_ns(&mut self, now: u64) -> u64 {
+        self.engine.flush_done_ns(now)
+    }
+
+    fn poll(&mut self, ticket: Ticket, now: u64) -> Poll {
+        let _ = ticket;
+        Poll::Done(now)
+    }
+
+    fn page_ops(&self) -> u64 {
+        self.engine.page_ops()
+    }
+
+    fn block_erases(&self) -> u64 {
+        self.engine.block_erases()
+    }
+}
