@@ -158,7 +158,7 @@ pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
     });
     let dev = Arc::new(
         SimDevice::new(env.clone(), profile.clone(), &SimPayload::Memory)
-        .map_err(|e| HarnessError::Config(format!("device: {e}")))?,
+            .map_err(|e| HarnessError::Config(format!("device: {e}")))?,
     );
     let fs_opts = fs_options_of(s)?;
     let e2 = env.clone();

@@ -1,10 +1,10 @@
 //! Flash as a [`Media`]: the timing engine of a [`Profile`] behind the simulated device.
 
 use super::TimingEngine;
+use crate::DeviceError;
 use crate::IoClass;
 use crate::profile::Profile;
 use crate::sim::{Completion, Media, MediaKind, Poll, Ticket};
-use crate::DeviceError;
 
 /// NAND flash timed by [`TimingEngine`] (dies, channels, controller, host link, write buffer).
 #[derive(Debug)]
@@ -53,13 +53,7 @@ impl Media for FlashMedia {
         Completion::At(self.engine.reset(now, zone, programmed_bytes))
     }
 
-    fn finish(
-        &mut self,
-        now: u64,
-        zone: u32,
-        unwritten_bytes: u64,
-        was_empty: bool,
-    ) -> Completion {
+    fn finish(&mut self, now: u64, zone: u32, unwritten_bytes: u64, was_empty: bool) -> Completion {
         Completion::At(self.engine.finish(now, zone, unwritten_bytes, was_empty))
     }
 

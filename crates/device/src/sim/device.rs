@@ -380,7 +380,8 @@ impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
         let admitted = self.admit_write(Target::Append(zone), data);
         async move {
             let (zone, offset, done) = admitted?;
-            self.complete_write(zone, offset, done, "after append").await;
+            self.complete_write(zone, offset, done, "after append")
+                .await;
             Ok(offset)
         }
     }

@@ -24,8 +24,7 @@ pub(crate) fn mix(mut x: u64) -> u64 {
 impl Faults {
     /// Whether read number `n` fails.
     pub(crate) fn read_fails(&self, n: u64) -> bool {
-        self.read_error_one_in > 0
-            && mix(self.seed ^ mix(n)).is_multiple_of(self.read_error_one_in)
+        self.read_error_one_in > 0 && mix(self.seed ^ mix(n)).is_multiple_of(self.read_error_one_in)
     }
 
     /// Blocks of a torn write of `blocks` blocks at `offset` of `zone` that survive.

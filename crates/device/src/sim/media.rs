@@ -10,7 +10,17 @@ use crate::{DeviceCapabilities, IoClass};
 /// What stores a simulated device's bytes. Serialized in a [`crate::Profile`] only when it is not
 /// flash, so the profiles printed before this field existed keep their bytes.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize, serde::Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum MediaKind {
@@ -78,8 +88,7 @@ pub trait Media: Send + std::fmt::Debug + 'static {
 
     /// Books a finish of `zone` with `unwritten_bytes` of capacity left; `was_empty` if nothing
     /// had been written to it.
-    fn finish(&mut self, now: u64, zone: u32, unwritten_bytes: u64, was_empty: bool)
-    -> Completion;
+    fn finish(&mut self, now: u64, zone: u32, unwritten_bytes: u64, was_empty: bool) -> Completion;
 
     /// Books an open, close or state change command; returns its completion time.
     fn manage(&mut self, now: u64) -> u64;
