@@ -106,6 +106,12 @@ impl Profile {
                 "logical block larger than a flash page".into(),
             ));
         }
+        if self.scheduler == Scheduler::Priority && self.timing.write_buffer_bytes > 0 {
+            return Err(DeviceError::InvalidConfig(format!(
+                "profile {}: the priority scheduler does not model a device write buffer yet",
+                self.name
+            )));
+        }
         Ok(())
     }
 

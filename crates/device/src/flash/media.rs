@@ -1,4 +1,5 @@
-//! Flash as a [`Media`]: the timing engine of a [`Profile`] behind the simulated device.
+//! Flash as a [`Media`]: the timing engine of a [`Profile`] (with its scheduler) behind the
+//! simulated device.
 
 use super::TimingEngine;
 use crate::DeviceError;
@@ -20,7 +21,8 @@ impl FlashMedia {
     /// [`DeviceError::InvalidConfig`] when the profile is inconsistent.
     pub fn new(profile: Profile) -> Result<Self, DeviceError> {
         profile.validate()?;
-        let engine = TimingEngine::new(profile.layout()?, profile.timing.clone());
+        let engine = TimingEngine::new(profile.layout()?, profile.timing.clone())
+            .with_scheduler(profile.scheduler);
         Ok(Self { profile, engine })
     }
 
@@ -41,20 +43,19 @@ impl Media for FlashMedia {
     }
 
     fn read(&mut self, now: u64, zone: u32, offset: u64, len: u64, class: IoClass) -> Completion {
-        let _ = class;
-        Completion::At(self.engine.read(now, zone, offset, len))
+        self.engine.read_for(now, zone, offset, len, class)
     }
 
     fn write(&mut self, now: u64, zone: u32, offset: u64, len: u64, capacity: u64) -> Completion {
-        Completion::At(self.engine.write(now, zone, offset, len, capacity))
+        self.engine.write_for(now, zone, offset, len, capacity)
     }
 
     fn reset(&mut self, now: u64, zone: u32, programmed_bytes: u64) -> Completion {
-        Completion::At(self.engine.reset(now, zone, programmed_bytes))
+        self.engine.reset_for(now, zone, programmed_bytes)
     }
 
     fn finish(&mut self, now: u64, zone: u32, unwritten_bytes: u64, was_empty: bool) -> Completion {
-        Completion::At(self.engine.finish(now, zone, unwritten_bytes, was_empty))
+        self.engine.finish_for(now, zone, unwritten_bytes, was_empty)
     }
 
     fn manage(&mut self, now: u64) -> u64 {
@@ -66,8 +67,12 @@ impl Media for FlashMedia {
     }
 
     fn poll(&mut self, ticket: Ticket, now: u64) -> Poll {
-        let _ = ticket;
-        Poll::Done(now)
+        self.engine.poll(ticket, now)
+    }
+
+    fn power_cycle(&mut self, now: u64) {
+        let _ = now;
+        self.engine.drop_queued();
     }
 
     fn page_ops(&self) -> u64 {
