@@ -55,7 +55,8 @@ impl Media for FlashMedia {
     }
 
     fn finish(&mut self, now: u64, zone: u32, unwritten_bytes: u64, was_empty: bool) -> Completion {
-        self.engine.finish_for(now, zone, unwritten_bytes, was_empty)
+        self.engine
+            .finish_for(now, zone, unwritten_bytes, was_empty)
     }
 
     fn manage(&mut self, now: u64) -> u64 {

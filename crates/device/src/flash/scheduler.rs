@@ -242,7 +242,14 @@ impl TimingEngine {
     }
 
     /// Books a read of `len` bytes at zone-relative `off` of `zone` for `class`.
-    pub fn read_for(&mut self, now: u64, zone: u32, off: u64, len: u64, class: IoClass) -> Completion {
+    pub fn read_for(
+        &mut self,
+        now: u64,
+        zone: u32,
+        off: u64,
+        len: u64,
+        class: IoClass,
+    ) -> Completion {
         let Some(mut q) = self.queues.take() else {
             return Completion::At(self.read(now, zone, off, len));
         };
@@ -266,7 +273,15 @@ impl TimingEngine {
                     self.page_ops += 1;
                 }
             }
-            q.push(ticket, addr.die, t0, class, t.page_read_ns, addr.channel, transfers);
+            q.push(
+                ticket,
+                addr.die,
+                t0,
+                class,
+                t.page_read_ns,
+                addr.channel,
+                transfers,
+            );
         }
         let c = q.close(ticket);
         self.queues = Some(q);
@@ -275,7 +290,14 @@ impl TimingEngine {
 
     /// Books a write (see [`TimingEngine::write`]); with the priority scheduler its programs
     /// wait in their dies' queues.
-    pub fn write_for(&mut self, now: u64, zone: u32, off: u64, len: u64, capacity: u64) -> Completion {
+    pub fn write_for(
+        &mut self,
+        now: u64,
+        zone: u32,
+        off: u64,
+        len: u64,
+        capacity: u64,
+    ) -> Completion {
         let Some(mut q) = self.queues.take() else {
             return Completion::At(self.write(now, zone, off, len, capacity));
         };
@@ -301,7 +323,15 @@ impl TimingEngine {
                 .book(t_data, pages * t.channel_xfer_ns_per_page);
             self.page_ops += pages;
             let prog = t.page_program_ns;
-            q.push(ticket, addr.die, x_end, IoClass::Write, prog, addr.channel, Vec::new());
+            q.push(
+                ticket,
+                addr.die,
+                x_end,
+                IoClass::Write,
+                prog,
+                addr.channel,
+                Vec::new(),
+            );
         }
         let c = q.close(ticket);
         self.queues = Some(q);
@@ -353,7 +383,13 @@ impl TimingEngine {
 
     /// Books a finish (see [`TimingEngine::finish`]); with the priority scheduler a pad waits in
     /// the dies' queues as a write.
-    pub fn finish_for(&mut self, now: u64, zone: u32, unwritten: u64, was_empty: bool) -> Completion {
+    pub fn finish_for(
+        &mut self,
+        now: u64,
+        zone: u32,
+        unwritten: u64,
+        was_empty: bool,
+    ) -> Completion {
         let Some(mut q) = self.queues.take() else {
             return Completion::At(self.finish(now, zone, unwritten, was_empty));
         };
@@ -367,8 +403,7 @@ impl TimingEngine {
             && unwritten > 0
         {
             let lat = base_ns
-                + (u128::from(unwritten) * u128::from(ns_per_mib) / u128::from(1u64 << 20))
-                    as u64;
+                + (u128::from(unwritten) * u128::from(ns_per_mib) / u128::from(1u64 << 20)) as u64;
             for i in 0..self.layout.dies_per_zone() {
                 let die = self.layout.zone_die(zone, i);
                 let ch = self.layout.channel_of_die(die);
@@ -474,13 +509,23 @@ mod tests {
         // the controller has taken the reset command (5 us), when the first background read
         // already runs; it goes next.
         let t = Profile::by_name("tiny").unwrap().timing;
-        assert!(qf >= 4 * t.page_read_ns + t.page_program_ns + t.block_erase_ns, "{fifo:?}");
-        assert_eq!(qp, 2 * t.page_read_ns + t.channel_xfer_ns_per_page, "{prio:?}");
+        assert!(
+            qf >= 4 * t.page_read_ns + t.page_program_ns + t.block_erase_ns,
+            "{fifo:?}"
+        );
+        assert_eq!(
+            qp,
+            2 * t.page_read_ns + t.channel_xfer_ns_per_page,
+            "{prio:?}"
+        );
         assert!(qp < qf);
         // Everything else still completes: the running read first, the queued background reads
         // after the query, then the program, the erase last.
         assert!(prio[0] < qp, "{prio:?}");
-        assert!(prio[1..4].iter().all(|&b| b > qp && b < prio[4]), "{prio:?}");
+        assert!(
+            prio[1..4].iter().all(|&b| b > qp && b < prio[4]),
+            "{prio:?}"
+        );
         assert!(prio[5] > prio[4]);
     }
 
@@ -504,7 +549,10 @@ mod tests {
 
     #[test]
     fn priority_scheduling_is_deterministic() {
-        assert_eq!(contended(Scheduler::Priority), contended(Scheduler::Priority));
+        assert_eq!(
+            contended(Scheduler::Priority),
+            contended(Scheduler::Priority)
+        );
     }
 
     #[test]
