@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
+use zonedb_device::flash::Scheduler;
 use zonedb_device::sim::spec::SimPayload;
 use zonedb_device::{
     DeviceError, Profile, RealDevice, SimDevice, SimDeviceSpec, ZoneFileDevice, ZonedDevice,
@@ -81,6 +82,10 @@ pub struct StoreArgs {
     /// Active zone limit of the device (the profile's own if absent; 0 = none).
     #[arg(long)]
     pub max_active_zones: Option<u32>,
+    /// Sim mode: how the simulated SSD orders work queued on a die, fifo or priority (query
+    /// reads first, then background reads, writes, erases). Default: the profile's, fifo.
+    #[arg(long)]
+    pub scheduler: Option<String>,
 }
 
 impl StoreArgs {
@@ -89,8 +94,14 @@ impl StoreArgs {
     /// # Errors
     /// Unknown profile, bad scale or limits.
     pub fn profile(&self) -> Result<Profile, CliError> {
+        let scheduler = self
+            .scheduler
+            .as_deref()
+            .map(Scheduler::by_name)
+            .transpose()?;
         Ok(SimDeviceSpec::new(&self.profile, &self.scale)
             .zone_limits(self.max_open_zones, self.max_active_zones)
+            .scheduler(scheduler)
             .profile()?)
     }
 }

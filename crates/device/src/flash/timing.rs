@@ -4,7 +4,8 @@
 //! then the flash: writes are cut into program units (one page in every plane of a die, a
 //! multi-plane program), each transferred over its die's channel and programmed on the die;
 //! reads are cut into multi-plane array reads followed by channel transfers of the bytes asked
-//! for. Every resource is booked first come, first served (see [`super::Resource`]); a request
+//! for. Every resource is booked first come, first served (see [`super::Resource`]; with the
+//! priority scheduler, die operations wait in [`super::scheduler::DieQueues`] instead); a request
 //! completes when its last operation does. Optionally a write buffer acknowledges writes once
 //! their data is in device DRAM and applies back-pressure when it is full (ZN540-like devices).
 //! Resets erase only the blocks that hold data (multi-plane erase per die), counting erases per
