@@ -150,3 +150,23 @@ fn power_loss_with_queued_programs_loses_only_incomplete_writes() {
     })
     .unwrap();
 }
+
+#[test]
+fn a_queued_write_whose_waiter_is_gone_still_completes_before_a_later_power_loss() {
+    let env = SimEnv::new(SimConfig::with_seed(8));
+    let dev = device(&env, Scheduler::Priority);
+    let (e, d) = (env.clone(), dev.clone());
+    env.run(async move {
+        let g = d.geometry().clone();
+        // Admitted when the future is made; nobody ever waits for it.
+        drop(d.write(g.zone_start(2), &[5u8; 16 * KIB as usize]));
+        e.sleep(10_000_000).await;
+        d.power_cycle().unwrap();
+        let got = d
+            .read(g.zone_start(2), 16 * KIB, IoClass::QueryRead)
+            .await
+            .unwrap();
+        assert!(got.iter().all(|&b| b == 5));
+    })
+    .unwrap();
+}

@@ -26,9 +26,6 @@ enum Target {
     Append(u32),
 }
 
-/// Completion time of a write whose media has not timed it yet.
-const UNSETTLED: u64 = u64::MAX;
-
 #[derive(Debug)]
 struct State<M> {
     table: ZoneTable,
@@ -36,8 +33,9 @@ struct State<M> {
     checker: WritePointerChecker,
     /// Bytes actually programmed per zone (a finish moves the write pointer, not this).
     programmed: Vec<u64>,
-    /// Writes not yet complete per zone: (device offset, length, completion time).
-    in_flight: Vec<VecDeque<(u64, u64, u64)>>,
+    /// Writes not yet complete per zone: (device offset, length, completion), the completion
+    /// still [`Completion::Queued`] while the media has not timed the write.
+    in_flight: Vec<VecDeque<(u64, u64, Completion)>>,
     stats: DeviceStats,
     faults: Faults,
 }
@@ -132,9 +130,20 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
         let mut saved = Vec::with_capacity(g.zone_count as usize);
         for info in s.table.report(0, g.zone_count) {
             let z = info.index as usize;
-            let first_lost = s.in_flight[z]
+            let State {
+                in_flight, media, ..
+            } = &mut *s;
+            // A write the media has not timed yet (its waiter may be gone) is lost unless the
+            // media says it completed by now.
+            let first_lost = in_flight[z]
                 .iter()
-                .filter(|&&(_, _, t)| t > now)
+                .filter(|&&(_, _, c)| match c {
+                    Completion::At(t) => t > now,
+                    Completion::Queued(ticket) => match media.poll(ticket, now) {
+                        Poll::Done(t) => t > now,
+                        Poll::Until(_) => true,
+                    },
+                })
                 .map(|&(off, len, _)| (off, len))
                 .min();
             let lost_from = first_lost.map(|(off, len)| {
@@ -222,14 +231,13 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
         let done = media.write(now, adm.zone, rel, len, g.zone_capacity_bytes);
         programmed[adm.zone as usize] = rel + len;
         let pending = &mut in_flight[adm.zone as usize];
-        while pending.front().is_some_and(|&(_, _, t)| t <= now) {
+        while pending
+            .front()
+            .is_some_and(|&(_, _, c)| matches!(c, Completion::At(t) if t <= now))
+        {
             pending.pop_front();
         }
-        let t = match done {
-            Completion::At(t) => t,
-            Completion::Queued(_) => UNSETTLED,
-        };
-        pending.push_back((adm.offset, len, t));
+        pending.push_back((adm.offset, len, done));
         stats.bytes_written += len;
         stats.writes += 1;
         stats.page_ops = media.page_ops();
@@ -246,9 +254,9 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
             let mut s = self.lock();
             if let Some(e) = s.in_flight[zone as usize]
                 .iter_mut()
-                .find(|e| e.0 == offset && e.2 == UNSETTLED)
+                .find(|e| e.0 == offset && e.2 == c)
             {
-                e.2 = at;
+                e.2 = Completion::At(at);
             }
         }
         let _ = self.complete(Completion::At(at), (), moment).await;
