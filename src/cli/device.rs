@@ -6,9 +6,11 @@ use std::sync::Arc;
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 use zonedb_device::bench::{self, BenchOptions, BenchReport, Workload};
-use zonedb_device::payload::{Payload, PayloadKind};
-use zonedb_device::profile::{PROFILE_NAMES, parse_scale};
-use zonedb_device::{Profile, ZnsSsd};
+use zonedb_device::flash::Scheduler;
+use zonedb_device::payload::PayloadKind;
+use zonedb_device::profile::PROFILE_NAMES;
+use zonedb_device::sim::spec::SimPayload;
+use zonedb_device::{Profile, SimDeviceSpec};
 use zonedb_env::{SimConfig, SimEnv};
 
 use super::CliError;
@@ -39,6 +41,9 @@ pub struct BenchArgs {
     /// Chips each zone is striped over (default: the profile's).
     #[arg(long)]
     chips_per_zone: Option<u32>,
+    /// How queued die work is ordered: fifo or priority (default: the profile's, fifo).
+    #[arg(long)]
+    scheduler: Option<String>,
     /// seq-write, seq-read, rand-read or mixed.
     #[arg(long, default_value = "seq-write")]
     workload: String,
@@ -119,15 +124,17 @@ pub fn build_profile(
     scale: &str,
     chips_per_zone: Option<u32>,
 ) -> Result<Profile, CliError> {
-    let mut p = Profile::by_name(name)?.scaled(parse_scale(scale)?)?;
-    if let Some(c) = chips_per_zone {
-        p = p.with_chips_per_zone(c)?;
-    }
-    Ok(p)
+    Ok(SimDeviceSpec::new(name, scale)
+        .chips_per_zone(chips_per_zone)
+        .profile()?)
 }
 
 fn bench_cmd(a: &BenchArgs) -> Result<ExitCode, CliError> {
-    let profile = build_profile(&a.profile, &a.scale, a.chips_per_zone)?;
+    let scheduler = a.scheduler.as_deref().map(Scheduler::by_name).transpose()?;
+    let mut spec = SimDeviceSpec::new(&a.profile, &a.scale)
+        .chips_per_zone(a.chips_per_zone)
+        .scheduler(scheduler);
+    let profile = spec.profile()?;
     let workload = Workload::parse(&a.workload)?;
     let payload_kind = match a.payload.as_str() {
         "memory" => PayloadKind::Memory,
@@ -158,18 +165,16 @@ fn bench_cmd(a: &BenchArgs) -> Result<ExitCode, CliError> {
         seed: a.seed,
         ..SimConfig::default()
     });
-    let tmp;
-    let payload = match payload_kind {
-        PayloadKind::Memory => Payload::memory(profile.zones.zone_count),
-        PayloadKind::Discard => Payload::Discard,
-        PayloadKind::File => {
-            tmp = std::env::temp_dir().join(format!("zonedb-bench-{}.payload", std::process::id()));
-            let p = Payload::file(&tmp, &profile.zones)?;
-            let _ = std::fs::remove_file(&tmp); // the open handle keeps the sparse file alive
-            p
-        }
-    };
-    let dev = Arc::new(ZnsSsd::new(env.clone(), profile.clone(), payload)?);
+    let tmp = std::env::temp_dir().join(format!("zonedb-bench-{}.payload", std::process::id()));
+    spec = spec.payload(match payload_kind {
+        PayloadKind::Memory => SimPayload::Memory,
+        PayloadKind::Discard => SimPayload::Discard,
+        PayloadKind::File => SimPayload::File(tmp.clone()),
+    });
+    let dev = Arc::new(spec.build(env.clone())?);
+    if payload_kind == PayloadKind::File {
+        let _ = std::fs::remove_file(&tmp); // the open handle keeps the sparse file alive
+    }
     dev.set_checking(false);
     let watch = Stopwatch::start();
     let report = env.run(bench::run(env.clone(), dev.clone(), opts))??;

@@ -9,9 +9,9 @@ use std::sync::Arc;
 
 use clap::Args;
 use serde_json::{Value, json};
-use zonedb_device::ZnsSsd;
+use zonedb_device::SimDevice;
 use zonedb_device::bench::{self, BenchOptions, BenchReport, Workload};
-use zonedb_device::payload::Payload;
+use zonedb_device::sim::spec::SimPayload;
 use zonedb_env::{SimConfig, SimEnv};
 
 use super::CliError;
@@ -104,10 +104,10 @@ fn run_case(
         seed,
         ..SimConfig::default()
     });
-    let dev = Arc::new(ZnsSsd::new(
+    let dev = Arc::new(SimDevice::new(
         env.clone(),
         profile.clone(),
-        Payload::memory(profile.zones.zone_count),
+        &SimPayload::Memory,
     )?);
     dev.set_checking(false);
     let opts = BenchOptions {

@@ -315,19 +315,15 @@ pub fn run(cmd: FsCommand) -> Result<ExitCode, CliError> {
 }
 
 fn fill_delete(a: &FillDeleteArgs) -> Result<ExitCode, CliError> {
-    use zonedb_device::ZnsSsd;
-    use zonedb_device::payload::Payload;
+    use zonedb_device::SimDevice;
+    use zonedb_device::sim::spec::SimPayload;
     use zonedb_env::{SimConfig, SimEnv};
     use zonedb_harness::fill_delete::{self, FillDeleteOptions};
 
     let p = build_profile(&a.profile, &a.scale, None)?;
     let cleaner = zonedb_fs::cleaning::by_name(&a.cleaner, a.gc_threshold)?;
     let env = SimEnv::new(SimConfig::with_seed(a.seed));
-    let dev = Arc::new(ZnsSsd::new(
-        env.clone(),
-        p.clone(),
-        Payload::memory(p.zones.zone_count),
-    )?);
+    let dev = Arc::new(SimDevice::new(env.clone(), p.clone(), &SimPayload::Memory)?);
     dev.set_checking(false);
     let opts = FsOptions {
         cleaner,
@@ -342,7 +338,7 @@ fn fill_delete(a: &FillDeleteArgs) -> Result<ExitCode, CliError> {
     let watch = crate::host::Stopwatch::start();
     let env2 = env.clone();
     let report = env.run(async move {
-        ZoneFs::<SimEnv, ZnsSsd<SimEnv>>::mkfs(dev.as_ref(), 0).await?;
+        ZoneFs::<SimEnv, SimDevice<SimEnv>>::mkfs(dev.as_ref(), 0).await?;
         let fs = ZoneFs::mount(env2, dev, opts).await?;
         fill_delete::run(fs, fd).await
     })??;

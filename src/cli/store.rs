@@ -6,8 +6,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
-use zonedb_device::payload::Payload;
-use zonedb_device::{DeviceError, Profile, RealDevice, ZnsSsd, ZoneFileDevice, ZonedDevice};
+use zonedb_device::flash::Scheduler;
+use zonedb_device::sim::spec::SimPayload;
+use zonedb_device::{
+    DeviceError, Profile, RealDevice, SimDevice, SimDeviceSpec, ZoneFileDevice, ZonedDevice,
+};
 use zonedb_env::{Env, RealEnv, SimConfig, SimEnv};
 use zonedb_fs::FsOptions;
 use zonedb_lsm::options::{CompactionPri, CompactionScheme, DbOptions};
@@ -79,6 +82,10 @@ pub struct StoreArgs {
     /// Active zone limit of the device (the profile's own if absent; 0 = none).
     #[arg(long)]
     pub max_active_zones: Option<u32>,
+    /// Sim mode: how the simulated SSD orders work queued on a die, fifo or priority (query
+    /// reads first, then background reads, writes, erases). Default: the profile's, fifo.
+    #[arg(long)]
+    pub scheduler: Option<String>,
 }
 
 impl StoreArgs {
@@ -87,13 +94,15 @@ impl StoreArgs {
     /// # Errors
     /// Unknown profile, bad scale or limits.
     pub fn profile(&self) -> Result<Profile, CliError> {
-        let mut p = super::device::build_profile(&self.profile, &self.scale, None)?;
-        if self.max_open_zones.is_some() || self.max_active_zones.is_some() {
-            let open = self.max_open_zones.unwrap_or(p.zones.max_open_zones);
-            let active = self.max_active_zones.unwrap_or(p.zones.max_active_zones);
-            p = p.with_zone_limits(open, active)?;
-        }
-        Ok(p)
+        let scheduler = self
+            .scheduler
+            .as_deref()
+            .map(Scheduler::by_name)
+            .transpose()?;
+        Ok(SimDeviceSpec::new(&self.profile, &self.scale)
+            .zone_limits(self.max_open_zones, self.max_active_zones)
+            .scheduler(scheduler)
+            .profile()?)
     }
 }
 
@@ -247,10 +256,10 @@ pub fn run_on_store<J: StoreJob>(
                 seed,
                 ..SimConfig::default()
             });
-            let dev = Arc::new(ZnsSsd::new(
+            let dev = Arc::new(SimDevice::new(
                 env.clone(),
                 profile.clone(),
-                Payload::memory(profile.zones.zone_count),
+                &SimPayload::Memory,
             )?);
             let e2 = env.clone();
             env.run(async move { job.run(&e2, &dev, true).await })?

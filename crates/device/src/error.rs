@@ -178,6 +178,13 @@ pub enum DeviceError {
     /// The device is used by another process.
     #[error("device is locked by another process")]
     Locked,
+    /// An optional command the device does not carry out (its capability is absent; NVMe
+    /// 0x001, Invalid Command Opcode).
+    #[error("the device does not support {command}")]
+    Unsupported {
+        /// The command ("simple copy", "zone split", "sparse write").
+        command: &'static str,
+    },
 }
 
 impl DeviceError {
@@ -189,6 +196,7 @@ impl DeviceError {
             Self::Corrupt(_) => DeviceErrorKind::Corruption,
             Self::InvalidConfig(_) => DeviceErrorKind::InvalidConfig,
             Self::Locked => DeviceErrorKind::Locked,
+            Self::Unsupported { .. } => DeviceErrorKind::Unsupported,
             Self::ZoneFull { .. } | Self::BeyondCapacity { .. } => DeviceErrorKind::NoSpace,
             _ => DeviceErrorKind::InvalidRequest,
         }
@@ -212,4 +220,6 @@ pub enum DeviceErrorKind {
     InvalidConfig,
     /// Another process holds the device.
     Locked,
+    /// The device does not carry out the command.
+    Unsupported,
 }

@@ -5,7 +5,9 @@
 //! - [`flash`]: flash geometry, zone-to-flash mapping and the per-chip/per-channel timing model.
 //! - [`profile`]: named device profiles from the papers (`splitzns-paper`, `caza-paper`,
 //!   `oaza-paper`, `zn540`, `tiny`) and scaling.
-//! - [`zns`]: the simulated ZNS SSD ([`ZnsSsd`]) = zone table + flash timing + payload store.
+//! - [`sim`]: the simulated zoned device generic over its media ([`sim::SimZonedDevice`],
+//!   [`sim::Media`]), and the one way to build one ([`sim::SimDeviceSpec`], [`sim::SimDevice`]).
+//! - [`zns`]: the simulated ZNS SSD ([`ZnsSsd`]) = the simulated device over flash media.
 //! - [`payload`]: where written bytes live (memory or a sparse file).
 //! - [`zonefile`]: the file-backed zoned device for real mode.
 //! - [`real`]: [`RealDevice`], the real-mode device whichever backend holds it.
@@ -93,6 +95,7 @@ pub mod flash;
 pub mod payload;
 pub mod profile;
 pub mod real;
+pub mod sim;
 pub mod zns;
 pub mod zone;
 pub mod zonefile;
@@ -107,7 +110,8 @@ pub use real::RealDevice;
 pub use zone::{ZoneGeometry, ZoneInfo, ZoneState};
 pub use zonefile::ZoneFileDevice;
 
-pub use zns::{Faults, ZnsSsd};
+pub use sim::{Faults, SimDevice, SimDeviceSpec, SimZonedDevice};
+pub use zns::ZnsSsd;
 
 /// Why a request is issued; device schedulers may order queued work by class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize)]
@@ -156,6 +160,18 @@ pub struct DeviceStats {
 )]
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+/// Optional commands a device carries out (all absent by default). A command whose capability
+/// is absent fails with [`DeviceError::Unsupported`] and changes nothing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct DeviceCapabilities {
+    /// Splitting a zone into smaller zones ([`ZonedDevice::split_zone`]).
+    pub zone_split: bool,
+    /// In-device copy of ranges into a zone (NVMe Simple Copy, [`ZonedDevice::copy`]).
+    pub simple_copy: bool,
+    /// Writes beyond the write pointer that leave a hole ([`ZonedDevice::write_sparse`]).
+    pub sparse_write: bool,
 }
 
 /// A zoned block device: NVMe ZNS semantics, byte offsets, block-aligned requests.
@@ -209,6 +225,52 @@ pub trait ZonedDevice: Send + Sync + 'static {
 
     /// Counters so far.
     fn stats(&self) -> DeviceStats;
+
+    /// Optional commands this device carries out (none by default).
+    fn capabilities(&self) -> DeviceCapabilities {
+        DeviceCapabilities::default()
+    }
+
+    /// In-device copy (NVMe Simple Copy): copies the device byte ranges `sources` (offset,
+    /// length) to the write pointer of `dest_zone`, in order, and returns the offset they start
+    /// at. Without [`DeviceCapabilities::simple_copy`]: [`DeviceError::Unsupported`].
+    fn copy(
+        &self,
+        sources: &[(u64, u64)],
+        dest_zone: u32,
+    ) -> impl Future<Output = Result<u64, DeviceError>> + Send {
+        let _ = (sources, dest_zone);
+        std::future::ready(Err(DeviceError::Unsupported {
+            command: "simple copy",
+        }))
+    }
+
+    /// Splits `zone` into `parts` zones of equal size. Without
+    /// [`DeviceCapabilities::zone_split`]: [`DeviceError::Unsupported`].
+    fn split_zone(
+        &self,
+        zone: u32,
+        parts: u32,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        let _ = (zone, parts);
+        std::future::ready(Err(DeviceError::Unsupported {
+            command: "zone split",
+        }))
+    }
+
+    /// Writes `data` at `offset`, which may lie beyond the zone's write pointer (the skipped
+    /// blocks become a hole). Without [`DeviceCapabilities::sparse_write`]:
+    /// [`DeviceError::Unsupported`].
+    fn write_sparse(
+        &self,
+        offset: u64,
+        data: &[u8],
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        let _ = (offset, data);
+        std::future::ready(Err(DeviceError::Unsupported {
+            command: "sparse write",
+        }))
+    }
 
     /// Bytes of written data the device holds in the host's memory (simulated devices with an
     /// in-memory payload); `None` when it keeps none there.

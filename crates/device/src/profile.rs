@@ -6,7 +6,8 @@
 //! latencies stay, so the ratios zone : SST : device and the per-zone bandwidth are kept.
 
 use crate::DeviceError;
-use crate::flash::{FinishModel, FlashGeometry, FlashTiming, ZoneLayout};
+use crate::flash::{FinishModel, FlashGeometry, FlashTiming, Scheduler, ZoneLayout};
+use crate::sim::MediaKind;
 use crate::zone::ZoneGeometry;
 
 const KIB: u64 = 1 << 10;
@@ -37,6 +38,13 @@ pub struct Profile {
     pub zones: ZoneGeometry,
     /// Chips each zone is striped over (ConfZNS association degree).
     pub chips_per_zone: u32,
+    /// What stores the bytes. Left out of JSON for flash (the default), so the profiles
+    /// printed (and hashed) before this field existed keep their bytes.
+    #[serde(default, skip_serializing_if = "MediaKind::is_flash")]
+    pub media: MediaKind,
+    /// How queued media work is ordered. Left out of JSON for FIFO (the default), as `media`.
+    #[serde(default, skip_serializing_if = "Scheduler::is_fifo")]
+    pub scheduler: Scheduler,
 }
 
 /// Parses a scale written `1/N` (or `N`); returns N.
@@ -97,6 +105,12 @@ impl Profile {
             return Err(DeviceError::InvalidConfig(
                 "logical block larger than a flash page".into(),
             ));
+        }
+        if self.scheduler == Scheduler::Priority && self.timing.write_buffer_bytes > 0 {
+            return Err(DeviceError::InvalidConfig(format!(
+                "profile {}: the priority scheduler does not model a device write buffer yet",
+                self.name
+            )));
         }
         Ok(())
     }
@@ -164,6 +178,16 @@ impl Profile {
     /// [`DeviceError::InvalidConfig`] when `chips` does not divide the device's chips.
     pub fn with_chips_per_zone(mut self, chips: u32) -> Result<Self, DeviceError> {
         self.chips_per_zone = chips;
+        self.validate()?;
+        Ok(self)
+    }
+
+    /// With the scheduler `scheduler` ordering queued media work.
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidConfig`] when the profile cannot be scheduled so.
+    pub fn with_scheduler(mut self, scheduler: Scheduler) -> Result<Self, DeviceError> {
+        self.scheduler = scheduler;
         self.validate()?;
         Ok(self)
     }
@@ -238,6 +262,8 @@ fn splitzns_paper() -> Profile {
         timing: femu_like(35 * US, 960 * US, 3 * MS, 25 * US, 0),
         zones: zones(160, 512 * MIB, 512 * MIB, 24, 24),
         chips_per_zone: 16,
+        media: MediaKind::Flash,
+        scheduler: Scheduler::Fifo,
     }
 }
 
@@ -259,6 +285,8 @@ fn caza_paper() -> Profile {
         timing: femu_like(65 * US, 450 * US, 2 * MS, 25 * US, 4_034_000_000),
         zones: zones(62, GIB, GIB, 0, 0),
         chips_per_zone: 16,
+        media: MediaKind::Flash,
+        scheduler: Scheduler::Fifo,
     }
 }
 
@@ -280,6 +308,8 @@ fn oaza_paper() -> Profile {
         timing: femu_like(40 * US, 200 * US, 2 * MS, 6_250, 0),
         zones: zones(256, 128 * MIB, 128 * MIB, 0, 0),
         chips_per_zone: 16,
+        media: MediaKind::Flash,
+        scheduler: Scheduler::Fifo,
     }
 }
 
@@ -332,6 +362,8 @@ fn zn540() -> Profile {
         timing,
         zones: zones(904, 2 * GIB, 1077 * MIB, 14, 14),
         chips_per_zone: 32,
+        media: MediaKind::Flash,
+        scheduler: Scheduler::Fifo,
     }
 }
 
@@ -357,6 +389,8 @@ fn tiny() -> Profile {
             ..zones(16, 256 * KIB, 192 * KIB, 3, 4)
         },
         chips_per_zone: 4,
+        media: MediaKind::Flash,
+        scheduler: Scheduler::Fifo,
     }
 }
 

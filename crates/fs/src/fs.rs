@@ -209,11 +209,26 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     }
 
     /// Reads up to `len` bytes of `name` from `offset` (only synced data is readable; a read
-    /// past the end returns fewer bytes).
+    /// past the end returns fewer bytes), on behalf of a query ([`IoClass::QueryRead`]).
     ///
     /// # Errors
     /// [`FsError::NotFound`], device errors.
     pub async fn read(&self, name: &str, offset: u64, len: u64) -> Result<Vec<u8>, FsError> {
+        self.read_class(name, offset, len, IoClass::QueryRead).await
+    }
+
+    /// As [`ZoneFs::read`], issuing the device reads as `class` (compaction inputs go out as
+    /// [`IoClass::BackgroundRead`], so a device scheduler can serve queries first).
+    ///
+    /// # Errors
+    /// As [`ZoneFs::read`].
+    pub async fn read_class(
+        &self,
+        name: &str,
+        offset: u64,
+        len: u64,
+        class: IoClass,
+    ) -> Result<Vec<u8>, FsError> {
         let pieces = {
             let mut st = self.lock();
             let file = st
@@ -242,7 +257,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         for (dev_off, n) in pieces {
             let a = dev_off / self.block * self.block;
             let b = align_up(dev_off + n, self.block);
-            let data = self.dev.read(a, b - a, IoClass::QueryRead).await?;
+            let data = self.dev.read(a, b - a, class).await?;
             let from = usize::try_from(dev_off - a).unwrap_or(0);
             let to = from + usize::try_from(n).unwrap_or(0);
             out.extend_from_slice(

@@ -5,9 +5,9 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use zonedb_device::payload::Payload;
-use zonedb_device::profile::parse_scale;
-use zonedb_device::{DeviceStats, Profile, ZnsSsd, ZonedDevice};
+use zonedb_device::flash::Scheduler;
+use zonedb_device::sim::spec::SimPayload;
+use zonedb_device::{DeviceStats, Profile, SimDevice, SimDeviceSpec, ZonedDevice};
 use zonedb_env::{Env, SimConfig, SimEnv};
 use zonedb_fs::{FsOptions, FsStats, ZoneFs};
 use zonedb_lsm::{Db, DbStats};
@@ -77,23 +77,27 @@ impl RunReport {
 /// # Errors
 /// [`HarnessError::Config`] for an unknown profile, a bad scale or chips-per-zone.
 pub fn profile_of(s: &Scenario) -> Result<Profile, HarnessError> {
-    let e = |e: zonedb_device::DeviceError| HarnessError::Config(format!("device: {e}"));
-    let mut p = Profile::by_name(&s.device.profile)
-        .map_err(e)?
-        .scaled(parse_scale(&s.device.scale).map_err(e)?)
-        .map_err(e)?;
-    if let Some(c) = s.device.chips_per_zone {
-        p = p.with_chips_per_zone(c).map_err(e)?;
-    }
-    if s.device.max_open_zones.is_some() || s.device.max_active_zones.is_some() {
-        let open = s.device.max_open_zones.unwrap_or(p.zones.max_open_zones);
-        let active = s
-            .device
-            .max_active_zones
-            .unwrap_or(p.zones.max_active_zones);
-        p = p.with_zone_limits(open, active).map_err(e)?;
-    }
-    Ok(p)
+    spec_of(s)?
+        .profile()
+        .map_err(|e| HarnessError::Config(format!("device: {e}")))
+}
+
+/// The simulated device of a scenario.
+///
+/// # Errors
+/// [`HarnessError::Config`] for an unknown scheduler.
+pub fn spec_of(s: &Scenario) -> Result<SimDeviceSpec, HarnessError> {
+    let scheduler = s
+        .device
+        .scheduler
+        .as_deref()
+        .map(Scheduler::by_name)
+        .transpose()
+        .map_err(|e| HarnessError::Config(format!("device: {e}")))?;
+    Ok(SimDeviceSpec::new(&s.device.profile, &s.device.scale)
+        .chips_per_zone(s.device.chips_per_zone)
+        .zone_limits(s.device.max_open_zones, s.device.max_active_zones)
+        .scheduler(scheduler))
 }
 
 fn sample<E: Env, D: ZonedDevice>(env: &E, db: &Db<E, D>, fs: &ZoneFs<E, D>) -> Sample {
@@ -153,12 +157,8 @@ pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
         ..SimConfig::default()
     });
     let dev = Arc::new(
-        ZnsSsd::new(
-            env.clone(),
-            profile.clone(),
-            Payload::memory(profile.zones.zone_count),
-        )
-        .map_err(|e| HarnessError::Config(format!("device: {e}")))?,
+        SimDevice::new(env.clone(), profile.clone(), &SimPayload::Memory)
+            .map_err(|e| HarnessError::Config(format!("device: {e}")))?,
     );
     let fs_opts = fs_options_of(s)?;
     let e2 = env.clone();
@@ -167,7 +167,7 @@ pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
     let fsx = |e: zonedb_fs::FsError| HarnessError::Config(format!("file layer: {e}"));
     let result = env
         .run(async move {
-            ZoneFs::<SimEnv, ZnsSsd<SimEnv>>::mkfs(d2.as_ref(), s2.fs.finish_threshold)
+            ZoneFs::<SimEnv, SimDevice<SimEnv>>::mkfs(d2.as_ref(), s2.fs.finish_threshold)
                 .await
                 .map_err(fsx)?;
             let fs = ZoneFs::mount(e2.clone(), d2.clone(), fs_opts)

@@ -42,6 +42,10 @@ pub struct DeviceSection {
     pub max_open_zones: Option<u32>,
     /// Active zone limit (the profile's own if absent; 0 = none).
     pub max_active_zones: Option<u32>,
+    /// How queued die work is ordered: `fifo` or `priority` (the profile's own, FIFO, if
+    /// absent). Left out of serialized scenarios when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<String>,
 }
 
 impl Default for DeviceSection {
@@ -52,6 +56,7 @@ impl Default for DeviceSection {
             chips_per_zone: None,
             max_open_zones: None,
             max_active_zones: None,
+            scheduler: None,
         }
     }
 }

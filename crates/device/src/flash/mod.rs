@@ -3,15 +3,22 @@
 //! - [`geometry`]: channels, chips, dies, planes, pages, blocks.
 //! - [`layout`]: where a zone's bytes live (which die, plane, block row, page).
 //! - [`resource`]: FIFO booking of one busy resource (a die, a channel, the host link).
+//! - [`media`]: [`FlashMedia`], flash as the [`crate::sim::Media`] of the simulated device.
+//! - [`scheduler`]: how queued die work is ordered ([`Scheduler`]: FIFO booking, or per-die
+//!   priority queues).
 //! - [`timing`]: latencies and the request timing engine that books page operations on dies
 //!   and channels.
 
 pub mod geometry;
 pub mod layout;
+pub mod media;
 pub mod resource;
+pub mod scheduler;
 pub mod timing;
 
 pub use geometry::FlashGeometry;
 pub use layout::ZoneLayout;
+pub use media::FlashMedia;
 pub use resource::Resource;
+pub use scheduler::Scheduler;
 pub use timing::{FinishModel, FlashTiming, TimingEngine};

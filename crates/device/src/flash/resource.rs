@@ -3,7 +3,8 @@
 //! Requests are admitted in virtual-time order, so booking each operation at
 //! `max(ready, free_at)` is exactly a FIFO queue in front of the resource (the fast path MQSim
 //! -style simulators take when a queue is empty). Priority scheduling of queued work (SplitZNS's
-//! read scheduler) needs reordering and will replace this booking for the resources it governs.
+//! read scheduler) reorders the work waiting for a die: see [`super::scheduler`], which books a
+//! die's next operation here when the die frees.
 
 /// A die, a channel, a controller or a host link.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

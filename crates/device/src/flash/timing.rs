@@ -4,7 +4,8 @@
 //! then the flash: writes are cut into program units (one page in every plane of a die, a
 //! multi-plane program), each transferred over its die's channel and programmed on the die;
 //! reads are cut into multi-plane array reads followed by channel transfers of the bytes asked
-//! for. Every resource is booked first come, first served (see [`super::Resource`]); a request
+//! for. Every resource is booked first come, first served (see [`super::Resource`]; with the
+//! priority scheduler, die operations wait in [`super::scheduler::DieQueues`] instead); a request
 //! completes when its last operation does. Optionally a write buffer acknowledges writes once
 //! their data is in device DRAM and applies back-pressure when it is full (ZN540-like devices).
 //! Resets erase only the blocks that hold data (multi-plane erase per die), counting erases per
@@ -71,20 +72,22 @@ pub struct FlashTiming {
 /// Books the flash operations of requests on dies, channels, the controller and the host link.
 #[derive(Debug, Clone)]
 pub struct TimingEngine {
-    layout: ZoneLayout,
-    timing: FlashTiming,
-    dies: Vec<Resource>,
-    channels: Vec<Resource>,
-    controller: Resource,
-    link: Resource,
+    pub(super) layout: ZoneLayout,
+    pub(super) timing: FlashTiming,
+    pub(super) dies: Vec<Resource>,
+    pub(super) channels: Vec<Resource>,
+    pub(super) controller: Resource,
+    pub(super) link: Resource,
     /// Release times of the write buffer's program-unit slots (min-heap).
     buffer_slots: BinaryHeap<Reverse<u64>>,
-    erase_counts: Vec<u32>,
-    page_ops: u64,
-    block_erases: u64,
+    pub(super) erase_counts: Vec<u32>,
+    pub(super) page_ops: u64,
+    pub(super) block_erases: u64,
+    /// Per-die queues of the priority scheduler; `None`: FIFO booking at issue.
+    pub(super) queues: Option<super::scheduler::DieQueues>,
 }
 
-fn transfer_ns(bytes: u64, bytes_per_s: u64) -> u64 {
+pub(super) fn transfer_ns(bytes: u64, bytes_per_s: u64) -> u64 {
     if bytes_per_s == 0 {
         return 0;
     }
@@ -93,7 +96,7 @@ fn transfer_ns(bytes: u64, bytes_per_s: u64) -> u64 {
 }
 
 /// Linear interpolation in a table of `(x, y)` points sorted by x, clamped at both ends.
-fn interpolate(table: &[(u64, u64)], x: u64) -> u64 {
+pub(super) fn interpolate(table: &[(u64, u64)], x: u64) -> u64 {
     let Some(&(x0, y0)) = table.first() else {
         return 0;
     };
@@ -130,6 +133,7 @@ impl TimingEngine {
             timing,
             page_ops: 0,
             block_erases: 0,
+            queues: None,
         }
     }
 
@@ -163,7 +167,7 @@ impl TimingEngine {
         self.dies.iter().map(Resource::busy_ns).collect()
     }
 
-    fn unit_bytes(&self) -> u64 {
+    pub(super) fn unit_bytes(&self) -> u64 {
         let g = self.layout.geometry();
         g.page_size_bytes * u64::from(g.planes_per_die)
     }

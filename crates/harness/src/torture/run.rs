@@ -4,8 +4,8 @@
 use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use zonedb_device::payload::Payload;
-use zonedb_device::{ZnsSsd, ZoneState, ZonedDevice};
+use zonedb_device::sim::spec::SimPayload;
+use zonedb_device::{SimDevice, ZoneState, ZonedDevice};
 use zonedb_env::{Env, SimConfig, SimEnv, SimRng};
 use zonedb_fs::{FsOptions, ZoneFs};
 use zonedb_lsm::LsmErrorKind;
@@ -15,7 +15,7 @@ use zonedb_lsm::{Db, Snapshot};
 use super::config::TortureConfig;
 use super::history::{History, State, Write, key, key_index, value};
 
-type Dev = ZnsSsd<SimEnv>;
+type Dev = SimDevice<SimEnv>;
 type Store = Db<SimEnv, Dev>;
 
 /// What one seed did (all counts over the whole run).
@@ -232,9 +232,8 @@ pub fn run(cfg: &TortureConfig) -> Result<SeedReport, TortureFailure> {
     reason = "one round after another: open, check, workload, crash or close"
 )]
 fn drive(env: &SimEnv, cfg: &TortureConfig, shared: &SharedRef) -> Result<(), (u32, String)> {
-    let zones = cfg.profile.zones.zone_count;
     let dev = Arc::new(
-        ZnsSsd::new(env.clone(), cfg.profile.clone(), Payload::memory(zones))
+        SimDevice::new(env.clone(), cfg.profile.clone(), &SimPayload::Memory)
             .map_err(|e| (0, format!("device: {e}")))?,
     );
     dev.set_checking(true);

@@ -5,7 +5,7 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use zonedb_device::ZonedDevice;
+use zonedb_device::{IoClass, ZonedDevice};
 use zonedb_env::Env;
 
 use super::source::{FsSource, TableCache};
@@ -58,6 +58,8 @@ pub(crate) struct LevelCursor<E: Env, D: ZonedDevice> {
     /// Whether blocks read go into the block cache (RocksDB's `fill_cache`; compactions
     /// read with it off, as RocksDB's do).
     fill_cache: bool,
+    /// On whose behalf blocks are read (compaction inputs: background reads).
+    class: IoClass,
 }
 
 impl<E: Env, D: ZonedDevice> LevelCursor<E, D> {
@@ -66,7 +68,11 @@ impl<E: Env, D: ZonedDevice> LevelCursor<E, D> {
         self.cur = None;
         if let Some(f) = self.files.get(idx) {
             let t = self.tables.get(f.meta.number, f.meta.file_size).await?;
-            self.cur = Some(TableIter::new(t).fill_cache(self.fill_cache));
+            self.cur = Some(
+                TableIter::new(t)
+                    .fill_cache(self.fill_cache)
+                    .io_class(self.class),
+            );
         }
         Ok(())
     }
@@ -129,11 +135,13 @@ impl<E: Env, D: ZonedDevice> Child<E, D> {
             idx: 0,
             cur: None,
             fill_cache: true,
+            class: IoClass::QueryRead,
         })
     }
 
     /// A compaction's source over files: blocks found in the cache are used, blocks read are
-    /// not added to it (a compaction's inputs are about to become obsolete).
+    /// not added to it (a compaction's inputs are about to become obsolete) and go out as
+    /// background reads.
     pub(crate) fn compaction_input(
         files: Vec<Arc<LiveFile>>,
         tables: Arc<TableCache<E, D>>,
@@ -141,6 +149,7 @@ impl<E: Env, D: ZonedDevice> Child<E, D> {
         let mut c = Self::files(files, tables);
         if let Self::Level(l) = &mut c {
             l.fill_cache = false;
+            l.class = IoClass::BackgroundRead;
         }
         c
     }

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use zonedb_device::ZonedDevice;
+use zonedb_device::{IoClass, ZonedDevice};
 use zonedb_env::Env;
 use zonedb_fs::ZoneFs;
 
@@ -22,6 +22,10 @@ pub struct FsSource<E: Env, D: ZonedDevice> {
 impl<E: Env, D: ZonedDevice> BlockSource for FsSource<E, D> {
     async fn read(&self, offset: u64, len: u64) -> Result<Vec<u8>, LsmError> {
         Ok(self.fs.read(&self.name, offset, len).await?)
+    }
+
+    async fn read_class(&self, offset: u64, len: u64, class: IoClass) -> Result<Vec<u8>, LsmError> {
+        Ok(self.fs.read_class(&self.name, offset, len, class).await?)
     }
 
     fn name(&self) -> &str {

@@ -7,6 +7,8 @@ use std::cmp::Ordering;
 use std::future::Future;
 use std::sync::Arc;
 
+use zonedb_device::IoClass;
+
 use super::block::Block;
 use super::bloom;
 use super::format::{BlockHandle, FOOTER_LEN, Footer, Properties, TRAILER_LEN, verify_block};
@@ -19,6 +21,17 @@ pub trait BlockSource: Send + Sync + 'static {
     /// Reads `len` bytes at `offset`.
     fn read(&self, offset: u64, len: u64)
     -> impl Future<Output = Result<Vec<u8>, LsmError>> + Send;
+    /// Reads `len` bytes at `offset` on behalf of `class` (a device scheduler may order
+    /// queued reads by it); by default a plain [`BlockSource::read`].
+    fn read_class(
+        &self,
+        offset: u64,
+        len: u64,
+        class: IoClass,
+    ) -> impl Future<Output = Result<Vec<u8>, LsmError>> + Send {
+        let _ = class;
+        self.read(offset, len)
+    }
     /// Name for error messages.
     fn name(&self) -> &str;
 }
@@ -151,6 +164,19 @@ impl<S: BlockSource> Table<S> {
     /// # Errors
     /// Corruption or read errors.
     pub async fn block_with(&self, i: usize, fill_cache: bool) -> Result<Arc<Vec<u8>>, LsmError> {
+        self.block_for(i, fill_cache, IoClass::QueryRead).await
+    }
+
+    /// As [`Table::block_with`], reading on behalf of `class`.
+    ///
+    /// # Errors
+    /// Corruption or read errors.
+    pub async fn block_for(
+        &self,
+        i: usize,
+        fill_cache: bool,
+        class: IoClass,
+    ) -> Result<Arc<Vec<u8>>, LsmError> {
         let h = self.index[i].1;
         if let Some(c) = &self.cache
             && let Some(b) = c.get((self.number, h.offset))
@@ -159,7 +185,7 @@ impl<S: BlockSource> Table<S> {
         }
         let raw = self
             .source
-            .read(h.offset, h.size + TRAILER_LEN as u64)
+            .read_class(h.offset, h.size + TRAILER_LEN as u64, class)
             .await?;
         let b = Arc::new(verify_block(self.source.name(), h, raw)?);
         if fill_cache && let Some(c) = &self.cache {
@@ -218,6 +244,7 @@ pub struct TableIter<S: BlockSource> {
     entries: Vec<[u32; 4]>,
     pos: usize,
     fill_cache: bool,
+    class: IoClass,
 }
 
 impl<S: BlockSource> TableIter<S> {
@@ -231,6 +258,7 @@ impl<S: BlockSource> TableIter<S> {
             entries: Vec::new(),
             pos: 0,
             fill_cache: true,
+            class: IoClass::QueryRead,
         }
     }
 
@@ -241,12 +269,19 @@ impl<S: BlockSource> TableIter<S> {
         self
     }
 
+    /// On whose behalf the blocks this iterator reads are read (default: a query).
+    #[must_use]
+    pub fn io_class(mut self, class: IoClass) -> Self {
+        self.class = class;
+        self
+    }
+
     async fn load(&mut self, i: usize) -> Result<(), LsmError> {
         self.block = i;
         self.pos = 0;
         self.entries.clear();
         if i < self.table.index.len() {
-            self.data = self.table.block_with(i, self.fill_cache).await?;
+            self.data = self.table.block_for(i, self.fill_cache, self.class).await?;
             let ok = Block::new(&self.data)
                 .and_then(|b| b.decode_into(&mut self.keys, &mut self.entries))
                 .is_some();

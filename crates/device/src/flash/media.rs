@@ -1,0 +1,86 @@
+//! Flash as a [`Media`]: the timing engine of a [`Profile`] (with its scheduler) behind the
+//! simulated device.
+
+use super::TimingEngine;
+use crate::DeviceError;
+use crate::IoClass;
+use crate::profile::Profile;
+use crate::sim::{Completion, Media, MediaKind, Poll, Ticket};
+
+/// NAND flash timed by [`TimingEngine`] (dies, channels, controller, host link, write buffer).
+#[derive(Debug)]
+pub struct FlashMedia {
+    profile: Profile,
+    engine: TimingEngine,
+}
+
+impl FlashMedia {
+    /// The flash of `profile`.
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidConfig`] when the profile is inconsistent.
+    pub fn new(profile: Profile) -> Result<Self, DeviceError> {
+        profile.validate()?;
+        let engine = TimingEngine::new(profile.layout()?, profile.timing.clone())
+            .with_scheduler(profile.scheduler);
+        Ok(Self { profile, engine })
+    }
+
+    /// The profile.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// The timing engine.
+    pub fn engine(&self) -> &TimingEngine {
+        &self.engine
+    }
+}
+
+impl Media for FlashMedia {
+    fn kind(&self) -> MediaKind {
+        MediaKind::Flash
+    }
+
+    fn read(&mut self, now: u64, zone: u32, offset: u64, len: u64, class: IoClass) -> Completion {
+        self.engine.read_for(now, zone, offset, len, class)
+    }
+
+    fn write(&mut self, now: u64, zone: u32, offset: u64, len: u64, capacity: u64) -> Completion {
+        self.engine.write_for(now, zone, offset, len, capacity)
+    }
+
+    fn reset(&mut self, now: u64, zone: u32, programmed_bytes: u64) -> Completion {
+        self.engine.reset_for(now, zone, programmed_bytes)
+    }
+
+    fn finish(&mut self, now: u64, zone: u32, unwritten_bytes: u64, was_empty: bool) -> Completion {
+        self.engine
+            .finish_for(now, zone, unwritten_bytes, was_empty)
+    }
+
+    fn manage(&mut self, now: u64) -> u64 {
+        self.engine.manage(now)
+    }
+
+    fn flush_done_ns(&mut self, now: u64) -> u64 {
+        self.engine.flush_done_ns(now)
+    }
+
+    fn poll(&mut self, ticket: Ticket, now: u64) -> Poll {
+        self.engine.poll(ticket, now)
+    }
+
+    fn power_cycle(&mut self, now: u64) {
+        let _ = now;
+        self.engine.drop_queued();
+    }
+
+    fn page_ops(&self) -> u64 {
+        self.engine.page_ops()
+    }
+
+    fn block_erases(&self) -> u64 {
+        self.engine.block_erases()
+    }
+}

@@ -1,0 +1,577 @@
+//! How a simulated SSD orders the work queued on its dies: FIFO booking at issue (the default,
+//! [`super::Resource`]), or per-die priority queues served in virtual time ([`DieQueues`]).
+
+use std::collections::BTreeMap;
+
+use super::timing::{interpolate, transfer_ns};
+use super::{FinishModel, Resource, TimingEngine};
+use crate::IoClass;
+use crate::sim::{Completion, Poll, Ticket};
+
+/// The order queued die work is served in. Serialized in a [`crate::Profile`] only when it is
+/// not FIFO.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scheduler {
+    /// First come, first served: each operation is booked on its die when the request is
+    /// issued.
+    #[default]
+    Fifo,
+    /// Per-die queues: when a die frees, the waiting operation of the highest class is served
+    /// next (query reads, then background reads, then programs, then erases).
+    Priority,
+}
+
+impl Scheduler {
+    /// Whether this is FIFO (the default, left out of serialized profiles).
+    #[allow(
+        clippy::trivially_copy_pass_by_ref,
+        reason = "serde's skip_serializing_if signature"
+    )]
+    pub fn is_fifo(&self) -> bool {
+        *self == Self::Fifo
+    }
+
+    /// The scheduler called `name` (`fifo`, `priority`).
+    ///
+    /// # Errors
+    /// [`crate::DeviceError::InvalidConfig`] naming the known ones.
+    pub fn by_name(name: &str) -> Result<Self, crate::DeviceError> {
+        match name {
+            "fifo" => Ok(Self::Fifo),
+            "priority" => Ok(Self::Priority),
+            _ => Err(crate::DeviceError::InvalidConfig(format!(
+                "unknown scheduler '{name}'; known: fifo, priority"
+            ))),
+        }
+    }
+}
+
+/// One die operation waiting for its die.
+#[derive(Debug, Clone)]
+struct Op {
+    /// Earliest start (its data is on the die, or its command decoded).
+    ready: u64,
+    class: IoClass,
+    /// Issue order, to break ties between equal classes.
+    seq: u64,
+    duration: u64,
+    ticket: u64,
+    /// Channel transfers that follow the operation (a read's pages to the controller).
+    channel: u32,
+    transfers: Vec<u64>,
+}
+
+/// What completes a request once all its die operations are done.
+#[derive(Debug, Clone, Copy)]
+enum Tail {
+    /// The host link transfer of this many ns (reads).
+    Link(u64),
+    /// Nothing more.
+    Nothing,
+}
+
+#[derive(Debug, Clone)]
+struct Request {
+    ops_left: u32,
+    /// Completion so far (the latest operation end, or the request's own floor).
+    done: u64,
+    tail: Tail,
+}
+
+/// Per-die queues of the priority scheduler. Operations wait here until their die frees; then
+/// the waiting operation of the highest class ([`IoClass`] order: query reads, background reads,
+/// writes, erases; issue order within a class) is booked next. Decisions are taken lazily, in
+/// virtual-time order, whenever a waiting request polls (see [`crate::sim::Media::poll`]): a
+/// die that frees at `t` serves what is queued at `t`.
+#[derive(Debug, Clone, Default)]
+pub struct DieQueues {
+    queues: Vec<Vec<Op>>,
+    requests: BTreeMap<u64, Request>,
+    next_ticket: u64,
+    next_seq: u64,
+}
+
+impl DieQueues {
+    /// Empty queues for `dies` dies.
+    pub fn new(dies: usize) -> Self {
+        Self {
+            queues: vec![Vec::new(); dies],
+            ..Self::default()
+        }
+    }
+
+    /// Operations waiting (all dies).
+    pub fn waiting(&self) -> usize {
+        self.queues.iter().map(Vec::len).sum()
+    }
+
+    fn open(&mut self, floor: u64, tail: Tail) -> u64 {
+        let t = self.next_ticket;
+        self.next_ticket += 1;
+        self.requests.insert(
+            t,
+            Request {
+                ops_left: 0,
+                done: floor,
+                tail,
+            },
+        );
+        t
+    }
+
+    #[allow(clippy::too_many_arguments, reason = "one operation's fields")]
+    fn push(
+        &mut self,
+        ticket: u64,
+        die: u32,
+        ready: u64,
+        class: IoClass,
+        duration: u64,
+        channel: u32,
+        transfers: Vec<u64>,
+    ) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.queues[die as usize].push(Op {
+            ready,
+            class,
+            seq,
+            duration,
+            ticket,
+            channel,
+            transfers,
+        });
+        if let Some(r) = self.requests.get_mut(&ticket) {
+            r.ops_left += 1;
+        }
+    }
+
+    /// A request with no die operation is done at its floor: forget it and say so.
+    fn close(&mut self, ticket: u64) -> Completion {
+        match self.requests.get(&ticket) {
+            Some(r) if r.ops_left == 0 => {
+                let done = r.done;
+                self.requests.remove(&ticket);
+                Completion::At(done)
+            }
+            _ => Completion::Queued(Ticket(ticket)),
+        }
+    }
+
+    /// When die `d` next decides (it is free and something is ready), if anything waits there.
+    fn decision_at(&self, d: usize, dies: &[Resource]) -> Option<u64> {
+        let min_ready = self.queues[d].iter().map(|o| o.ready).min()?;
+        Some(min_ready.max(dies[d].free_at_ns()))
+    }
+
+    /// Takes every decision due at or before `now`, earliest first (ties: lowest die).
+    fn advance(&mut self, now: u64, dies: &mut [Resource], channels: &mut [Resource]) {
+        loop {
+            let mut next: Option<(u64, usize)> = None;
+            for d in 0..self.queues.len() {
+                if let Some(at) = self.decision_at(d, dies)
+                    && at <= now
+                    && next.is_none_or(|(best, _)| at < best)
+                {
+                    next = Some((at, d));
+                }
+            }
+            let Some((at, d)) = next else {
+                return;
+            };
+            let q = &mut self.queues[d];
+            let Some(i) = (0..q.len())
+                .filter(|&i| q[i].ready <= at)
+                .min_by_key(|&i| (q[i].class, q[i].seq))
+            else {
+                return;
+            };
+            let op = q.swap_remove(i);
+            let (_, end) = dies[d].book(at, op.duration);
+            let mut fin = end;
+            for x in &op.transfers {
+                fin = fin.max(channels[op.channel as usize].book(end, *x).1);
+            }
+            if let Some(r) = self.requests.get_mut(&op.ticket) {
+                r.ops_left -= 1;
+                r.done = r.done.max(fin);
+            }
+        }
+    }
+
+    /// Drops every waiting operation and request (a power loss).
+    fn clear(&mut self) {
+        for q in &mut self.queues {
+            q.clear();
+        }
+        self.requests.clear();
+    }
+}
+
+impl TimingEngine {
+    /// With the scheduler `scheduler` (FIFO: booking at issue, as [`TimingEngine::new`]).
+    #[must_use]
+    pub fn with_scheduler(mut self, scheduler: Scheduler) -> Self {
+        self.queues = match scheduler {
+            Scheduler::Fifo => None,
+            Scheduler::Priority => Some(DieQueues::new(self.dies.len())),
+        };
+        self
+    }
+
+    /// The scheduler in force.
+    pub fn scheduler(&self) -> Scheduler {
+        if self.queues.is_some() {
+            Scheduler::Priority
+        } else {
+            Scheduler::Fifo
+        }
+    }
+
+    /// Books a read of `len` bytes at zone-relative `off` of `zone` for `class`.
+    pub fn read_for(
+        &mut self,
+        now: u64,
+        zone: u32,
+        off: u64,
+        len: u64,
+        class: IoClass,
+    ) -> Completion {
+        let Some(mut q) = self.queues.take() else {
+            return Completion::At(self.read(now, zone, off, len));
+        };
+        let t = &self.timing;
+        let (_, t_cmd) = self.controller.book(now, t.controller_read_ns);
+        let t0 = t_cmd + t.read_fixed_ns;
+        let g = self.layout.geometry();
+        let page = g.page_size_bytes;
+        let planes = u64::from(g.planes_per_die);
+        let unit = page * planes;
+        let end = off + len;
+        let ticket = q.open(t0, Tail::Link(transfer_ns(len, t.host_link_bytes_per_s)));
+        for u in off / unit..end.div_ceil(unit) {
+            let addr = self.layout.locate(zone, u * planes);
+            let mut transfers = Vec::with_capacity(planes as usize);
+            for p in u * planes..(u + 1) * planes {
+                let (ps, pe) = (p * page, (p + 1) * page);
+                let bytes = pe.min(end).saturating_sub(ps.max(off));
+                if bytes > 0 {
+                    transfers.push((t.channel_xfer_ns_per_page * bytes).div_ceil(page));
+                    self.page_ops += 1;
+                }
+            }
+            q.push(
+                ticket,
+                addr.die,
+                t0,
+                class,
+                t.page_read_ns,
+                addr.channel,
+                transfers,
+            );
+        }
+        let c = q.close(ticket);
+        self.queues = Some(q);
+        c
+    }
+
+    /// Books a write (see [`TimingEngine::write`]); with the priority scheduler its programs
+    /// wait in their dies' queues.
+    pub fn write_for(
+        &mut self,
+        now: u64,
+        zone: u32,
+        off: u64,
+        len: u64,
+        capacity: u64,
+    ) -> Completion {
+        let Some(mut q) = self.queues.take() else {
+            return Completion::At(self.write(now, zone, off, len, capacity));
+        };
+        let t = &self.timing;
+        let (_, t_cmd) = self.controller.book(now, t.controller_write_ns);
+        let (_, t_data) = self
+            .link
+            .book(t_cmd, transfer_ns(len, t.host_link_bytes_per_s));
+        let ack = t_data + t.write_fixed_ns + t.buffer_ns_per_4k * len.div_ceil(4096);
+        let unit = self.unit_bytes();
+        let end = off + len;
+        let page = self.layout.geometry().page_size_bytes;
+        let planes = u64::from(self.layout.geometry().planes_per_die);
+        let mut units: Vec<(u64, u64)> = (off / unit..end / unit).map(|u| (u, planes)).collect();
+        if end == capacity && !capacity.is_multiple_of(unit) {
+            let u = capacity / unit;
+            units.push((u, (capacity - u * unit).div_ceil(page)));
+        }
+        let ticket = q.open(ack, Tail::Nothing);
+        for (u, pages) in units {
+            let addr = self.layout.locate(zone, u * planes);
+            let (_, x_end) = self.channels[addr.channel as usize]
+                .book(t_data, pages * t.channel_xfer_ns_per_page);
+            self.page_ops += pages;
+            let prog = t.page_program_ns;
+            q.push(
+                ticket,
+                addr.die,
+                x_end,
+                IoClass::Write,
+                prog,
+                addr.channel,
+                Vec::new(),
+            );
+        }
+        let c = q.close(ticket);
+        self.queues = Some(q);
+        c
+    }
+
+    /// Books a reset (see [`TimingEngine::reset`]); with the priority scheduler its erases wait
+    /// in their dies' queues.
+    pub fn reset_for(&mut self, now: u64, zone: u32, programmed_bytes: u64) -> Completion {
+        let Some(mut q) = self.queues.take() else {
+            return Completion::At(self.reset(now, zone, programmed_bytes));
+        };
+        let (_, t0) = self.controller.book(now, self.timing.zone_mgmt_ns);
+        let g = self.layout.geometry().clone();
+        let written_pages = programmed_bytes.div_ceil(g.page_size_bytes);
+        let planes = u64::from(g.planes_per_die);
+        let ppb = u64::from(g.pages_per_block);
+        let base = self.layout.base_row(zone);
+        let table_ns = (!self.timing.reset_latency_table.is_empty())
+            .then(|| interpolate(&self.timing.reset_latency_table, programmed_bytes));
+        let ticket = q.open(t0, Tail::Nothing);
+        for i in 0..self.layout.dies_per_zone() {
+            let die = self.layout.zone_die(zone, i);
+            let mut rows_max = 0;
+            for plane in 0..planes {
+                let pages = self
+                    .layout
+                    .pages_in_slot(written_pages, u64::from(i) * planes + plane);
+                let rows = pages.div_ceil(ppb) as u32;
+                for r in 0..rows {
+                    let b = self.layout.block_index(die, plane as u32, base + r);
+                    if let Some(c) = self.erase_counts.get_mut(b) {
+                        *c += 1;
+                    }
+                }
+                self.block_erases += u64::from(rows);
+                rows_max = rows_max.max(rows);
+            }
+            let busy = table_ns.unwrap_or(u64::from(rows_max) * self.timing.block_erase_ns);
+            if busy > 0 {
+                let ch = self.layout.channel_of_die(die);
+                q.push(ticket, die, t0, IoClass::Erase, busy, ch, Vec::new());
+            }
+        }
+        let c = q.close(ticket);
+        self.queues = Some(q);
+        c
+    }
+
+    /// Books a finish (see [`TimingEngine::finish`]); with the priority scheduler a pad waits in
+    /// the dies' queues as a write.
+    pub fn finish_for(
+        &mut self,
+        now: u64,
+        zone: u32,
+        unwritten: u64,
+        was_empty: bool,
+    ) -> Completion {
+        let Some(mut q) = self.queues.take() else {
+            return Completion::At(self.finish(now, zone, unwritten, was_empty));
+        };
+        let (_, t0) = self.controller.book(now, self.timing.zone_mgmt_ns);
+        let ticket = q.open(t0, Tail::Nothing);
+        if let FinishModel::Pad {
+            base_ns,
+            ns_per_mib,
+        } = self.timing.finish
+            && !was_empty
+            && unwritten > 0
+        {
+            let lat = base_ns
+                + (u128::from(unwritten) * u128::from(ns_per_mib) / u128::from(1u64 << 20)) as u64;
+            for i in 0..self.layout.dies_per_zone() {
+                let die = self.layout.zone_die(zone, i);
+                let ch = self.layout.channel_of_die(die);
+                q.push(ticket, die, t0, IoClass::Write, lat, ch, Vec::new());
+            }
+        }
+        let c = q.close(ticket);
+        self.queues = Some(q);
+        c
+    }
+
+    /// Where request `ticket` stands at `now`, after every die decision due by then.
+    pub fn poll(&mut self, ticket: Ticket, now: u64) -> Poll {
+        let Some(q) = self.queues.as_mut() else {
+            return Poll::Done(now);
+        };
+        q.advance(now, &mut self.dies, &mut self.channels);
+        let Some(r) = q.requests.get(&ticket.0) else {
+            return Poll::Done(now);
+        };
+        if r.ops_left == 0 {
+            let (done, tail) = (r.done, r.tail);
+            q.requests.remove(&ticket.0);
+            return Poll::Done(match tail {
+                Tail::Link(ns) => self.link.book(done, ns).1,
+                Tail::Nothing => done,
+            });
+        }
+        let next = (0..q.queues.len())
+            .filter(|&d| q.queues[d].iter().any(|o| o.ticket == ticket.0))
+            .filter_map(|d| q.decision_at(d, &self.dies))
+            .min();
+        Poll::Until(next.unwrap_or(now).max(now + 1))
+    }
+
+    /// A power loss: queued work that has not started is dropped.
+    pub fn drop_queued(&mut self) {
+        if let Some(q) = self.queues.as_mut() {
+            q.clear();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Profile;
+
+    fn engine(s: Scheduler) -> TimingEngine {
+        let p = Profile::by_name("tiny").unwrap();
+        TimingEngine::new(p.layout().unwrap(), p.timing).with_scheduler(s)
+    }
+
+    /// Polls every request as a device's waiting futures would, in virtual time; returns the
+    /// completion times.
+    fn settle(e: &mut TimingEngine, cs: &[Completion]) -> Vec<u64> {
+        let mut out = vec![None; cs.len()];
+        let mut now = 0;
+        while out.iter().any(Option::is_none) {
+            let mut next = u64::MAX;
+            for (i, c) in cs.iter().enumerate() {
+                if out[i].is_some() {
+                    continue;
+                }
+                match *c {
+                    Completion::At(t) => out[i] = Some(t),
+                    Completion::Queued(t) => match e.poll(t, now) {
+                        Poll::Done(t) => out[i] = Some(t),
+                        Poll::Until(t) => {
+                            assert!(t > now);
+                            next = next.min(t);
+                        }
+                    },
+                }
+            }
+            if next != u64::MAX {
+                now = next;
+            }
+        }
+        out.into_iter().map(Option::unwrap_or_default).collect()
+    }
+
+    /// Background reads, programs and erases on die 0 (every `tiny` zone starts on it), then a
+    /// query read of it, all issued at 0. Returns every completion, the query's last.
+    fn contended(s: Scheduler) -> Vec<u64> {
+        let mut e = engine(s);
+        let mut cs = Vec::new();
+        for zone in 0..4 {
+            cs.push(e.read_for(0, zone, 0, 8 << 10, IoClass::BackgroundRead));
+        }
+        cs.push(e.write_for(0, 4, 0, 8 << 10, 192 << 10));
+        cs.push(e.reset_for(0, 5, 8 << 10));
+        cs.push(e.read_for(0, 6, 0, 4 << 10, IoClass::QueryRead));
+        settle(&mut e, &cs)
+    }
+
+    #[test]
+    fn a_query_read_overtakes_queued_background_work_on_its_die() {
+        let fifo = contended(Scheduler::Fifo);
+        let prio = contended(Scheduler::Priority);
+        let (qf, qp) = (fifo[6], prio[6]);
+        // FIFO: the query waits for 4 reads, a program and an erase. Priority: it is ready once
+        // the controller has taken the reset command (5 us), when the first background read
+        // already runs; it goes next.
+        let t = Profile::by_name("tiny").unwrap().timing;
+        assert!(
+            qf >= 4 * t.page_read_ns + t.page_program_ns + t.block_erase_ns,
+            "{fifo:?}"
+        );
+        assert_eq!(
+            qp,
+            2 * t.page_read_ns + t.channel_xfer_ns_per_page,
+            "{prio:?}"
+        );
+        assert!(qp < qf);
+        // Everything else still completes: the running read first, the queued background reads
+        // after the query, then the program, the erase last.
+        assert!(prio[0] < qp, "{prio:?}");
+        assert!(
+            prio[1..4].iter().all(|&b| b > qp && b < prio[4]),
+            "{prio:?}"
+        );
+        assert!(prio[5] > prio[4]);
+    }
+
+    #[test]
+    fn fifo_books_as_the_engine_always_did() {
+        let mut a = engine(Scheduler::Fifo);
+        let mut b = engine(Scheduler::Fifo);
+        let before = [
+            Completion::At(b.read(0, 0, 0, 8 << 10)),
+            Completion::At(b.write(10, 4, 0, 8 << 10, 192 << 10)),
+            Completion::At(b.reset(20, 5, 8 << 10)),
+        ];
+        let now = [
+            a.read_for(0, 0, 0, 8 << 10, IoClass::QueryRead),
+            a.write_for(10, 4, 0, 8 << 10, 192 << 10),
+            a.reset_for(20, 5, 8 << 10),
+        ];
+        assert_eq!(before, now);
+        assert_eq!(a.die_busy_ns(), b.die_busy_ns());
+    }
+
+    #[test]
+    fn priority_scheduling_is_deterministic() {
+        assert_eq!(
+            contended(Scheduler::Priority),
+            contended(Scheduler::Priority)
+        );
+    }
+
+    #[test]
+    fn a_power_loss_drops_queued_work() {
+        let mut e = engine(Scheduler::Priority);
+        let c = e.read_for(0, 0, 0, 8 << 10, IoClass::BackgroundRead);
+        let Completion::Queued(t) = c else {
+            panic!("queued expected: {c:?}");
+        };
+        e.drop_queued();
+        assert_eq!(e.poll(t, 5), Poll::Done(5));
+        assert_eq!(e.die_busy_ns().iter().sum::<u64>(), 0);
+    }
+
+    #[test]
+    fn scheduler_names_parse() {
+        assert_eq!(Scheduler::by_name("fifo").unwrap(), Scheduler::Fifo);
+        assert_eq!(Scheduler::by_name("priority").unwrap(), Scheduler::Priority);
+        assert!(Scheduler::by_name("lifo").is_err());
+        assert!(Scheduler::default().is_fifo());
+    }
+}

@@ -1,0 +1,444 @@
+//! The simulated zoned device, generic over its media: the zone state machine, a [`Media`]
+//! timing model and a payload store behind the [`ZonedDevice`] trait, in the virtual time of an
+//! [`Env`].
+//!
+//! A request is admitted when it is issued: the zone table checks it (a rejected request changes
+//! nothing), the media books its work, the payload store takes its bytes. The returned future
+//! then waits until the media's completion time (polling the media while its scheduler has not
+//! decided yet). The write-pointer checker runs before admission and after completion.
+
+use std::collections::VecDeque;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use zonedb_env::Env;
+
+use super::faults::Faults;
+use super::media::{Completion, Media, Poll};
+use crate::checker::WritePointerChecker;
+use crate::payload::Payload;
+use crate::zone::{ZoneGeometry, ZoneInfo, ZoneState, ZoneTable};
+use crate::{DeviceCapabilities, DeviceError, DeviceStats, IoClass, ZoneOp, ZonedDevice};
+
+/// Where a write goes.
+#[derive(Debug, Clone, Copy)]
+enum Target {
+    At(u64),
+    Append(u32),
+}
+
+#[derive(Debug)]
+struct State<M> {
+    table: ZoneTable,
+    media: M,
+    checker: WritePointerChecker,
+    /// Bytes actually programmed per zone (a finish moves the write pointer, not this).
+    programmed: Vec<u64>,
+    /// Writes not yet complete per zone: (device offset, length, completion), the completion
+    /// still [`Completion::Queued`] while the media has not timed the write.
+    in_flight: Vec<VecDeque<(u64, u64, Completion)>>,
+    stats: DeviceStats,
+    faults: Faults,
+}
+
+/// A simulated zoned device over the media `M`.
+#[derive(Debug)]
+pub struct SimZonedDevice<E: Env, M: Media> {
+    env: E,
+    zones: ZoneGeometry,
+    state: Mutex<State<M>>,
+    payload: Payload,
+}
+
+impl<E: Env, M: Media> SimZonedDevice<E, M> {
+    /// A new, empty device of `zones` over `media`.
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidConfig`] when the zone geometry is inconsistent.
+    pub fn with_media(
+        env: E,
+        zones: ZoneGeometry,
+        media: M,
+        payload: Payload,
+    ) -> Result<Self, DeviceError> {
+        let table = ZoneTable::new(zones.clone())?;
+        let n = zones.zone_count as usize;
+        let state = State {
+            media,
+            checker: WritePointerChecker::new(cfg!(debug_assertions)),
+            programmed: vec![0; n],
+            in_flight: vec![VecDeque::new(); n],
+            table,
+            stats: DeviceStats::default(),
+            faults: Faults::default(),
+        };
+        Ok(Self {
+            env,
+            zones,
+            state: Mutex::new(state),
+            payload,
+        })
+    }
+
+    /// Turns the write-pointer checker on or off (on by default in debug builds).
+    pub fn set_checking(&self, enabled: bool) {
+        self.lock().checker = WritePointerChecker::new(enabled);
+    }
+
+    /// Runs `f` on the media (for model-specific inspection such as erase counts).
+    pub fn with_media_ref<T>(&self, f: impl FnOnce(&M) -> T) -> T {
+        f(&self.lock().media)
+    }
+
+    /// Bytes of payload held in memory.
+    pub fn resident_bytes(&self) -> u64 {
+        self.payload.resident_bytes()
+    }
+
+    /// Sets the injected faults (read errors, torn writes at power loss); replaces the last plan.
+    pub fn set_faults(&self, faults: Faults) {
+        self.lock().faults = faults;
+    }
+
+    /// The injected faults in force.
+    pub fn faults(&self) -> Faults {
+        self.lock().faults
+    }
+
+    /// Media failure injection: the zone turns read-only (then may be taken offline).
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidTransition`] or [`DeviceError::OutOfRange`].
+    pub fn fail_zone(&self, zone: u32, offline: bool) -> Result<(), DeviceError> {
+        let mut s = self.lock();
+        s.table.set_read_only(zone)?;
+        if offline {
+            s.table.set_offline(zone)?;
+        }
+        Ok(())
+    }
+
+    /// A simulated power loss at the current virtual time: every write not completed by now is
+    /// lost (with every later write to its zone), open zones come back closed, as after a
+    /// controller power cycle. Completed writes, resets and finishes are durable.
+    ///
+    /// # Errors
+    /// [`DeviceError::Corrupt`] if the rolled-back zones are inconsistent (a model bug).
+    pub fn power_cycle(&self) -> Result<(), DeviceError> {
+        let now = self.env.now();
+        let mut s = self.lock();
+        let g = s.table.geometry().clone();
+        let mut saved = Vec::with_capacity(g.zone_count as usize);
+        for info in s.table.report(0, g.zone_count) {
+            let z = info.index as usize;
+            let State {
+                in_flight, media, ..
+            } = &mut *s;
+            // A write the media has not timed yet (its waiter may be gone) is lost unless the
+            // media says it completed by now.
+            let first_lost = in_flight[z]
+                .iter()
+                .filter(|&&(_, _, c)| match c {
+                    Completion::At(t) => t > now,
+                    Completion::Queued(ticket) => match media.poll(ticket, now) {
+                        Poll::Done(t) => t > now,
+                        Poll::Until(_) => true,
+                    },
+                })
+                .map(|&(off, len, _)| (off, len))
+                .min();
+            let lost_from = first_lost.map(|(off, len)| {
+                if !s.faults.torn_writes {
+                    return off;
+                }
+                // A block-aligned prefix of the torn request survives (possibly none or all).
+                let block = g.block_size_bytes.max(1);
+                off + s.faults.torn_blocks_kept(info.index, off, len / block) * block
+            });
+            let (state, wp) = match lost_from {
+                Some(off) if off < info.write_pointer => {
+                    let state = if off == info.start {
+                        ZoneState::Empty
+                    } else {
+                        ZoneState::Closed
+                    };
+                    s.programmed[z] = s.programmed[z].min(off - info.start);
+                    self.payload.truncate_zone(info.index, off - info.start);
+                    (state, off)
+                }
+                _ => (info.state, info.write_pointer),
+            };
+            saved.push((state, wp));
+            s.in_flight[z].clear();
+        }
+        s.table = ZoneTable::restore(g, &saved)?;
+        s.checker = WritePointerChecker::new(s.checker.enabled());
+        s.media.power_cycle(now);
+        Ok(())
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State<M>> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Waits until the media has timed a request; returns its completion time.
+    async fn settle(&self, c: Completion) -> u64 {
+        match c {
+            Completion::At(t) => t,
+            Completion::Queued(ticket) => loop {
+                let polled = self.lock().media.poll(ticket, self.env.now());
+                match polled {
+                    Poll::Done(t) => break t,
+                    Poll::Until(t) => self.env.sleep_until(t).await,
+                }
+            },
+        }
+    }
+
+    async fn complete<T>(&self, c: Completion, value: T, moment: &str) -> Result<T, DeviceError> {
+        let at = self.settle(c).await;
+        self.env.sleep_until(at).await;
+        let mut s = self.lock();
+        let State { table, checker, .. } = &mut *s;
+        checker.check(table, moment, None);
+        Ok(value)
+    }
+
+    fn admit_write(
+        &self,
+        target: Target,
+        data: &[u8],
+    ) -> Result<(u32, u64, Completion), DeviceError> {
+        let len = data.len() as u64;
+        let now = self.env.now();
+        let mut s = self.lock();
+        let State {
+            table,
+            checker,
+            media,
+            programmed,
+            stats,
+            in_flight,
+            ..
+        } = &mut *s;
+        checker.check(table, "before write", None);
+        let adm = match target {
+            Target::At(off) => table.admit_write(off, len)?,
+            Target::Append(zone) => table.admit_append(zone, len)?,
+        };
+        let g = table.geometry();
+        let start = g.zone_start(adm.zone);
+        let rel = adm.offset - start;
+        let done = media.write(now, adm.zone, rel, len, g.zone_capacity_bytes);
+        programmed[adm.zone as usize] = rel + len;
+        let pending = &mut in_flight[adm.zone as usize];
+        while pending
+            .front()
+            .is_some_and(|&(_, _, c)| matches!(c, Completion::At(t) if t <= now))
+        {
+            pending.pop_front();
+        }
+        pending.push_back((adm.offset, len, done));
+        stats.bytes_written += len;
+        stats.writes += 1;
+        stats.page_ops = media.page_ops();
+        checker.check(table, "after write admission", None);
+        drop(s);
+        self.payload.write(adm.zone, start, adm.offset, data)?;
+        Ok((adm.zone, adm.offset, done))
+    }
+
+    /// Completes an admitted write: waits for the media, records when it completed.
+    async fn complete_write(&self, zone: u32, offset: u64, c: Completion, moment: &str) {
+        let at = self.settle(c).await;
+        if matches!(c, Completion::Queued(_)) {
+            let mut s = self.lock();
+            if let Some(e) = s.in_flight[zone as usize]
+                .iter_mut()
+                .find(|e| e.0 == offset && e.2 == c)
+            {
+                e.2 = Completion::At(at);
+            }
+        }
+        let _ = self.complete(Completion::At(at), (), moment).await;
+    }
+
+    fn admit_read(
+        &self,
+        offset: u64,
+        len: u64,
+        class: IoClass,
+    ) -> Result<(Vec<u8>, Completion), DeviceError> {
+        let now = self.env.now();
+        let mut s = self.lock();
+        let zone = s.table.check_read(offset, len)?;
+        if s.faults.read_fails(s.stats.reads) {
+            s.stats.reads += 1;
+            return Err(DeviceError::UnrecoveredRead { offset, len });
+        }
+        let start = s.table.geometry().zone_start(zone);
+        let done = s.media.read(now, zone, offset - start, len, class);
+        s.stats.bytes_read += len;
+        s.stats.reads += 1;
+        s.stats.page_ops = s.media.page_ops();
+        drop(s);
+        Ok((self.payload.read(zone, start, offset, len)?, done))
+    }
+
+    fn admit_manage(&self, zone: u32, op: ZoneOp) -> Result<Completion, DeviceError> {
+        let now = self.env.now();
+        let mut s = self.lock();
+        let State {
+            table,
+            checker,
+            media,
+            programmed,
+            stats,
+            in_flight,
+            ..
+        } = &mut *s;
+        checker.check(table, "before zone management", None);
+        let before = table.info(zone)?;
+        let done = match op {
+            ZoneOp::Open => {
+                table.open(zone)?;
+                Completion::At(media.manage(now))
+            }
+            ZoneOp::Close => {
+                table.close(zone)?;
+                Completion::At(media.manage(now))
+            }
+            ZoneOp::Finish => {
+                let out = table.finish(zone)?;
+                if out.changed {
+                    stats.zone_finishes += 1;
+                }
+                let unwritten = table.geometry().zone_capacity_bytes - before.written_bytes();
+                media.finish(now, zone, unwritten, before.state == ZoneState::Empty)
+            }
+            ZoneOp::Reset => {
+                let out = table.reset(zone)?;
+                let prog = std::mem::take(&mut programmed[zone as usize]);
+                in_flight[zone as usize].clear();
+                if out.changed {
+                    stats.zone_resets += 1;
+                    let erases_before = media.block_erases();
+                    let done = media.reset(now, zone, prog);
+                    stats.block_erases += media.block_erases() - erases_before;
+                    self.payload.discard_zone(zone);
+                    done
+                } else {
+                    Completion::At(media.manage(now))
+                }
+            }
+            ZoneOp::Offline => {
+                table.set_offline(zone)?;
+                Completion::At(media.manage(now))
+            }
+            ZoneOp::ReadOnly => {
+                table.set_read_only(zone)?;
+                Completion::At(media.manage(now))
+            }
+        };
+        let reset_zone = (op == ZoneOp::Reset).then_some(zone);
+        checker.check(table, "after zone management", reset_zone);
+        Ok(done)
+    }
+}
+
+impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
+    fn geometry(&self) -> &ZoneGeometry {
+        &self.zones
+    }
+
+    fn report_zones(&self, first: u32, count: u32) -> Vec<ZoneInfo> {
+        self.lock().table.report(first, count)
+    }
+
+    fn read(
+        &self,
+        offset: u64,
+        len: u64,
+        class: IoClass,
+    ) -> impl Future<Output = Result<Vec<u8>, DeviceError>> + Send {
+        let admitted = self.admit_read(offset, len, class);
+        async move {
+            let (data, done) = admitted?;
+            self.complete(done, data, "after read").await
+        }
+    }
+
+    fn write(
+        &self,
+        offset: u64,
+        data: &[u8],
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        let admitted = self.admit_write(Target::At(offset), data);
+        async move {
+            let (zone, offset, done) = admitted?;
+            self.complete_write(zone, offset, done, "after write").await;
+            Ok(())
+        }
+    }
+
+    fn append(
+        &self,
+        zone: u32,
+        data: &[u8],
+    ) -> impl Future<Output = Result<u64, DeviceError>> + Send {
+        let admitted = self.admit_write(Target::Append(zone), data);
+        async move {
+            let (zone, offset, done) = admitted?;
+            self.complete_write(zone, offset, done, "after append")
+                .await;
+            Ok(offset)
+        }
+    }
+
+    fn manage(
+        &self,
+        zone: u32,
+        op: ZoneOp,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        let admitted = self.admit_manage(zone, op);
+        async move {
+            let done = admitted?;
+            self.complete(done, (), "after zone management").await
+        }
+    }
+
+    /// A flush: completes when every acknowledged write is durable on the media.
+    fn sync(&self) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        let done = {
+            let mut s = self.lock();
+            s.stats.syncs += 1;
+            s.media.flush_done_ns(self.env.now())
+        };
+        async move { self.complete(Completion::At(done), (), "after flush").await }
+    }
+
+    /// No: a write completes when it is durable (for flash, when it has left the
+    /// power-protected write buffer), and a power cycle loses only writes still in flight.
+    fn volatile_write_cache(&self) -> bool {
+        false
+    }
+
+    fn capabilities(&self) -> DeviceCapabilities {
+        self.lock().media.capabilities()
+    }
+
+    fn memory_payload_bytes(&self) -> Option<u64> {
+        self.payload
+            .is_memory()
+            .then(|| self.payload.resident_bytes())
+    }
+
+    fn peak_memory_payload_bytes(&self) -> Option<u64> {
+        self.payload
+            .is_memory()
+            .then(|| self.payload.peak_resident_bytes())
+    }
+
+    fn stats(&self) -> DeviceStats {
+        self.lock().stats
+    }
+}

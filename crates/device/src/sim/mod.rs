@@ -1,0 +1,18 @@
+//! The simulated zoned device and how to build one.
+//!
+//! - [`media`]: the [`Media`] seam (what a media model times) and [`MediaKind`].
+//! - `device`: [`SimZonedDevice`], everything media-independent (zone table, admission, payload,
+//!   in-flight writes, power cycle, faults, checker, counters).
+//! - `faults`: [`Faults`], the injected faults.
+//! - [`spec`]: [`SimDeviceSpec`] (profile name, scale, chips per zone, payload, scheduler), the
+//!   one way to build a simulated device, and [`SimDevice`], the device scenarios run on.
+
+mod device;
+mod faults;
+pub mod media;
+pub mod spec;
+
+pub use device::SimZonedDevice;
+pub use faults::Faults;
+pub use media::{Completion, Media, MediaKind, Poll, Ticket};
+pub use spec::{SimDevice, SimDeviceSpec};
