@@ -25,7 +25,7 @@ use super::picker::{
     CompactionInputs, CompactionPicker, CompactionPlan, CompactionReason, LevelFile, PickerInput,
 };
 use super::start_file::{StartFileRule, StartFiles, StartLevel, for_compaction_pri};
-use super::view::{Picked, TreeView};
+use super::view::{Picked, PickView};
 
 /// RocksDB's `kMinFilesForIntraL0Compaction`.
 const MIN_FILES_FOR_INTRA_L0: usize = 4;
@@ -37,7 +37,7 @@ pub struct LeveledPicker;
 /// One pick's state: the input, its tree view, the level targets, and the rule per level.
 struct Builder<'a> {
     input: &'a PickerInput<'a>,
-    v: TreeView<'a>,
+    v: PickView<'a>,
     levels: &'a [Vec<LevelFile<'a>>],
     targets: LevelTargets,
     avg: u64,
@@ -445,7 +445,7 @@ pub fn pick_leveled<'r>(
     if levels.len() < 2 {
         return None;
     }
-    let v = TreeView::new(levels, input.running, input.zones);
+    let v = PickView::new(levels, input.running, input.zones);
     let rule = |level: usize| -> &dyn StartFileRule { rule(level) };
     let b = Builder {
         input,

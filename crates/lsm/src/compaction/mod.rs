@@ -6,7 +6,7 @@
 //! - [`leveled`] — `LeveledPicker`: RocksDB's leveled picker (the 6.14/7.4 rule set the ZenFS,
 //!   CAZA and ZACA papers ran), `pick_leveled` with a per-level start-file rule, and
 //!   `RulePicker` (one rule, possibly defined outside the crate, at every level).
-//! - [`view`] — `TreeView`: the tree for picking, with the clean-cut and overlap helpers.
+//! - [`view`] — `PickView`: the tree for picking, with the clean-cut and overlap helpers.
 //! - [`start_file`] — the `StartFileRule` trait and its rules, one file each: RocksDB's
 //!   `compaction_pri` orders, SICA, ZACA; the registry.
 //! - [`zone_layout`] — the zones under the SSTs; `S_same` (equation 1) and `S_inval`.
@@ -40,7 +40,7 @@ pub use picker::{
 };
 pub use same_zone::ZacaPicker;
 pub use start_file::{StartFileRule, StartFiles, StartLevel};
-pub use view::TreeView;
+pub use view::PickView;
 pub use zone_layout::{ZoneLayout, ZoneMap, ZoneUsage};
 
 /// The picker `options.compaction_scheme` names.

@@ -1,4 +1,4 @@
-//! `TreeView`: the tree as a start-file rule and the leveled picker see it (files per level,
+//! `PickView`: the tree as a start-file rule and the leveled picker see it (files per level,
 //! borrowed from the version; running compactions; the zone layout), with the clean-cut and
 //! overlap helpers both of them use (RocksDB's `ExpandInputsToCleanCut`,
 //! `FilesRangeOverlapWithCompaction`, `GetOverlappingInputs`). Pure: no I/O.
@@ -12,7 +12,7 @@ pub type Picked = Vec<usize>;
 
 /// A snapshot of the tree for picking.
 #[derive(Debug, Clone, Copy)]
-pub struct TreeView<'a> {
+pub struct PickView<'a> {
     /// Files per level (as [`super::PickerInput::levels`]).
     pub levels: &'a [Vec<LevelFile<'a>>],
     /// Average value size over all files (for compensated sizes).
@@ -23,7 +23,7 @@ pub struct TreeView<'a> {
     pub zones: Option<&'a ZoneLayout>,
 }
 
-impl<'a> TreeView<'a> {
+impl<'a> PickView<'a> {
     /// A view of `levels` (the average value size is computed here).
     pub fn new(
         levels: &'a [Vec<LevelFile<'a>>],

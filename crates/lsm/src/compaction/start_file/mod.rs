@@ -19,7 +19,7 @@ pub mod sica;
 pub mod zaca;
 
 use super::picker::LevelFile;
-use super::view::{Picked, TreeView};
+use super::view::{Picked, PickView};
 use crate::options::CompactionPri;
 
 pub use by_compensated_size::ByCompensatedSize;
@@ -34,7 +34,7 @@ pub use zaca::Zaca;
 #[derive(Debug, Clone, Copy)]
 pub struct StartLevel<'a> {
     /// The tree.
-    pub view: &'a TreeView<'a>,
+    pub view: &'a PickView<'a>,
     /// Start level.
     pub start: usize,
     /// Output level.
@@ -74,7 +74,7 @@ pub trait StartFileRule: Send + Sync + std::fmt::Debug {
     /// The start files for a compaction from `s.start` into `s.output`.
     fn choose(&self, s: &StartLevel<'_>) -> StartFiles;
 
-    /// Whether the rule reads [`TreeView::zones`] (the picker then asks for the zone view).
+    /// Whether the rule reads [`PickView::zones`] (the picker then asks for the zone view).
     fn wants_zone_view(&self) -> bool {
         false
     }
@@ -116,7 +116,7 @@ pub fn files_by_compaction_pri(
     pri: CompactionPri,
     cursor: &[u8],
 ) -> Vec<usize> {
-    let view = TreeView::new(levels, &[], None);
+    let view = PickView::new(levels, &[], None);
     let s = StartLevel {
         view: &view,
         start: level,

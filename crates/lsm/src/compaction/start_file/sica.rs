@@ -4,7 +4,7 @@
 
 use super::{StartFileRule, StartFiles, StartLevel};
 use crate::compaction::levels::{self, compensated_size, overlapping_inputs};
-use crate::compaction::view::TreeView;
+use crate::compaction::view::PickView;
 
 /// SICA's start-file rule.
 #[derive(Debug, Clone, Copy, Default)]
@@ -22,7 +22,7 @@ impl StartFileRule for Sica {
 
 /// SICA's order of `start`'s files: compensated size descending, then overlapping bytes in
 /// `output` ascending, then key order.
-pub fn sica_order(view: &TreeView<'_>, start: usize, output: usize) -> Vec<usize> {
+pub fn sica_order(view: &PickView<'_>, start: usize, output: usize) -> Vec<usize> {
     let files = &view.levels[start];
     let overlap: Vec<u64> = files
         .iter()

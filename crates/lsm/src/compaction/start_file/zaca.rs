@@ -15,7 +15,7 @@
 
 use super::sica::sica_order;
 use super::{StartFileRule, StartFiles, StartLevel};
-use crate::compaction::view::TreeView;
+use crate::compaction::view::PickView;
 use crate::compaction::zone_layout::ZoneLayout;
 
 /// ZACA's start-file rule.
@@ -44,7 +44,7 @@ impl StartFileRule for Zaca {
 /// ZACA's choice of start files for a compaction from `start` into `output` (indices into the
 /// level), or `None` when no candidate scores (SICA decides then).
 pub fn pick_start_files(
-    b: &TreeView<'_>,
+    b: &PickView<'_>,
     layout: &ZoneLayout,
     start: usize,
     output: usize,
