@@ -75,9 +75,9 @@ impl RunReport {
 /// The device profile of a scenario.
 ///
 /// # Errors
-/// [`HarnessError::Config`] for an unknown profile, a bad scale or chips-per-zone.
+/// [`HarnessError::Device`] for an unknown profile, a bad scale or chips-per-zone.
 pub fn profile_of(s: &Scenario) -> Result<Profile, HarnessError> {
-    let e = |e: zonedb_device::DeviceError| HarnessError::Config(format!("device: {e}"));
+    let e = HarnessError::Device;
     let mut p = Profile::by_name(&s.device.profile)
         .map_err(e)?
         .scaled(parse_scale(&s.device.scale).map_err(e)?)
@@ -143,7 +143,9 @@ fn ycsb_as_bench(r: &crate::ycsb::runner::YcsbResult, threads: u64) -> BenchResu
 /// Runs `s` in simulation.
 ///
 /// # Errors
-/// Bad scenario settings; engine or file layer errors (a full device included).
+/// Bad scenario settings ([`HarnessError::Config`], [`HarnessError::Device`]); engine or
+/// file layer errors (a full device included); [`HarnessError::Sim`] if the simulation
+/// deadlocks.
 pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
     let profile = profile_of(s)?;
     let opts = s.db_options()?;
@@ -158,69 +160,74 @@ pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
             profile.clone(),
             Payload::memory(profile.zones.zone_count),
         )
-        .map_err(|e| HarnessError::Config(format!("device: {e}")))?,
+        .map_err(HarnessError::Device)?,
     );
     let fs_opts = fs_options_of(s)?;
     let e2 = env.clone();
     let s2 = s.clone();
     let d2 = dev.clone();
-    let fsx = |e: zonedb_fs::FsError| HarnessError::Config(format!("file layer: {e}"));
-    let result = env
-        .run(async move {
-            ZoneFs::<SimEnv, ZnsSsd<SimEnv>>::mkfs(d2.as_ref(), s2.fs.finish_threshold)
-                .await
-                .map_err(fsx)?;
-            let fs = ZoneFs::mount(e2.clone(), d2.clone(), fs_opts)
-                .await
-                .map_err(fsx)?;
-            let db = Db::open(fs.clone(), opts).await?;
-            let stop = Arc::new(AtomicBool::new(false));
-            let sampler = {
-                let (env, db, fs, stop) = (e2.clone(), db.clone(), fs.clone(), stop.clone());
-                let every = s2.sample_interval_ms * 1_000_000;
-                e2.spawn("sampler", async move {
-                    let mut series = vec![sample(&env, &db, &fs)];
-                    while !stop.load(Ordering::Relaxed) {
-                        env.sleep(every).await;
-                        series.push(sample(&env, &db, &fs));
-                    }
-                    series
-                })
-            };
-            let mut results = Vec::new();
-            let mut ledger = None;
-            if s2.workload.kind == "ycsb" {
-                let w = s2.workload.ycsb_workload()?;
-                for load in [true, false] {
-                    let r = crate::ycsb::runner::run_phase(&e2, &db, &w, s2.seed, load).await?;
-                    results.push(ycsb_as_bench(&r, w.threadcount));
+    let fsx = HarnessError::Fs;
+    simulate(&env, async move {
+        ZoneFs::<SimEnv, ZnsSsd<SimEnv>>::mkfs(d2.as_ref(), s2.fs.finish_threshold)
+            .await
+            .map_err(fsx)?;
+        let fs = ZoneFs::mount(e2.clone(), d2.clone(), fs_opts)
+            .await
+            .map_err(fsx)?;
+        let db = Db::open(fs.clone(), opts).await?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let sampler = {
+            let (env, db, fs, stop) = (e2.clone(), db.clone(), fs.clone(), stop.clone());
+            let every = s2.sample_interval_ms * 1_000_000;
+            e2.spawn("sampler", async move {
+                let mut series = vec![sample(&env, &db, &fs)];
+                while !stop.load(Ordering::Relaxed) {
+                    env.sleep(every).await;
+                    series.push(sample(&env, &db, &fs));
                 }
-            } else {
-                let mut cfg = s2.workload.bench_config(s2.seed);
-                if cfg.threads == 1 {
-                    ledger = Some(Arc::new(crate::invariants::WriteSample::new()));
-                    cfg.record.clone_from(&ledger);
-                }
-                let mut threads = 0;
-                for n in s2.workload.names() {
-                    results.push(db_bench::run_one(&e2, &db, &n, &cfg, &mut threads).await?);
-                }
+                series
+            })
+        };
+        let mut results = Vec::new();
+        let mut ledger = None;
+        if s2.workload.kind == "ycsb" {
+            let w = s2.workload.ycsb_workload()?;
+            for load in [true, false] {
+                let r = crate::ycsb::runner::run_phase(&e2, &db, &w, s2.seed, load).await?;
+                results.push(ycsb_as_bench(&r, w.threadcount));
             }
-            db.wait_for_compactions().await?;
-            stop.store(true, Ordering::Relaxed);
-            let mut series = sampler
-                .await
-                .map_err(|e| HarnessError::Config(format!("sampler failed: {e:?}")))?;
-            series.push(sample(&e2, &db, &fs));
-            let run = Run {
-                scenario: s2.clone(),
-                profile: profile.name.clone(),
-                results,
-                series,
-            };
-            finish(&e2, &d2, db, &fs, opts_check, ledger.as_deref(), run).await
-        })
-        .map_err(|e| HarnessError::Config(format!("simulation: {e}")));
+        } else {
+            let mut cfg = s2.workload.bench_config(s2.seed);
+            if cfg.threads == 1 {
+                ledger = Some(Arc::new(crate::invariants::WriteSample::new()));
+                cfg.record.clone_from(&ledger);
+            }
+            let mut threads = 0;
+            for b in s2.workload.benchmark_list()? {
+                results.push(db_bench::run_one(&e2, &db, b, &cfg, &mut threads).await?);
+            }
+        }
+        db.wait_for_compactions().await?;
+        stop.store(true, Ordering::Relaxed);
+        let mut series = sampler.await.map_err(HarnessError::task("sampler"))?;
+        series.push(sample(&e2, &db, &fs));
+        let run = Run {
+            scenario: s2.clone(),
+            profile: profile.name.clone(),
+            results,
+            series,
+        };
+        finish(&e2, &d2, db, &fs, opts_check, ledger.as_deref(), run).await
+    })
+}
+
+/// Runs `main` to its end in `env`; a deadlock or livelock of the simulation is
+/// [`HarnessError::Sim`].
+fn simulate<T>(
+    env: &SimEnv,
+    main: impl std::future::Future<Output = Result<T, HarnessError>>,
+) -> Result<T, HarnessError> {
+    let result = env.run(main).map_err(HarnessError::Sim);
     // Tasks still queued (the zone cleaner's loop, say) hold the environment and the device:
     // without this the device's payload would outlive the run.
     env.kill_all_tasks();
@@ -284,3 +291,55 @@ async fn finish<E: Env, D: ZonedDevice>(
 
 /// One key in this many of the end-of-run scan is read back with `get`.
 const CHECK_SAMPLE_EVERY: u64 = 97;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_deadlocked_simulation_is_its_own_error() {
+        let env = SimEnv::new(SimConfig::default());
+        let (_tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let r: Result<(), HarnessError> = simulate(&env, async move {
+            // Nothing will ever send: no task can run and no timer is pending.
+            let _ = rx.await;
+            Ok(())
+        });
+        assert!(
+            matches!(
+                r,
+                Err(HarnessError::Sim(zonedb_env::SimError::Deadlock { .. }))
+            ),
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn bad_device_and_zone_layer_settings_keep_their_source() {
+        let base =
+            Scenario::base("name = \"x\"\n[device]\nscale = \"1/128\"\n[workload]\nnum = 100\n")
+                .unwrap();
+        let mut s = base.clone();
+        s.device.chips_per_zone = Some(3);
+        let e = run(&s).unwrap_err();
+        assert!(matches!(e, HarnessError::Device(_)), "{e:?}");
+        let src = std::error::Error::source(&e).expect("the device error");
+        assert!(src.downcast_ref::<zonedb_device::DeviceError>().is_some());
+        assert!(e.to_string().starts_with("device: "), "{e}");
+        // Zone limits too tight for the zone layer: formatting refuses the device.
+        let mut s = base;
+        s.device.max_open_zones = Some(2);
+        s.device.max_active_zones = Some(2);
+        let e = run(&s).unwrap_err();
+        assert!(
+            matches!(e, HarnessError::Fs(zonedb_fs::FsError::Unsupported(_))),
+            "{e:?}"
+        );
+        let src = std::error::Error::source(&e).expect("the file layer error");
+        assert!(src.downcast_ref::<zonedb_fs::FsError>().is_some());
+        assert!(
+            e.to_string().starts_with("file layer: unsupported device"),
+            "{e}"
+        );
+    }
+}

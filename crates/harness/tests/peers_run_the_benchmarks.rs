@@ -10,6 +10,7 @@
 use std::sync::Arc;
 
 use zonedb_env::RealEnv;
+use zonedb_harness::benchmark::Benchmark;
 use zonedb_harness::db_bench::{self, BenchConfig};
 use zonedb_harness::kv::KvStore;
 use zonedb_harness::verify::ValueLedger;
@@ -28,17 +29,18 @@ fn runs_db_bench_workloads_with_verified_reads<S: KvStore>(store: &S) {
     };
     env.block_on(ledger.reset(true));
     let mut threads = 0;
-    for name in [
-        "fillrandom",
-        "overwrite",
-        "deleterandom",
-        "readrandom",
-        "readrandomwriterandom",
-        "seekrandom",
-        "readseq",
+    for b in [
+        Benchmark::FillRandom,
+        Benchmark::Overwrite,
+        Benchmark::DeleteRandom,
+        Benchmark::ReadRandom,
+        Benchmark::ReadRandomWriteRandom,
+        Benchmark::SeekRandom,
+        Benchmark::ReadSeq,
     ] {
+        let name = b.name();
         let r = env
-            .block_on(db_bench::run_one(&env, store, name, &cfg, &mut threads))
+            .block_on(db_bench::run_one(&env, store, b, &cfg, &mut threads))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(r.name, name);
         assert!(r.ops > 0, "{name}");
@@ -47,7 +49,7 @@ fn runs_db_bench_workloads_with_verified_reads<S: KvStore>(store: &S) {
         .block_on(db_bench::run_one(
             &env,
             store,
-            "waitforcompaction",
+            Benchmark::WaitForCompaction,
             &cfg,
             &mut threads,
         ))
