@@ -8,10 +8,12 @@ use zonedb_fs::FsError;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum LsmError {
-    /// The zone file layer failed.
+    /// The zone file layer failed. A full device (`kind() == NoSpace`): delete data or use a
+    /// larger device; otherwise see the file layer's error (and the device's under it).
     #[error("file layer: {0}")]
     Fs(#[from] FsError),
-    /// Stored data failed a checksum or does not decode.
+    /// Stored data failed a checksum or does not decode. Run `zonedb fs fsck` on the device;
+    /// restore the database from elsewhere (`wal_recovery_mode` decides what an open drops).
     #[error("corruption in {file} at byte {offset}: {what}")]
     Corruption {
         /// File (or "memory" for in-memory buffers).
@@ -21,19 +23,20 @@ pub enum LsmError {
         /// What is wrong.
         what: String,
     },
-    /// Bad argument or option.
+    /// Bad argument or option: fix the option or argument it names.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
-    /// A background flush or compaction failed earlier; the database refuses writes until
-    /// it is reopened (RocksDB's background error).
+    /// A background flush or compaction, or a WAL write, failed earlier; the database refuses
+    /// writes until it is reopened (RocksDB's background error). Reads still work: read what
+    /// you need, fix the cause (its source: a full device, a failed zone) and reopen.
     #[error("background error, writes refused: {0}")]
     Background(#[source] BackgroundError),
-    /// The database is closed.
+    /// The database is closed: open it again to use it.
     #[error("database is closed")]
     Closed,
     /// An error reported to several callers at once (a failed WAL write: to the writer whose
     /// group hit it, and kept as the background error every later writer gets); it reads as
-    /// the error itself.
+    /// the error itself: do what the error under it says.
     #[error(transparent)]
     Shared(Arc<LsmError>),
 }
