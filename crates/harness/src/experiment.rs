@@ -167,67 +167,70 @@ pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
     let s2 = s.clone();
     let d2 = dev.clone();
     let fsx = HarnessError::Fs;
-    simulate(&env, async move {
-        ZoneFs::<SimEnv, ZnsSsd<SimEnv>>::mkfs(d2.as_ref(), s2.fs.finish_threshold)
-            .await
-            .map_err(fsx)?;
-        let fs = ZoneFs::mount(e2.clone(), d2.clone(), fs_opts)
-            .await
-            .map_err(fsx)?;
-        let db = Db::open(fs.clone(), opts).await?;
-        let stop = Arc::new(AtomicBool::new(false));
-        let sampler = {
-            let (env, db, fs, stop) = (e2.clone(), db.clone(), fs.clone(), stop.clone());
-            let every = s2.sample_interval_ms * 1_000_000;
-            e2.spawn("sampler", async move {
-                let mut series = vec![sample(&env, &db, &fs)];
-                while !stop.load(Ordering::Relaxed) {
-                    env.sleep(every).await;
-                    series.push(sample(&env, &db, &fs));
+    ended(
+        &env,
+        env.run(async move {
+            ZoneFs::<SimEnv, ZnsSsd<SimEnv>>::mkfs(d2.as_ref(), s2.fs.finish_threshold)
+                .await
+                .map_err(fsx)?;
+            let fs = ZoneFs::mount(e2.clone(), d2.clone(), fs_opts)
+                .await
+                .map_err(fsx)?;
+            let db = Db::open(fs.clone(), opts).await?;
+            let stop = Arc::new(AtomicBool::new(false));
+            let sampler = {
+                let (env, db, fs, stop) = (e2.clone(), db.clone(), fs.clone(), stop.clone());
+                let every = s2.sample_interval_ms * 1_000_000;
+                e2.spawn("sampler", async move {
+                    let mut series = vec![sample(&env, &db, &fs)];
+                    while !stop.load(Ordering::Relaxed) {
+                        env.sleep(every).await;
+                        series.push(sample(&env, &db, &fs));
+                    }
+                    series
+                })
+            };
+            let mut results = Vec::new();
+            let mut ledger = None;
+            if s2.workload.kind == "ycsb" {
+                let w = s2.workload.ycsb_workload()?;
+                for load in [true, false] {
+                    let r = crate::ycsb::runner::run_phase(&e2, &db, &w, s2.seed, load).await?;
+                    results.push(ycsb_as_bench(&r, w.threadcount));
                 }
-                series
-            })
-        };
-        let mut results = Vec::new();
-        let mut ledger = None;
-        if s2.workload.kind == "ycsb" {
-            let w = s2.workload.ycsb_workload()?;
-            for load in [true, false] {
-                let r = crate::ycsb::runner::run_phase(&e2, &db, &w, s2.seed, load).await?;
-                results.push(ycsb_as_bench(&r, w.threadcount));
+            } else {
+                let mut cfg = s2.workload.bench_config(s2.seed);
+                if cfg.threads == 1 {
+                    ledger = Some(Arc::new(crate::invariants::WriteSample::new()));
+                    cfg.record.clone_from(&ledger);
+                }
+                let mut threads = 0;
+                for b in s2.workload.benchmark_list()? {
+                    results.push(db_bench::run_one(&e2, &db, b, &cfg, &mut threads).await?);
+                }
             }
-        } else {
-            let mut cfg = s2.workload.bench_config(s2.seed);
-            if cfg.threads == 1 {
-                ledger = Some(Arc::new(crate::invariants::WriteSample::new()));
-                cfg.record.clone_from(&ledger);
-            }
-            let mut threads = 0;
-            for b in s2.workload.benchmark_list()? {
-                results.push(db_bench::run_one(&e2, &db, b, &cfg, &mut threads).await?);
-            }
-        }
-        db.wait_for_compactions().await?;
-        stop.store(true, Ordering::Relaxed);
-        let mut series = sampler.await.map_err(HarnessError::task("sampler"))?;
-        series.push(sample(&e2, &db, &fs));
-        let run = Run {
-            scenario: s2.clone(),
-            profile: profile.name.clone(),
-            results,
-            series,
-        };
-        finish(&e2, &d2, db, &fs, opts_check, ledger.as_deref(), run).await
-    })
+            db.wait_for_compactions().await?;
+            stop.store(true, Ordering::Relaxed);
+            let mut series = sampler.await.map_err(HarnessError::task("sampler"))?;
+            series.push(sample(&e2, &db, &fs));
+            let run = Run {
+                scenario: s2.clone(),
+                profile: profile.name.clone(),
+                results,
+                series,
+            };
+            finish(&e2, &d2, db, &fs, opts_check, ledger.as_deref(), run).await
+        }),
+    )
 }
 
-/// Runs `main` to its end in `env`; a deadlock or livelock of the simulation is
+/// The outcome of a simulation's main future: a deadlock or livelock of the simulation is
 /// [`HarnessError::Sim`].
-fn simulate<T>(
+fn ended<T>(
     env: &SimEnv,
-    main: impl std::future::Future<Output = Result<T, HarnessError>>,
+    outcome: Result<Result<T, HarnessError>, zonedb_env::SimError>,
 ) -> Result<T, HarnessError> {
-    let result = env.run(main).map_err(HarnessError::Sim);
+    let result = outcome.map_err(HarnessError::Sim);
     // Tasks still queued (the zone cleaner's loop, say) hold the environment and the device:
     // without this the device's payload would outlive the run.
     env.kill_all_tasks();
@@ -300,11 +303,14 @@ mod tests {
     fn a_deadlocked_simulation_is_its_own_error() {
         let env = SimEnv::new(SimConfig::default());
         let (_tx, rx) = tokio::sync::oneshot::channel::<()>();
-        let r: Result<(), HarnessError> = simulate(&env, async move {
-            // Nothing will ever send: no task can run and no timer is pending.
-            let _ = rx.await;
-            Ok(())
-        });
+        let r: Result<(), HarnessError> = ended(
+            &env,
+            env.run(async move {
+                // Nothing will ever send: no task can run and no timer is pending.
+                let _ = rx.await;
+                Ok(())
+            }),
+        );
         assert!(
             matches!(
                 r,
