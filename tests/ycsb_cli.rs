@@ -1,6 +1,6 @@
 //! `zonedb ycsb load|run`: YCSB's output lines per operation for workloads A-F; a simulated
 //! run is deterministic in its seed; real mode loads into `--db DIR` and a later `run` reopens
-//! it and finds every record; bad input exits 2 with an error.
+//! it and finds every record; bad input (an unknown `--engine` too) exits 2 with an error.
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
 use std::process::Command;
@@ -165,6 +165,23 @@ fn bad_ycsb_input_exits_2() {
             "workloads/workloada",
             "--mode",
             "real",
+        ],
+        vec![
+            "ycsb",
+            "load",
+            "--workload",
+            "workloads/workloada",
+            "--engine",
+            "nosuch",
+        ],
+        // A peer runs in real mode on a directory (or this build has no fjall at all).
+        vec![
+            "ycsb",
+            "load",
+            "--workload",
+            "workloads/workloada",
+            "--engine",
+            "fjall",
         ],
     ] {
         let out = zonedb(&args);

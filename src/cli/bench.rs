@@ -10,6 +10,7 @@ use serde_json::json;
 use zonedb_device::ZonedDevice;
 use zonedb_env::Env;
 use zonedb_fs::ZoneFs;
+use zonedb_harness::benchmark::{BENCHMARKS, Benchmark};
 use zonedb_harness::db_bench::{self, BenchConfig, BenchResult};
 use zonedb_lsm::Db;
 
@@ -82,7 +83,7 @@ fn harness(e: db_bench::HarnessError) -> CliError {
     match e {
         db_bench::HarnessError::Verification(m) => CliError::Failed(m),
         e @ db_bench::HarnessError::Invariant(_) => CliError::Failed(e.to_string()),
-        e => CliError::Usage(e.to_string()),
+        e => CliError::Harness(e),
     }
 }
 
@@ -169,29 +170,15 @@ fn bench_config(a: &BenchArgs) -> BenchConfig {
 }
 
 /// The `--benchmarks` list, each name checked.
-fn benchmark_names(a: &BenchArgs) -> Result<Vec<String>, CliError> {
-    let names: Vec<String> = a
-        .benchmarks
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-        .collect();
-    if names.is_empty() {
+fn benchmark_names(a: &BenchArgs) -> Result<Vec<Benchmark>, CliError> {
+    let list = Benchmark::parse_list(&a.benchmarks).map_err(|e| CliError::Usage(e.to_string()))?;
+    if list.is_empty() {
         return Err(CliError::Usage(format!(
             "--benchmarks names no benchmark; known: {}",
-            db_bench::BENCHMARKS.join(", ")
+            BENCHMARKS.join(", ")
         )));
     }
-    for n in &names {
-        if !db_bench::BENCHMARKS.contains(&n.as_str()) {
-            return Err(CliError::Usage(format!(
-                "unknown benchmark '{n}'; known: {}",
-                db_bench::BENCHMARKS.join(", ")
-            )));
-        }
-    }
-    Ok(names)
+    Ok(list)
 }
 
 /// What db_bench does before benchmark `i` named `n`: a fresh-DB benchmark is skipped on a
@@ -202,8 +189,8 @@ enum Before {
     Reformat,
 }
 
-fn before(a: &BenchArgs, i: usize, n: &str) -> Before {
-    if !db_bench::is_fresh_db(n) {
+fn before(a: &BenchArgs, i: usize, n: Benchmark) -> Before {
+    if !n.is_fresh_db() {
         Before::Run
     } else if a.store.use_existing_db {
         Before::Skip
@@ -265,10 +252,10 @@ async fn run_list<E: Env, D: ZonedDevice>(
     }
     let mut results = Vec::new();
     let mut threads = 0;
-    for (i, n) in names.iter().enumerate() {
+    for (i, &n) in names.iter().enumerate() {
         match before(a, i, n) {
             Before::Skip => {
-                results.push(serde_json::to_value(BenchResult::skipped(n))?);
+                results.push(serde_json::to_value(BenchResult::skipped(n.name()))?);
                 continue;
             }
             Before::Run => {}
@@ -285,16 +272,17 @@ async fn run_list<E: Env, D: ZonedDevice>(
             }
         }
         let (db0, fs0) = (db.stats(), fs.stats());
-        let per_thread = if matches!(
-            n.as_str(),
-            "fillseq" | "fillrandom" | "overwrite" | "deleterandom"
-        ) {
+        let per_thread = if n.writes_num_keys() {
             cfg.num
         } else {
             cfg.reads.unwrap_or(cfg.num)
         };
         let bar = (!a.json).then(|| {
-            crate::progress::Bar::start(n, per_thread * u64::from(cfg.threads), &cfg.progress)
+            crate::progress::Bar::start(
+                n.name(),
+                per_thread * u64::from(cfg.threads),
+                &cfg.progress,
+            )
         });
         let verified0 = cfg.verify.as_ref().map(|l| l.verified());
         let r = db_bench::run_one(env, &db, n, &cfg, &mut threads)
@@ -342,15 +330,10 @@ pub fn run(a: &BenchArgs) -> Result<ExitCode, CliError> {
     bench_config(a)
         .validate()
         .map_err(|e| CliError::Usage(e.to_string()))?;
-    match a.kv_engine.as_str() {
-        "zonedb" => {}
-        "fjall" => return run_fjall(a),
-        "rocksdb" => return run_rocksdb(a),
-        other => {
-            return Err(CliError::Usage(format!(
-                "unknown --engine '{other}'; known: zonedb, fjall, rocksdb"
-            )));
-        }
+    match KvEngine::parse(&a.kv_engine)? {
+        KvEngine::ZoneDb => {}
+        KvEngine::Fjall => return run_fjall(a),
+        KvEngine::RocksDb => return run_rocksdb(a),
     }
     let profile = a.store.profile()?;
     let wall = Stopwatch::start();
@@ -459,6 +442,31 @@ pub fn run(a: &BenchArgs) -> Result<ExitCode, CliError> {
     })
 }
 
+/// `--engine`: the store `bench` and `ycsb` run on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KvEngine {
+    /// ZoneDB itself (sim or real mode).
+    ZoneDb,
+    /// fjall as a peer (feature `fjall`).
+    Fjall,
+    /// RocksDB through the rocksdb crate (feature `rocksdb`).
+    RocksDb,
+}
+
+impl KvEngine {
+    /// From `--engine`'s value.
+    pub(crate) fn parse(s: &str) -> Result<Self, CliError> {
+        match s {
+            "zonedb" => Ok(Self::ZoneDb),
+            "fjall" => Ok(Self::Fjall),
+            "rocksdb" => Ok(Self::RocksDb),
+            other => Err(CliError::Usage(format!(
+                "unknown --engine '{other}'; known: zonedb, fjall, rocksdb"
+            ))),
+        }
+    }
+}
+
 /// Exit status of a run that ended because the device filled up (its figures are printed).
 pub const DEVICE_FULL_EXIT: u8 = 3;
 
@@ -486,6 +494,20 @@ pub(crate) fn device_full_summary(why: &str, fs: &serde_json::Value) -> serde_js
     })
 }
 
+/// The directory of peer store `engine`: peers run in real mode on a directory only.
+#[cfg(any(feature = "fjall", feature = "rocksdb"))]
+pub(crate) fn peer_dir(store: &StoreArgs, engine: &str) -> Result<std::path::PathBuf, CliError> {
+    if store.mode != "real" || store.device.is_some() {
+        return Err(CliError::Usage(format!(
+            "--engine {engine} runs in real mode on a directory: --mode real --db DIR"
+        )));
+    }
+    store
+        .db
+        .clone()
+        .ok_or_else(|| CliError::Usage(format!("--engine {engine} needs --db DIR")))
+}
+
 /// `--engine fjall|rocksdb`: the same benchmarks on a peer store named `engine` in `--db DIR`
 /// (real mode only). `open(dir, cache_bytes)` opens or creates the store; `persist` makes its
 /// writes durable before a fresh-DB benchmark drops it and at the end.
@@ -498,16 +520,7 @@ fn run_peer<S: zonedb_harness::kv::KvStore>(
 ) -> Result<ExitCode, CliError> {
     use zonedb_env::RealEnv;
 
-    if a.store.mode != "real" || a.store.device.is_some() {
-        return Err(CliError::Usage(format!(
-            "--engine {engine} runs in real mode on a directory: --mode real --db DIR"
-        )));
-    }
-    let dir = a
-        .store
-        .db
-        .clone()
-        .ok_or_else(|| CliError::Usage(format!("--engine {engine} needs --db DIR")))?;
+    let dir = peer_dir(&a.store, engine)?;
     let cfg = bench_config(a);
     let names = benchmark_names(a)?;
     let cache = engine_options(&a.engine, true)?.block_cache_size;
@@ -534,10 +547,10 @@ fn run_peer<S: zonedb_harness::kv::KvStore>(
     let env = RealEnv::new(a.seed);
     let mut results = Vec::new();
     let mut threads = 0;
-    for (i, n) in names.iter().enumerate() {
+    for (i, &n) in names.iter().enumerate() {
         match before(a, i, n) {
             Before::Skip => {
-                results.push(serde_json::to_value(BenchResult::skipped(n))?);
+                results.push(serde_json::to_value(BenchResult::skipped(n.name()))?);
                 continue;
             }
             Before::Run => {}
@@ -583,10 +596,16 @@ fn run_fjall(a: &BenchArgs) -> Result<ExitCode, CliError> {
 
 #[cfg(not(feature = "fjall"))]
 fn run_fjall(_: &BenchArgs) -> Result<ExitCode, CliError> {
-    Err(CliError::Usage(
+    Err(fjall_not_built())
+}
+
+/// `--engine fjall` in a build without it.
+#[cfg(not(feature = "fjall"))]
+pub(crate) fn fjall_not_built() -> CliError {
+    CliError::Usage(
         "this zonedb was built without fjall; build it with: cargo build --release --features fjall"
             .into(),
-    ))
+    )
 }
 
 /// `--engine rocksdb`: the benchmarks on RocksDB through the rocksdb crate (see [`run_peer`]).
@@ -599,10 +618,16 @@ fn run_rocksdb(a: &BenchArgs) -> Result<ExitCode, CliError> {
 
 #[cfg(not(feature = "rocksdb"))]
 fn run_rocksdb(_: &BenchArgs) -> Result<ExitCode, CliError> {
-    Err(CliError::Usage(
+    Err(rocksdb_not_built())
+}
+
+/// `--engine rocksdb` in a build without it.
+#[cfg(not(feature = "rocksdb"))]
+pub(crate) fn rocksdb_not_built() -> CliError {
+    CliError::Usage(
         "this zonedb was built without rocksdb; build it with (Debian's librocksdb-dev and \
          libclang-dev installed): ROCKSDB_LIB_DIR=/usr/lib/x86_64-linux-gnu \
          ROCKSDB_INCLUDE_DIR=/usr/include cargo build --release --features rocksdb"
             .into(),
-    ))
+    )
 }

@@ -65,6 +65,9 @@ pub enum CliError {
     /// From the simulator.
     #[error(transparent)]
     Sim(#[from] zonedb_env::SimError),
+    /// From the harness (a benchmark or YCSB run), with its source chain.
+    #[error(transparent)]
+    Harness(#[from] zonedb_harness::db_bench::HarnessError),
     /// Bad arguments.
     #[error("{0}")]
     Usage(String),

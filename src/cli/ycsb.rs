@@ -1,7 +1,8 @@
 //! `zonedb ycsb load|run --workload FILE [-p key=value ...]`: YCSB's core workload on the
 //! engine, with YCSB's generators, key names, record format and output. In simulation the
 //! device lives for one process, so `run` loads first; in real mode `load` fills `--db DIR`
-//! and `run` reopens it.
+//! and `run` reopens it. `--engine fjall|rocksdb` runs the same workload on a peer store
+//! (real mode, `--db DIR`; a build with that feature).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,6 +18,7 @@ use zonedb_harness::ycsb::workload::{CoreWorkload, parse_properties};
 use zonedb_lsm::Db;
 
 use super::CliError;
+use super::bench::KvEngine;
 use super::store::{EngineArgs, StoreArgs, StoreJob, engine_options, fs_options, run_on_store};
 use crate::host::Stopwatch;
 
@@ -37,6 +39,10 @@ pub struct YcsbArgs {
     /// Print JSON instead of YCSB's text.
     #[arg(long)]
     json: bool,
+    /// The store: `zonedb` (default), or `fjall` or `rocksdb` (the rocksdb crate) as a peer
+    /// (real mode, --db DIR; needs a build with `--features fjall` or `--features rocksdb`).
+    #[arg(long = "engine", default_value = "zonedb")]
+    kv_engine: String,
     #[command(flatten)]
     engine: EngineArgs,
     #[command(flatten)]
@@ -70,7 +76,7 @@ impl StoreJob for YcsbJob<'_> {
                 "nothing to reuse with --use_existing_db; run without it to create a database",
             ))?;
         let lsm = |e: zonedb_lsm::LsmError| CliError::Usage(format!("engine: {e}"));
-        let harness = |e: zonedb_harness::db_bench::HarnessError| CliError::Usage(e.to_string());
+        let harness = CliError::Harness;
         let db = Db::open(fs.clone(), opts).await.map_err(lsm)?;
         super::report_wal_recovery(db.wal_recovery());
         let mut out = Vec::new();
@@ -134,6 +140,11 @@ pub fn run(a: &YcsbArgs) -> Result<ExitCode, CliError> {
             )));
         }
     };
+    match KvEngine::parse(&a.kv_engine)? {
+        KvEngine::ZoneDb => {}
+        KvEngine::Fjall => return run_fjall(a, &workload, load, run),
+        KvEngine::RocksDb => return run_rocksdb(a, &workload, load, run),
+    }
     let mut store = a.store.clone();
     if !sim && a.phase == "run" {
         store.use_existing_db = true;
@@ -191,4 +202,119 @@ pub fn run(a: &YcsbArgs) -> Result<ExitCode, CliError> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `--engine fjall|rocksdb`: the workload's phases on a peer store named `engine` in
+/// `--db DIR` (real mode only): `load` starts from an empty store (unless
+/// `--use_existing_db`), `run` reopens it. `open(dir, cache_bytes)` opens or creates the
+/// store; `persist` makes its writes durable at the end.
+#[cfg(any(feature = "fjall", feature = "rocksdb"))]
+fn run_peer<S: zonedb_harness::kv::KvStore>(
+    a: &YcsbArgs,
+    engine: &str,
+    workload: &CoreWorkload,
+    (load, run): (bool, bool),
+    open: impl Fn(&std::path::Path, u64) -> Result<S, zonedb_harness::db_bench::HarnessError>,
+    persist: impl Fn(&S) -> Result<(), zonedb_harness::db_bench::HarnessError>,
+) -> Result<ExitCode, CliError> {
+    use zonedb_env::RealEnv;
+
+    let harness = CliError::Harness;
+    let dir = super::bench::peer_dir(&a.store, engine)?;
+    let cache = engine_options(&a.engine, true)?.block_cache_size;
+    let wall = Stopwatch::start();
+    if load && !a.store.use_existing_db && dir.exists() {
+        std::fs::remove_dir_all(&dir)
+            .map_err(|e| CliError::Usage(format!("{}: {e}", dir.display())))?;
+    }
+    let store = open(&dir, cache).map_err(harness)?;
+    let env = RealEnv::new(a.seed);
+    let mut results = Vec::new();
+    for (phase, on, total) in [
+        ("ycsb load", load, workload.insertcount),
+        ("ycsb run", run, workload.operationcount),
+    ] {
+        if !on {
+            continue;
+        }
+        let progress = zonedb_harness::db_bench::ProgressCounter::default();
+        let bar = (!a.json).then(|| crate::progress::Bar::start(phase, total, &progress));
+        let r = env
+            .block_on(run_phase_with_progress(
+                &env,
+                &store,
+                workload,
+                a.seed,
+                phase == "ycsb load",
+                &progress,
+            ))
+            .map_err(harness)?;
+        drop(bar);
+        results.push(r);
+    }
+    persist(&store).map_err(harness)?;
+    if a.json {
+        let out = json!({
+            "engine": engine,
+            "workload": workload,
+            "mode": "real",
+            "seed": a.seed,
+            "phases": results,
+            "host": { "wall_ns": wall.elapsed_ns() },
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        for r in &results {
+            if results.len() > 1 {
+                println!("# {} phase", r.phase);
+            }
+            print!("{}", r.text());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--engine fjall`: the workload on fjall (see [`run_peer`]).
+#[cfg(feature = "fjall")]
+fn run_fjall(a: &YcsbArgs, w: &CoreWorkload, load: bool, run: bool) -> Result<ExitCode, CliError> {
+    use zonedb_harness::fjall_peer::FjallStore;
+
+    run_peer(
+        a,
+        "fjall",
+        w,
+        (load, run),
+        FjallStore::open,
+        FjallStore::persist,
+    )
+}
+
+#[cfg(not(feature = "fjall"))]
+fn run_fjall(_: &YcsbArgs, _: &CoreWorkload, _: bool, _: bool) -> Result<ExitCode, CliError> {
+    Err(super::bench::fjall_not_built())
+}
+
+/// `--engine rocksdb`: the workload on RocksDB through the rocksdb crate (see [`run_peer`]).
+#[cfg(feature = "rocksdb")]
+fn run_rocksdb(
+    a: &YcsbArgs,
+    w: &CoreWorkload,
+    load: bool,
+    run: bool,
+) -> Result<ExitCode, CliError> {
+    use zonedb_harness::rocksdb_peer::RocksStore;
+
+    run_peer(
+        a,
+        "rocksdb",
+        w,
+        (load, run),
+        RocksStore::open,
+        RocksStore::persist,
+    )
+}
+
+#[cfg(not(feature = "rocksdb"))]
+fn run_rocksdb(_: &YcsbArgs, _: &CoreWorkload, _: bool, _: bool) -> Result<ExitCode, CliError> {
+    Err(super::bench::rocksdb_not_built())
 }

@@ -16,49 +16,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use hdrhistogram::Histogram;
 
 use zonedb_env::{Env, SimRng};
+use zonedb_lsm::LsmErrorKind;
 use zonedb_lsm::batch::WriteBatch;
-use zonedb_lsm::{LsmError, LsmErrorKind};
 
+use crate::benchmark::Benchmark;
 use crate::histogram::DbBenchHistogram;
 use crate::keys::{ValueGen, make_key};
 use crate::kv::{KvIter, KvStore};
 
-/// Benchmarks this harness runs, in db_bench's names.
-pub const BENCHMARKS: &[&str] = &[
-    "fillseq",
-    "fillrandom",
-    "overwrite",
-    "readrandom",
-    "readseq",
-    "seekrandom",
-    "deleterandom",
-    "readwhilewriting",
-    "readrandomwriterandom",
-    "waitforcompaction",
-];
-
-/// Whether db_bench starts `name` on a fresh database.
-pub fn is_fresh_db(name: &str) -> bool {
-    // (readwhilewriting and readrandomwriterandom use the existing database, as in db_bench.)
-    matches!(name, "fillseq" | "fillrandom")
-}
-
-/// Errors of a benchmark run.
-#[derive(Debug, thiserror::Error)]
-pub enum HarnessError {
-    /// The engine failed.
-    #[error(transparent)]
-    Lsm(#[from] LsmError),
-    /// Bad configuration.
-    #[error("{0}")]
-    Config(String),
-    /// `--verify`: a read returned something the last acknowledged write did not leave.
-    #[error("verification failed: {0}")]
-    Verification(String),
-    /// A study's end-of-run check failed (fsck, scan, sampled reads): its figures are void.
-    #[error("invariant check failed, the run's figures are void: {0}")]
-    Invariant(String),
-}
+pub use crate::error::HarnessError;
 
 /// Operations finished so far, shared with whoever shows progress (the CLI's progress bar).
 /// Not part of a configuration's identity: every two counters compare equal.
@@ -393,42 +359,37 @@ pub(crate) fn new_hist() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 1_000_000_000_000, 3).expect("valid histogram bounds")
 }
 
-/// Runs benchmark `name` on `db` with `cfg.threads` tasks. Thread `t` seeds its RNG from
+/// Runs benchmark `bench` on `db` with `cfg.threads` tasks. Thread `t` seeds its RNG from
 /// `cfg.seed` and `*thread_count + t + 1`, and `thread_count` advances by the thread count, so
 /// every benchmark of a run draws new keys (db_bench's `total_thread_count_`).
 ///
 /// # Errors
-/// [`HarnessError::Config`] for an unknown benchmark or bad sizes; engine errors.
+/// [`HarnessError::Config`] for bad sizes; engine errors.
 pub async fn run_one<E: Env, S: KvStore>(
     env: &E,
     db: &S,
-    name: &str,
+    bench: Benchmark,
     cfg: &BenchConfig,
     thread_count: &mut u64,
 ) -> Result<BenchResult, HarnessError> {
-    if !BENCHMARKS.contains(&name) {
-        return Err(HarnessError::Config(format!(
-            "unknown benchmark '{name}'; known: {}",
-            BENCHMARKS.join(", ")
-        )));
-    }
     cfg.validate()?;
+    let name = bench.name();
     let start = env.now();
     let mut handles = Vec::new();
     for t in 0..cfg.threads {
-        let (db, env2, cfg2, name2) = (db.clone(), env.clone(), cfg.clone(), name.to_owned());
+        let (db, env2, cfg2) = (db.clone(), env.clone(), cfg.clone());
         let seed = cfg
             .seed
             .wrapping_mul(1_000_003)
             .wrapping_add(*thread_count + u64::from(t) + 1);
         handles.push(env.spawn(&format!("{name}-{t}"), async move {
-            thread_body(&env2, &db, &name2, &cfg2, seed).await
+            thread_body(&env2, &db, bench, &cfg2, seed).await
         }));
     }
     *thread_count += u64::from(cfg.threads);
     // readwhilewriting: one more thread writes until the readers finish; it is not counted.
     let stop = Arc::new(AtomicBool::new(false));
-    let writer = (name == "readwhilewriting").then(|| {
+    let writer = (bench == Benchmark::ReadWhileWriting).then(|| {
         let (db, env2, cfg2, stop2) = (db.clone(), env.clone(), cfg.clone(), stop.clone());
         let seed = cfg
             .seed
@@ -441,21 +402,16 @@ pub async fn run_one<E: Env, S: KvStore>(
     });
     let mut total = ThreadOut::new(ProgressCounter::default());
     for h in handles {
-        let out = h
-            .await
-            .map_err(|e| HarnessError::Config(format!("benchmark thread failed: {e:?}")))??;
+        let out = h.await.map_err(HarnessError::task("benchmark thread"))??;
         total.add(&out);
     }
     stop.store(true, Ordering::Relaxed);
     let mut background_writes = None;
     if let Some(w) = writer {
-        background_writes = Some(
-            w.await
-                .map_err(|e| HarnessError::Config(format!("writer thread failed: {e:?}")))??,
-        );
+        background_writes = Some(w.await.map_err(HarnessError::task("writer thread"))??);
     }
     let wall_ns = env.now() - start;
-    let reads = matches!(name, "readrandom" | "seekrandom" | "readwhilewriting");
+    let reads = bench.reports_found();
     let h = &total.hist;
     let us = |v: u64| v as f64 / 1e3;
     Ok(BenchResult {
@@ -469,7 +425,7 @@ pub async fn run_one<E: Env, S: KvStore>(
             "(stopped: the device is full)".to_owned()
         } else if reads {
             format!("({} of {} found)", total.found, total.ops)
-        } else if name == "readrandomwriterandom" {
+        } else if bench == Benchmark::ReadRandomWriteRandom {
             format!(
                 "( reads:{} writes:{} total:{} found:{})",
                 total.reads,
@@ -520,7 +476,7 @@ async fn background_writer<E: Env, S: KvStore>(
 async fn thread_body<E: Env, S: KvStore>(
     env: &E,
     db: &S,
-    name: &str,
+    bench: Benchmark,
     cfg: &BenchConfig,
     seed: u64,
 ) -> Result<ThreadOut, HarnessError> {
@@ -529,12 +485,15 @@ async fn thread_body<E: Env, S: KvStore>(
     let mut out = ThreadOut::new(cfg.progress.clone());
     let reads = cfg.reads.unwrap_or(cfg.num);
     let ks = cfg.key_size;
-    match name {
-        "fillseq" | "fillrandom" | "overwrite" | "deleterandom" => {
-            let r = write_ops(env, db, name, cfg, &mut rng, &mut values, &mut out).await;
+    match bench {
+        Benchmark::FillSeq
+        | Benchmark::FillRandom
+        | Benchmark::Overwrite
+        | Benchmark::DeleteRandom => {
+            let r = write_ops(env, db, bench, cfg, &mut rng, &mut values, &mut out).await;
             out.stop_if_full(r)?;
         }
-        "readrandom" | "readwhilewriting" => {
+        Benchmark::ReadRandom | Benchmark::ReadWhileWriting => {
             for _ in 0..reads {
                 let key = make_key(rng.gen_range(0..cfg.num), ks);
                 let t0 = env.now();
@@ -546,14 +505,14 @@ async fn thread_body<E: Env, S: KvStore>(
                 }
             }
         }
-        "readrandomwriterandom" => {
+        Benchmark::ReadRandomWriteRandom => {
             let r = read_write_mix(env, db, cfg, &mut rng, &mut values, &mut out).await;
             out.stop_if_full(r)?;
         }
         // No operations: waits out the flushes and compactions still owed (the benchmark's
         // time is how long that took).
-        "waitforcompaction" => db.wait_for_compactions().await?,
-        "readseq" => {
+        Benchmark::WaitForCompaction => db.wait_for_compactions().await?,
+        Benchmark::ReadSeq => {
             let mut it = db.iter();
             let t0 = env.now();
             it.seek_to_first().await?;
@@ -565,8 +524,7 @@ async fn thread_body<E: Env, S: KvStore>(
                 out.record(env.now(), t0, 1, "read");
             }
         }
-        _ => {
-            // seekrandom
+        Benchmark::SeekRandom => {
             for _ in 0..reads {
                 let key = make_key(rng.gen_range(0..cfg.num), ks);
                 let t0 = env.now();
@@ -593,7 +551,7 @@ async fn thread_body<E: Env, S: KvStore>(
 async fn write_ops<E: Env, S: KvStore>(
     env: &E,
     db: &S,
-    name: &str,
+    bench: Benchmark,
     cfg: &BenchConfig,
     rng: &mut SimRng,
     values: &mut ValueGen,
@@ -601,7 +559,7 @@ async fn write_ops<E: Env, S: KvStore>(
 ) -> Result<(), HarnessError> {
     let ks = cfg.key_size;
     let batch = cfg.batch_size.max(1);
-    let op = if name == "deleterandom" {
+    let op = if bench == Benchmark::DeleteRandom {
         "delete"
     } else {
         "write"
@@ -613,13 +571,13 @@ async fn write_ops<E: Env, S: KvStore>(
             WriteBatch::with_capacity(usize::try_from(n).unwrap_or(1) * (ks + cfg.value_size + 21));
         let mut wrote: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::new();
         for j in 0..n {
-            let k = if name == "fillseq" {
+            let k = if bench == Benchmark::FillSeq {
                 i + j
             } else {
                 rng.gen_range(0..cfg.num)
             };
             let key = make_key(k, ks);
-            if name == "deleterandom" {
+            if bench == Benchmark::DeleteRandom {
                 b.delete(&key);
                 out.bytes += key.len() as u64;
                 if cfg.remembers(&key) {

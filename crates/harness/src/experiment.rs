@@ -75,17 +75,15 @@ impl RunReport {
 /// The device profile of a scenario.
 ///
 /// # Errors
-/// [`HarnessError::Config`] for an unknown profile, a bad scale or chips-per-zone.
+/// [`HarnessError::Device`] for an unknown profile, a bad scale or chips-per-zone.
 pub fn profile_of(s: &Scenario) -> Result<Profile, HarnessError> {
-    spec_of(s)?
-        .profile()
-        .map_err(|e| HarnessError::Config(format!("device: {e}")))
+    spec_of(s)?.profile().map_err(HarnessError::Device)
 }
 
 /// The simulated device of a scenario.
 ///
 /// # Errors
-/// [`HarnessError::Config`] for an unknown scheduler.
+/// [`HarnessError::Device`] for an unknown scheduler.
 pub fn spec_of(s: &Scenario) -> Result<SimDeviceSpec, HarnessError> {
     let scheduler = s
         .device
@@ -93,7 +91,7 @@ pub fn spec_of(s: &Scenario) -> Result<SimDeviceSpec, HarnessError> {
         .as_deref()
         .map(Scheduler::by_name)
         .transpose()
-        .map_err(|e| HarnessError::Config(format!("device: {e}")))?;
+        .map_err(HarnessError::Device)?;
     Ok(SimDeviceSpec::new(&s.device.profile, &s.device.scale)
         .chips_per_zone(s.device.chips_per_zone)
         .zone_limits(s.device.max_open_zones, s.device.max_active_zones)
@@ -147,7 +145,9 @@ fn ycsb_as_bench(r: &crate::ycsb::runner::YcsbResult, threads: u64) -> BenchResu
 /// Runs `s` in simulation.
 ///
 /// # Errors
-/// Bad scenario settings; engine or file layer errors (a full device included).
+/// Bad scenario settings ([`HarnessError::Config`], [`HarnessError::Device`]); engine or
+/// file layer errors (a full device included); [`HarnessError::Sim`] if the simulation
+/// deadlocks.
 pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
     let profile = profile_of(s)?;
     let opts = s.db_options()?;
@@ -158,15 +158,16 @@ pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
     });
     let dev = Arc::new(
         SimDevice::new(env.clone(), profile.clone(), &SimPayload::Memory)
-            .map_err(|e| HarnessError::Config(format!("device: {e}")))?,
+            .map_err(HarnessError::Device)?,
     );
     let fs_opts = fs_options_of(s)?;
     let e2 = env.clone();
     let s2 = s.clone();
     let d2 = dev.clone();
-    let fsx = |e: zonedb_fs::FsError| HarnessError::Config(format!("file layer: {e}"));
-    let result = env
-        .run(async move {
+    let fsx = HarnessError::Fs;
+    ended(
+        &env,
+        env.run(async move {
             ZoneFs::<SimEnv, SimDevice<SimEnv>>::mkfs(d2.as_ref(), s2.fs.finish_threshold)
                 .await
                 .map_err(fsx)?;
@@ -202,15 +203,13 @@ pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
                     cfg.record.clone_from(&ledger);
                 }
                 let mut threads = 0;
-                for n in s2.workload.names() {
-                    results.push(db_bench::run_one(&e2, &db, &n, &cfg, &mut threads).await?);
+                for b in s2.workload.benchmark_list()? {
+                    results.push(db_bench::run_one(&e2, &db, b, &cfg, &mut threads).await?);
                 }
             }
             db.wait_for_compactions().await?;
             stop.store(true, Ordering::Relaxed);
-            let mut series = sampler
-                .await
-                .map_err(|e| HarnessError::Config(format!("sampler failed: {e:?}")))?;
+            let mut series = sampler.await.map_err(HarnessError::task("sampler"))?;
             series.push(sample(&e2, &db, &fs));
             let run = Run {
                 scenario: s2.clone(),
@@ -219,8 +218,17 @@ pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
                 series,
             };
             finish(&e2, &d2, db, &fs, opts_check, ledger.as_deref(), run).await
-        })
-        .map_err(|e| HarnessError::Config(format!("simulation: {e}")));
+        }),
+    )
+}
+
+/// The outcome of a simulation's main future: a deadlock or livelock of the simulation is
+/// [`HarnessError::Sim`].
+fn ended<T>(
+    env: &SimEnv,
+    outcome: Result<Result<T, HarnessError>, zonedb_env::SimError>,
+) -> Result<T, HarnessError> {
+    let result = outcome.map_err(HarnessError::Sim);
     // Tasks still queued (the zone cleaner's loop, say) hold the environment and the device:
     // without this the device's payload would outlive the run.
     env.kill_all_tasks();
@@ -284,3 +292,58 @@ async fn finish<E: Env, D: ZonedDevice>(
 
 /// One key in this many of the end-of-run scan is read back with `get`.
 const CHECK_SAMPLE_EVERY: u64 = 97;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_deadlocked_simulation_is_its_own_error() {
+        let env = SimEnv::new(SimConfig::default());
+        let (_tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let r: Result<(), HarnessError> = ended(
+            &env,
+            env.run(async move {
+                // Nothing will ever send: no task can run and no timer is pending.
+                let _ = rx.await;
+                Ok(())
+            }),
+        );
+        assert!(
+            matches!(
+                r,
+                Err(HarnessError::Sim(zonedb_env::SimError::Deadlock { .. }))
+            ),
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn bad_device_and_zone_layer_settings_keep_their_source() {
+        let base =
+            Scenario::base("name = \"x\"\n[device]\nscale = \"1/128\"\n[workload]\nnum = 100\n")
+                .unwrap();
+        let mut s = base.clone();
+        s.device.chips_per_zone = Some(3);
+        let e = run(&s).unwrap_err();
+        assert!(matches!(e, HarnessError::Device(_)), "{e:?}");
+        let src = std::error::Error::source(&e).expect("the device error");
+        assert!(src.downcast_ref::<zonedb_device::DeviceError>().is_some());
+        assert!(e.to_string().starts_with("device: "), "{e}");
+        // Zone limits too tight for the zone layer: formatting refuses the device.
+        let mut s = base;
+        s.device.max_open_zones = Some(2);
+        s.device.max_active_zones = Some(2);
+        let e = run(&s).unwrap_err();
+        assert!(
+            matches!(e, HarnessError::Fs(zonedb_fs::FsError::Unsupported(_))),
+            "{e:?}"
+        );
+        let src = std::error::Error::source(&e).expect("the file layer error");
+        assert!(src.downcast_ref::<zonedb_fs::FsError>().is_some());
+        assert!(
+            e.to_string().starts_with("file layer: unsupported device"),
+            "{e}"
+        );
+    }
+}

@@ -2,6 +2,7 @@
 //! engine in real or simulated mode, with db_bench's result lines.
 //!
 //! - [`keys`] — db_bench's key format and value generator.
+//! - [`benchmark`] — db_bench's benchmark names as an enum.
 //! - [`db_bench`] — the benchmarks (`fillseq`, `fillrandom`, `overwrite`, `readrandom`,
 //!   `readseq`, `seekrandom`, `deleterandom`), their timing and result lines.
 #![deny(unsafe_code)]
@@ -16,8 +17,10 @@
     clippy::cast_precision_loss
 )]
 
+pub mod benchmark;
 pub mod conformance;
 pub mod db_bench;
+pub mod error;
 pub mod experiment;
 pub mod fill_delete;
 #[cfg(feature = "fjall")]

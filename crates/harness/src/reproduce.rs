@@ -22,7 +22,7 @@ use serde::Serialize;
 
 use crate::db_bench::HarnessError;
 use crate::experiment::RunReport;
-use crate::scenario::Scenario;
+use crate::scenario::{Override, Scenario, WorkloadSection};
 
 /// Which experiment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,36 +150,42 @@ pub struct Cell {
     pub scenario: Scenario,
 }
 
-fn same_zone_base(scale: ReproScale, seed: u64) -> String {
+/// The same-zone study's base: Baseline on fillrandom at 1/64 (its `[[compare]]` variants
+/// are the other schemes; the study sets them itself).
+const SAME_ZONE_BASE: &str = include_str!("../../../scenarios/same-zone.toml");
+
+/// The OAZA study's base: LIZA on 8 KiB random writes at 1/64.
+const OAZA_BASE: &str = include_str!("../../../scenarios/oaza.toml");
+
+const MIB: u64 = 1 << 20;
+
+/// What every configuration of a study at `scale` shares: the seed, the device scale and the
+/// engine's sizes (memtable, SST, level 1) divided with it, given in MiB at paper scale.
+fn scaled(
+    scale: ReproScale,
+    seed: u64,
+    (write_buffer_mib, sst_mib, l1_mib): (u64, u64, u64),
+) -> Result<Vec<Override>, HarnessError> {
     let d = scale.div();
-    let mib = 1u64 << 20;
-    format!(
-        r#"name = "same-zone"
-seed = {seed}
-sample_interval_ms = 1000
-[device]
-profile = "caza-paper"
-scale = "1/{d}"
-# The paper does not give ConfZNS's open/active limits; with none, LIZA gives every
-# deepest-level SST a fresh zone until no empty zone is left. The ZN540 it models has 14.
-max_open_zones = 14
-max_active_zones = 14
-[fs]
-cleaner = "greedy"
-gc_threshold = 20
-[engine]
-write_buffer_size = {wb}
-target_file_size_base = {wb}
-max_bytes_for_level_base = {l1}
-level_compaction_dynamic_level_bytes = false
-max_background_jobs = 5
-"#,
-        wb = 64 * mib / d,
-        l1 = 256 * mib / d,
-    )
+    Ok(vec![
+        Override::Seed(seed),
+        Override::Scale(format!("1/{d}")),
+        Override::engine_int("write_buffer_size", write_buffer_mib * MIB / d)?,
+        Override::engine_int("target_file_size_base", sst_mib * MIB / d)?,
+        Override::engine_int("max_bytes_for_level_base", l1_mib * MIB / d)?,
+    ])
 }
 
-fn same_zone_workload(w: &str, scale: ReproScale) -> String {
+/// A scheme's placement and victim selection.
+fn scheme(s: &Scheme) -> [Override; 2] {
+    [
+        Override::Placement(s.placement.to_owned()),
+        Override::engine_str("compaction_scheme", s.compaction),
+    ]
+}
+
+/// The same-zone paper's workload `w` at `scale`.
+fn same_zone_workload(w: &str, scale: ReproScale) -> Override {
     // Puts of 16 + 1024 bytes: 72 GB in the paper's fillrandom (36 GB loaded by YCSB, then as
     // many updates); 500 K at 1/64 (see the module note), YCSB half loaded, half updated.
     let puts: u64 = if scale == ReproScale::Small {
@@ -188,99 +194,85 @@ fn same_zone_workload(w: &str, scale: ReproScale) -> String {
         69_000_000
     };
     if w == "fillrandom" {
-        format!(
-            "[workload]\nbenchmarks = \"fillrandom\"\nnum = {puts}\nkey_size = 16\nvalue_size = 1024\n"
-        )
-    } else {
-        format!(
-            "[workload]\nkind = \"ycsb\"\n[workload.ycsb]\nrecordcount = {n}\noperationcount = {n}\nreadproportion = 0\nupdateproportion = 1\nscanproportion = 0\ninsertproportion = 0\nfieldcount = 1\nfieldlength = 1024\nrequestdistribution = \"{w}\"\nzipfianconstant = 0.99\n",
-            n = puts / 2
-        )
+        // The base file's workload: fillrandom, 16-byte keys, 1 KiB values.
+        return Override::Num(puts);
     }
-}
-
-fn scenario(text: &str, name: String) -> Result<Scenario, HarnessError> {
-    let mut s = Scenario::configurations(text)?
-        .into_iter()
-        .next()
-        .ok_or_else(|| HarnessError::Config("empty scenario".into()))?;
-    s.name = name;
-    Ok(s)
-}
-
-fn with_scheme(base: &str, s: &Scheme, extra_engine: &str) -> String {
-    let mut t = base.replace(
-        "[fs]\n",
-        &format!("[fs]\nplacement = \"{}\"\n", s.placement),
-    );
-    t = t.replace(
-        "[engine]\n",
-        &format!(
-            "[engine]\ncompaction_scheme = \"{}\"\n{extra_engine}",
-            s.compaction
-        ),
-    );
-    t
+    let n = i64::try_from(puts / 2).unwrap_or(i64::MAX);
+    let int = toml::Value::Integer;
+    let ycsb: toml::Table = [
+        ("recordcount", int(n)),
+        ("operationcount", int(n)),
+        ("readproportion", int(0)),
+        ("updateproportion", int(1)),
+        ("scanproportion", int(0)),
+        ("insertproportion", int(0)),
+        ("fieldcount", int(1)),
+        ("fieldlength", int(1024)),
+        ("requestdistribution", toml::Value::String(w.to_owned())),
+        ("zipfianconstant", toml::Value::Float(0.99)),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    Override::Workload(WorkloadSection {
+        kind: "ycsb".into(),
+        ycsb,
+        ..WorkloadSection::default()
+    })
 }
 
 /// Every simulation of a study.
 ///
 /// # Errors
-/// [`HarnessError::Config`] if a generated scenario is invalid (a bug).
+/// [`HarnessError::Config`] if a derived scenario is invalid (a bug).
 pub fn cells(study: Study, scale: ReproScale, seed: u64) -> Result<Vec<Cell>, HarnessError> {
     let mut out = Vec::new();
     match study {
         Study::SameZone => {
-            let base = same_zone_base(scale, seed);
+            let base = Scenario::base(SAME_ZONE_BASE)?.with(scaled(scale, seed, (64, 64, 256))?)?;
             for w in SAME_ZONE_WORKLOADS {
                 for s in &SAME_ZONE_SCHEMES {
-                    let text = format!(
-                        "{}{}",
-                        with_scheme(&base, s, ""),
-                        same_zone_workload(w, scale)
-                    );
+                    let scenario = base.clone().with(scheme(s).into_iter().chain([
+                        same_zone_workload(w, scale),
+                        Override::Name(format!("{} {w}", s.name)),
+                    ]))?;
                     out.push(Cell {
                         group: "scheme",
                         scheme: s.name,
                         workload: w.to_owned(),
                         turning_point: None,
                         level_constraint: None,
-                        scenario: scenario(&text, format!("{} {w}", s.name))?,
+                        scenario,
                     });
                 }
             }
             let a_liza = SAME_ZONE_SCHEMES[1];
             for constraint in [false, true] {
                 for tp in TURNING_POINTS {
-                    let extra = format!(
-                        "acc_turning_point = {tp}\nacc_min_start_level = {}\n",
-                        if constraint { 2 } else { 0 }
-                    );
-                    let text = format!(
-                        "{}{}",
-                        with_scheme(&base, &a_liza, &extra),
-                        same_zone_workload("fillrandom", scale)
-                    );
+                    let scenario = base.clone().with(scheme(&a_liza).into_iter().chain([
+                        Override::engine_int("acc_turning_point", u64::from(tp))?,
+                        Override::engine_int(
+                            "acc_min_start_level",
+                            if constraint { 2 } else { 0 },
+                        )?,
+                        same_zone_workload("fillrandom", scale),
+                        Override::Name(format!(
+                            "ACC tp={tp} {}",
+                            if constraint { "L>=2" } else { "all levels" }
+                        )),
+                    ]))?;
                     out.push(Cell {
                         group: "sweep",
                         scheme: a_liza.name,
                         workload: "fillrandom".into(),
                         turning_point: Some(tp),
                         level_constraint: Some(constraint),
-                        scenario: scenario(
-                            &text,
-                            format!(
-                                "ACC tp={tp} {}",
-                                if constraint { "L>=2" } else { "all levels" }
-                            ),
-                        )?,
+                        scenario,
                     });
                 }
             }
         }
         Study::Oaza => {
-            let d = scale.div();
-            let mib = 1u64 << 20;
             // 6 M puts of 8 KiB at paper scale; at 1/64 the count is calibrated like the
             // same-zone study's (see the module note).
             let num = if scale == ReproScale::Small {
@@ -288,42 +280,22 @@ pub fn cells(study: Study, scale: ReproScale, seed: u64) -> Result<Vec<Cell>, Ha
             } else {
                 6_000_000
             };
-            let base = format!(
-                r#"name = "oaza"
-seed = {seed}
-sample_interval_ms = 1000
-[device]
-profile = "oaza-paper"
-scale = "1/{d}"
-max_open_zones = 14
-max_active_zones = 14
-[fs]
-cleaner = "greedy"
-gc_threshold = 20
-[engine]
-write_buffer_size = {wb}
-target_file_size_base = {sst}
-max_bytes_for_level_base = {l1}
-level_compaction_dynamic_level_bytes = false
-max_background_jobs = 5
-[workload]
-benchmarks = "fillrandom"
-num = {num}
-key_size = 16
-value_size = 8192
-"#,
-                wb = 64 * mib / d,
-                sst = 32 * mib / d,
-                l1 = 256 * mib / d,
-            );
+            let mut common = scaled(scale, seed, (64, 32, 256))?;
+            common.push(Override::Num(num));
+            let base = Scenario::base(OAZA_BASE)?.with(common)?;
             for s in &OAZA_SCHEMES {
+                let scenario = base.clone().with(
+                    scheme(s)
+                        .into_iter()
+                        .chain([Override::Name(s.name.to_owned())]),
+                )?;
                 out.push(Cell {
                     group: "scheme",
                     scheme: s.name,
                     workload: "fillrandom-8k".into(),
                     turning_point: None,
                     level_constraint: None,
-                    scenario: scenario(&with_scheme(&base, s, ""), s.name.to_owned())?,
+                    scenario,
                 });
             }
         }

@@ -19,10 +19,18 @@
 //! name = "greedy cleaning"
 //! fs = { cleaner = "greedy" }
 //! ```
+//!
+//! Studies derive their configurations from a base file with typed [`Override`]s
+//! ([`Scenario::base`], [`Scenario::with`]).
 
 use serde::{Deserialize, Serialize};
 
+use crate::benchmark::{BENCHMARKS, Benchmark};
 use crate::db_bench::{BenchConfig, HarnessError};
+
+mod overrides;
+
+pub use overrides::Override;
 
 fn default_seed() -> u64 {
     1
@@ -179,14 +187,18 @@ impl WorkloadSection {
         crate::ycsb::workload::CoreWorkload::from_properties(&props)
     }
 
-    /// The benchmark names.
-    pub fn names(&self) -> Vec<String> {
-        self.benchmarks
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned)
-            .collect()
+    /// The benchmarks, in order.
+    ///
+    /// # Errors
+    /// [`HarnessError::Config`] naming an unknown benchmark.
+    pub fn benchmark_list(&self) -> Result<Vec<Benchmark>, HarnessError> {
+        Benchmark::parse_list(&self.benchmarks).map_err(|e| {
+            HarnessError::Config(format!(
+                "workload.benchmarks: unknown '{}'; known: {}",
+                e.0,
+                BENCHMARKS.join(", ")
+            ))
+        })
     }
 }
 
@@ -293,14 +305,7 @@ impl Scenario {
                 )));
             }
         }
-        for n in self.workload.names() {
-            if !crate::db_bench::BENCHMARKS.contains(&n.as_str()) {
-                return Err(HarnessError::Config(format!(
-                    "workload.benchmarks: unknown '{n}'; known: {}",
-                    crate::db_bench::BENCHMARKS.join(", ")
-                )));
-            }
-        }
+        self.workload.benchmark_list()?;
         self.check_sampling()
     }
 

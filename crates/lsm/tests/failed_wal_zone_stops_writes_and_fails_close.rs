@@ -17,6 +17,13 @@ use zonedb_device::{Profile, ZnsSsd, ZoneState, ZonedDevice};
 use zonedb_env::{SimConfig, SimEnv};
 use zonedb_lsm::{Db, LsmErrorKind};
 
+/// `e` and every error under it.
+fn source_chain<'a>(
+    e: &'a (dyn std::error::Error + 'static),
+) -> impl Iterator<Item = &'a (dyn std::error::Error + 'static)> {
+    std::iter::successors(Some(e), |e| e.source())
+}
+
 #[test]
 fn a_failed_wal_zone_stops_writes_and_close_reports_it() {
     let env = SimEnv::new(SimConfig::default());
@@ -51,6 +58,15 @@ fn a_failed_wal_zone_stops_writes_and_close_reports_it() {
             assert_eq!(e.kind(), LsmErrorKind::Io, "{e}");
         }
         assert!(db.background_error().is_some());
+        // The refusal carries the failure itself, down to the device's error, as its source.
+        let e = db.put(b"one more", b"x").await.unwrap_err();
+        let device = source_chain(&e)
+            .find_map(|s| s.downcast_ref::<zonedb_device::DeviceError>())
+            .unwrap_or_else(|| panic!("no device error under {e}"));
+        assert!(
+            matches!(device, zonedb_device::DeviceError::ZoneReadOnly { .. }),
+            "{device}"
+        );
         // Reads still work and see the acknowledged state.
         for &i in acked.iter().step_by(7) {
             assert!(db.get(&common::key(i)).await.unwrap().is_some(), "key {i}");

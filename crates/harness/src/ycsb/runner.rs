@@ -1,5 +1,5 @@
-//! Runs YCSB's load and transaction phases on a [`Db`] with `threadcount` client tasks of the
-//! `Env`, as YCSB's `CoreWorkload` and its RocksDB binding do: records are `fieldcount` fields
+//! Runs YCSB's load and transaction phases on a store ([`KvStore`]: ZoneDB's `Db`, or a peer)
+//! with `threadcount` client tasks of the `Env`, as YCSB's `CoreWorkload` and its RocksDB binding do: records are `fieldcount` fields
 //! serialized as the binding does (4-byte big-endian name length, name, 4-byte big-endian value
 //! length, value); updates read the record, replace one field (all with `writeallfields`) and
 //! write it back; read-modify-write times the read and the update together; run-phase inserts
@@ -10,13 +10,12 @@ use std::fmt::Write as _;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use hdrhistogram::Histogram;
-use zonedb_device::ZonedDevice;
 use zonedb_env::{Env, SimRng};
-use zonedb_lsm::Db;
 
 use super::generators::{Discrete, Hotspot, ScrambledZipfian, SkewedLatest, Zipfian, key_name};
 use super::workload::{CoreWorkload, Distribution};
 use crate::db_bench::{HarnessError, ProgressCounter};
+use crate::kv::{KvIter, KvStore};
 
 /// YCSB's operation names, in the order their blocks are printed.
 pub const OPS: [&str; 5] = ["READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"];
@@ -287,8 +286,8 @@ fn share(n: u64, threads: u64, t: u64) -> u64 {
     n / threads + u64::from(t < n % threads)
 }
 
-async fn update<E: Env, D: ZonedDevice>(
-    db: &Db<E, D>,
+async fn update<S: KvStore>(
+    db: &S,
     w: &CoreWorkload,
     key: &[u8],
     rng: &mut SimRng,
@@ -313,9 +312,9 @@ async fn update<E: Env, D: ZonedDevice>(
 }
 
 #[allow(clippy::too_many_arguments)]
-async fn client<E: Env, D: ZonedDevice>(
+async fn client<E: Env, S: KvStore>(
     env: E,
-    db: Db<E, D>,
+    db: S,
     w: Arc<CoreWorkload>,
     ops: u64,
     seed: u64,
@@ -406,9 +405,9 @@ async fn client<E: Env, D: ZonedDevice>(
 ///
 /// # Errors
 /// Engine errors; bad workload settings.
-pub async fn run_phase<E: Env, D: ZonedDevice>(
+pub async fn run_phase<E: Env, S: KvStore>(
     env: &E,
-    db: &Db<E, D>,
+    db: &S,
     w: &CoreWorkload,
     seed: u64,
     load: bool,
@@ -420,9 +419,9 @@ pub async fn run_phase<E: Env, D: ZonedDevice>(
 ///
 /// # Errors
 /// As [`run_phase`].
-pub async fn run_phase_with_progress<E: Env, D: ZonedDevice>(
+pub async fn run_phase_with_progress<E: Env, S: KvStore>(
     env: &E,
-    db: &Db<E, D>,
+    db: &S,
     w: &CoreWorkload,
     seed: u64,
     load: bool,
@@ -465,9 +464,7 @@ pub async fn run_phase_with_progress<E: Env, D: ZonedDevice>(
     let mut nf: BTreeMap<&'static str, u64> = BTreeMap::new();
     let mut stopped_by = None;
     for h in handles {
-        let c = h
-            .await
-            .map_err(|e| HarnessError::Config(format!("client task failed: {e:?}")))??;
+        let c = h.await.map_err(HarnessError::task("client task"))??;
         if stopped_by.is_none() {
             stopped_by = c.stopped_by;
         }

@@ -25,7 +25,7 @@ use super::picker::{
     CompactionInputs, CompactionPicker, CompactionPlan, CompactionReason, LevelFile, PickerInput,
 };
 use super::start_file::{StartFileRule, StartFiles, StartLevel, for_compaction_pri};
-use super::view::{Picked, PickView};
+use super::view::{PickView, Picked};
 
 /// RocksDB's `kMinFilesForIntraL0Compaction`.
 const MIN_FILES_FOR_INTRA_L0: usize = 4;

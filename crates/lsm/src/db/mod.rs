@@ -575,6 +575,7 @@ async fn open_state<E: Env, D: ZonedDevice>(
                          {} bytes live, {} bytes of garbage",
                         st.used_bytes, st.garbage_bytes
                     ),
+                    source: Some(Arc::new(e)),
                 }),
             })
         }

@@ -150,7 +150,11 @@ pub(crate) async fn write<E: Env, D: ZonedDevice>(
                 .map(WriteBatch::size_bytes)
         })
         .sum();
-    let r = commit_group(inner, &mut w, &group, bytes as u64).await;
+    let mut r = commit_group(inner, &mut w, &group, bytes as u64).await;
+    if group.len() > 1 {
+        // The followers get the leader's error as a value (their source), not just its text.
+        r = r.map_err(LsmError::into_shared);
+    }
     for p in &group {
         if !Arc::ptr_eq(p, &me) {
             *p.result.lock().unwrap_or_else(PoisonError::into_inner) =
@@ -309,6 +313,9 @@ async fn make_room<E: Env, D: ZonedDevice>(
 /// Records a failed WAL write, sync or close: writes stop (a background error, as in RocksDB;
 /// the store stays readable) and no later close counts as clean.
 fn wal_failed<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>, e: LsmError) -> LsmError {
+    // Shared: the caller gets the error, and every later writer gets it as the source of
+    // the background error.
+    let e = e.into_shared();
     let b = BackgroundError::from(&e);
     let mut st = inner.lock();
     if st.bg_error.is_none() {

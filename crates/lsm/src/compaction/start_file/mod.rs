@@ -19,7 +19,7 @@ pub mod sica;
 pub mod zaca;
 
 use super::picker::LevelFile;
-use super::view::{Picked, PickView};
+use super::view::{PickView, Picked};
 use crate::options::CompactionPri;
 
 pub use by_compensated_size::ByCompensatedSize;

@@ -136,7 +136,7 @@ pub(super) fn finish_job<E: Env, D: ZonedDevice>(
         if let Err(e) = r
             && st.bg_error.is_none()
         {
-            st.bg_error = Some(crate::error::BackgroundError::from(&e));
+            st.bg_error = Some(crate::error::BackgroundError::from(e));
         }
     }
     refresh_scores(inner);

@@ -1,0 +1,112 @@
+//! The harness's errors: one variant per layer or cause, each keeping the error it came from
+//! as its source (walk them with [`std::error::Error::source`]), and each documenting what
+//! the user should do about it.
+
+use zonedb_device::DeviceError;
+use zonedb_env::{JoinError, SimError};
+use zonedb_fs::FsError;
+use zonedb_lsm::LsmError;
+
+/// Errors of a benchmark run, a YCSB phase or a study.
+#[derive(Debug, thiserror::Error)]
+pub enum HarnessError {
+    /// The engine failed. What to do depends on its kind ([`LsmError::kind`]): `NoSpace` —
+    /// give the run a larger device (profile or `--scale`) or fewer keys; `Corruption` — the
+    /// stored data is damaged: run `zonedb fs fsck` on it and start from a fresh database;
+    /// `Io` — check the device (its error is in the source chain); `InvalidArgument` — fix
+    /// the engine option it names.
+    #[error(transparent)]
+    Lsm(#[from] LsmError),
+    /// The zone file layer failed outside the engine (formatting or mounting a study's
+    /// device). Fix what it names: a device too small or with too tight zone limits for the
+    /// layer (a larger scale or higher limits), or the device error in its source chain.
+    #[error("file layer: {0}")]
+    Fs(#[from] FsError),
+    /// The device could not be built or refused a request: fix the device settings it names
+    /// (profile — `zonedb device profiles` lists them —, scale, chips per zone, zone limits),
+    /// or check the device itself.
+    #[error("device: {0}")]
+    Device(#[from] DeviceError),
+    /// The simulation stopped itself: a deadlock (no runnable task and no timer) or a
+    /// zero-time livelock. A bug in the engine or the harness, not in the settings: report it
+    /// with the scenario and its seed (runs are deterministic, so they reproduce it).
+    #[error("simulation: {0}")]
+    Sim(#[from] SimError),
+    /// A task of the run (a benchmark thread, a YCSB client, the sampler) ended without its
+    /// result: it panicked (its message is on stderr) or was dropped. A bug: report it with
+    /// the command line.
+    #[error("{task} failed: {source:?}")]
+    Task {
+        /// Which task (`benchmark thread`, `writer thread`, `client task`, `sampler`).
+        task: &'static str,
+        /// The join error.
+        source: JoinError,
+    },
+    /// Bad configuration: a flag, scenario key, engine option or YCSB property out of range,
+    /// or a peer store that failed to open. Fix the setting the message names.
+    #[error("{0}")]
+    Config(String),
+    /// `--verify`: a read returned something the last acknowledged write did not leave. The
+    /// store lost or mangled an acknowledged write: keep the database (`--db DIR`) and report
+    /// it with the command line and seed.
+    #[error("verification failed: {0}")]
+    Verification(String),
+    /// A study's end-of-run check failed (fsck, scan, sampled reads): its figures are void.
+    /// A bug in the engine or the zone layer: report it with the scenario and seed.
+    #[error("invariant check failed, the run's figures are void: {0}")]
+    Invariant(String),
+}
+
+impl HarnessError {
+    /// A task's join error.
+    pub fn task(task: &'static str) -> impl FnOnce(JoinError) -> Self {
+        move |source| Self::Task { task, source }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every message of the chain, outermost first.
+    fn chain(e: &dyn std::error::Error) -> Vec<String> {
+        let mut out = vec![e.to_string()];
+        let mut cur = e.source();
+        while let Some(s) = cur {
+            out.push(s.to_string());
+            cur = s.source();
+        }
+        out
+    }
+
+    #[test]
+    fn layer_errors_keep_their_message_and_their_source() {
+        let dev = DeviceError::ZoneOffline { zone: 7 };
+        let e = HarnessError::from(LsmError::from(FsError::from(dev)));
+        // Transparent: the engine's message, and the layers below as the source chain.
+        assert_eq!(
+            chain(&e),
+            [
+                "file layer: device: zone 7 is offline",
+                "device: zone 7 is offline",
+                "zone 7 is offline"
+            ]
+        );
+        let e = HarnessError::from(FsError::NoSpace);
+        assert_eq!(
+            chain(&e),
+            [
+                "file layer: no space left on the zoned device",
+                "no space left on the zoned device"
+            ]
+        );
+        let e = HarnessError::task("sampler")(JoinError {
+            task: "sampler".into(),
+        });
+        assert_eq!(
+            e.to_string(),
+            "sampler failed: JoinError { task: \"sampler\" }"
+        );
+        assert!(std::error::Error::source(&e).is_some());
+    }
+}
