@@ -638,7 +638,15 @@ impl ZoneFileDevice {
             read_only,
             failed: None,
         };
-        if !read_only {
+        if read_only {
+            // Nothing is written: the restore's changes (open zones are closed now) live in
+            // memory only, so the records this device compares against mirror them.
+            let infos = inner.table.report(0, geometry.zone_count);
+            for (r, info) in inner.records.iter_mut().zip(&infos) {
+                r.state = info.state;
+                r.write_pointer = info.write_pointer;
+            }
+        } else {
             for z in 0..geometry.zone_count {
                 // Persist what the restore changed (open zones are closed now).
                 inner.persist(&zones, z, None)?;
@@ -891,6 +899,39 @@ mod tests {
             Err(DeviceError::Corrupt(_))
         ));
         assert!(matches!(decode_header(&[]), Err(DeviceError::Corrupt(_))));
+    }
+
+    /// A killed writer leaves a zone persisted as open; a read-only open closes it in memory
+    /// only, and its records must say so (they once kept the open state, and the debug
+    /// build's record check failed `zonedb fs fsck` of such a device).
+    #[test]
+    fn read_only_open_of_a_killed_writer_mirrors_the_restored_states() {
+        let dir = tempfile::tempdir().unwrap();
+        let g = geometry();
+        {
+            let dev = ZoneFileDevice::create(dir.path(), g.clone()).unwrap();
+            dev.write_now(Target::At(g.zone_start(1)), &[7u8; 4096])
+                .unwrap();
+            dev.sync_now().unwrap();
+            let persisted = dev.lock().records[1].state;
+            assert_eq!(persisted, ZoneState::ImplicitlyOpen);
+        }
+        let ro = ZoneFileDevice::open_read_only(dir.path()).unwrap();
+        ro.set_checking(true);
+        let inner = ro.lock();
+        let infos = inner.table.report(0, g.zone_count);
+        assert_eq!(infos[1].state, ZoneState::Closed);
+        for (info, r) in infos.iter().zip(&inner.records) {
+            assert_eq!((r.state, r.write_pointer), (info.state, info.write_pointer));
+        }
+        inner.check_records("read-only open");
+        drop(inner);
+        // Nothing was written: a writable open still finds the zone persisted as open.
+        drop(ro);
+        let bytes = std::fs::read(dir.path().join(ZONES_FILE)).unwrap();
+        let slot: &[u8; RECORD_LEN] = bytes[RECORD_LEN..2 * RECORD_LEN].try_into().unwrap();
+        let rec = Record::decode(1, slot).unwrap();
+        assert_eq!(rec.state, ZoneState::ImplicitlyOpen);
     }
 
     #[test]
