@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::timing::{interpolate, transfer_ns};
+use super::timing::transfer_ns;
 use super::{FinishModel, Resource, TimingEngine};
 use crate::IoClass;
 use crate::sim::{Completion, Poll, Ticket};
@@ -345,36 +345,10 @@ impl TimingEngine {
             return Completion::At(self.reset(now, zone, programmed_bytes));
         };
         let (_, t0) = self.controller.book(now, self.timing.zone_mgmt_ns);
-        let g = self.layout.geometry().clone();
-        let written_pages = programmed_bytes.div_ceil(g.page_size_bytes);
-        let planes = u64::from(g.planes_per_die);
-        let ppb = u64::from(g.pages_per_block);
-        let base = self.layout.base_row(zone);
-        let table_ns = (!self.timing.reset_latency_table.is_empty())
-            .then(|| interpolate(&self.timing.reset_latency_table, programmed_bytes));
         let ticket = q.open(t0, Tail::Nothing);
-        for i in 0..self.layout.dies_per_zone() {
-            let die = self.layout.zone_die(zone, i);
-            let mut rows_max = 0;
-            for plane in 0..planes {
-                let pages = self
-                    .layout
-                    .pages_in_slot(written_pages, u64::from(i) * planes + plane);
-                let rows = pages.div_ceil(ppb) as u32;
-                for r in 0..rows {
-                    let b = self.layout.block_index(die, plane as u32, base + r);
-                    if let Some(c) = self.erase_counts.get_mut(b) {
-                        *c += 1;
-                    }
-                }
-                self.block_erases += u64::from(rows);
-                rows_max = rows_max.max(rows);
-            }
-            let busy = table_ns.unwrap_or(u64::from(rows_max) * self.timing.block_erase_ns);
-            if busy > 0 {
-                let ch = self.layout.channel_of_die(die);
-                q.push(ticket, die, t0, IoClass::Erase, busy, ch, Vec::new());
-            }
+        for (die, busy) in self.count_erases(zone, programmed_bytes) {
+            let ch = self.layout.channel_of_die(die);
+            q.push(ticket, die, t0, IoClass::Erase, busy, ch, Vec::new());
         }
         let c = q.close(ticket);
         self.queues = Some(q);

@@ -253,6 +253,18 @@ impl TimingEngine {
     /// Books a reset of `zone` holding `programmed_bytes`; returns the completion time.
     pub fn reset(&mut self, now: u64, zone: u32, programmed_bytes: u64) -> u64 {
         let (_, t0) = self.controller.book(now, self.timing.zone_mgmt_ns);
+        let mut done = t0;
+        for (die, busy) in self.count_erases(zone, programmed_bytes) {
+            let (_, e) = self.dies[die as usize].book(t0, busy);
+            done = done.max(e);
+        }
+        done
+    }
+
+    /// Counts the block erases a reset of `zone` holding `programmed_bytes` does (per block and
+    /// in total) and returns each die's erase time, in die order (dies with nothing to erase
+    /// left out). The FIFO and the priority scheduler book these the same way.
+    pub(crate) fn count_erases(&mut self, zone: u32, programmed_bytes: u64) -> Vec<(u32, u64)> {
         let g = self.layout.geometry().clone();
         let written_pages = programmed_bytes.div_ceil(g.page_size_bytes);
         let planes = u64::from(g.planes_per_die);
@@ -260,7 +272,7 @@ impl TimingEngine {
         let base = self.layout.base_row(zone);
         let table_ns = (!self.timing.reset_latency_table.is_empty())
             .then(|| interpolate(&self.timing.reset_latency_table, programmed_bytes));
-        let mut done = t0;
+        let mut out = Vec::new();
         for i in 0..self.layout.dies_per_zone() {
             let die = self.layout.zone_die(zone, i);
             let mut rows_max = 0;
@@ -280,11 +292,10 @@ impl TimingEngine {
             }
             let busy = table_ns.unwrap_or(u64::from(rows_max) * self.timing.block_erase_ns);
             if busy > 0 {
-                let (_, e) = self.dies[die as usize].book(t0, busy);
-                done = done.max(e);
+                out.push((die, busy));
             }
         }
-        done
+        out
     }
 
     /// Books a finish of `zone`; `unwritten_bytes` of capacity remain, `was_empty` if nothing
