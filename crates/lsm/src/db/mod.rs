@@ -24,9 +24,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use zonedb_device::ZonedDevice;
 use zonedb_env::Env;
-use zonedb_fs::placement::Lifetime;
-use zonedb_fs::{WritableFile, ZoneFs};
+use zonedb_fs::ZoneFs;
 
+use crate::LsmError;
 use crate::batch::WriteBatch;
 use crate::block_cache::BlockCache;
 use crate::compaction::CompactionPicker;
@@ -34,13 +34,10 @@ use crate::cost;
 use crate::error::BackgroundError;
 use crate::hints::{Hint, HintListener, NoHints};
 use crate::key::{self, ValueType};
-use crate::log_format::{LogWriter, RecoveryMode, read_log};
 use crate::memtable::{Lookup, MemTable};
 use crate::options::DbOptions;
-use crate::sst::TableBuilder;
-use crate::version::manifest::{self, ManifestWriter, parse_name, sst_name, wal_name};
-use crate::version::{FileMeta, Graveyard, Version, VersionEdit};
-use crate::{LsmError, LsmErrorKind};
+use crate::version::manifest::{ManifestWriter, sst_name};
+use crate::version::{FileMeta, Graveyard, Version};
 
 pub use iter::DbIter;
 pub use stats::DbStats;

@@ -1,7 +1,29 @@
 //! Opening a database: the zone budget check, MANIFEST and WAL recovery, the new WAL and
 //! MANIFEST an open writes, the sweep of files nothing refers to, and `Db::open` itself.
 
-use super::*;
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use zonedb_device::ZonedDevice;
+use zonedb_env::Env;
+use zonedb_fs::placement::Lifetime;
+use zonedb_fs::{WritableFile, ZoneFs};
+
+use super::wal_recovery::WalRecovery;
+use super::{
+    Db, DbConfig, Inner, Lifetimes, Recovered, State, WalWriter, apply_batch, background,
+    block_cache_with_hints, source,
+};
+use crate::batch::WriteBatch;
+use crate::error::BackgroundError;
+use crate::hints::{Hint, HintListener};
+use crate::log_format::{LogWriter, RecoveryMode, read_log};
+use crate::memtable::MemTable;
+use crate::options::DbOptions;
+use crate::sst::TableBuilder;
+use crate::version::manifest::{self, ManifestWriter, parse_name, sst_name, wal_name};
+use crate::version::{Graveyard, Version, VersionEdit};
+use crate::{LsmError, LsmErrorKind};
 
 /// Open zones the engine needs for writing: the WAL's, the MANIFEST's (held while it is
 /// open), one for everything else (a flush or compaction output, CURRENT), and the slot LIZA
