@@ -51,7 +51,28 @@ fn reproduce_oaza_reports_every_scheme_beside_the_slides() {
         let s_same = o["s_same_avg"].as_f64().unwrap();
         assert!(s_same > 0.0 && s_same <= 1.0, "{s}: S_same {s_same}");
     }
+    // Both forms, named by their policies, and the ablation ending on the code forms.
+    assert_eq!(j["form"], "code");
+    assert_eq!(j["schemes"]["LIZA"]["placement"], "liza-caza");
+    assert_eq!(j["text_forms"]["LIZA"]["placement"], "liza");
+    assert!(j["text_forms"]["OAZA"]["gc_copied_bytes"].is_number());
+    let rows = j["ablation"].as_array().unwrap();
+    assert!(rows.len() >= 3, "{}", j["ablation"]);
+    for row in rows {
+        for s in ["LIZA", "CAZA", "OAZA"] {
+            assert!(
+                row["schemes"][s]["figures"]["gc_copied_bytes"].is_number(),
+                "{row}"
+            );
+        }
+    }
+    let last = rows.last().unwrap();
+    assert_eq!(
+        last["schemes"]["CAZA"]["figures"]["gc_copied_bytes"],
+        j["schemes"]["CAZA"]["workloads"]["fillrandom-8k"]["gc_copied_bytes"]
+    );
     let md = std::fs::read_to_string(dir.path().join("reproduce-oaza.md")).unwrap();
+    assert!(md.contains("## Ablation"), "{md}");
     assert!(md.contains("| cleaning copy, LIZA / OAZA | 2.7x |"), "{md}");
     // Same seed, same figures (the host's wall time aside).
     let again = run_oaza(dir.path());

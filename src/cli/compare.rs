@@ -63,44 +63,49 @@ pub(crate) fn run_all(
     jobs: usize,
 ) -> Result<Vec<Result<RunReport, String>>, CliError> {
     let watch = Stopwatch::start();
-    let mut out: Vec<Option<Result<RunReport, (String, bool)>>> =
-        (0..configs.len()).map(|_| None).collect();
-    for (chunk_i, chunk) in configs.chunks(jobs.max(1)).enumerate() {
-        // Host parallelism across independent simulations; each stays a pure function of
-        // its scenario.
-        #[allow(
-            clippy::disallowed_methods,
-            reason = "independent simulations on host threads"
-        )]
-        std::thread::scope(|sc| {
-            let handles: Vec<_> = chunk
-                .iter()
-                .map(|s| {
-                    sc.spawn(move || {
+    let slots: Vec<std::sync::Mutex<Option<Result<RunReport, (String, bool)>>>> =
+        (0..configs.len()).map(|_| std::sync::Mutex::new(None)).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    // Host parallelism across independent simulations, `jobs` workers taking the next
+    // configuration as they finish one; each stays a pure function of its scenario.
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "independent simulations on host threads"
+    )]
+    std::thread::scope(|sc| {
+        for _ in 0..jobs.max(1).min(configs.len().max(1)) {
+            sc.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    let Some(s) = configs.get(i) else { break };
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         experiment::run(s).map_err(|e| {
                             let void =
                                 matches!(e, zonedb_harness::db_bench::HarnessError::Invariant(_));
                             (format!("{}: {e}", s.name), void)
                         })
-                    })
-                })
-                .collect();
-            for (i, h) in handles.into_iter().enumerate() {
-                out[chunk_i * jobs.max(1) + i] = Some(
-                    h.join()
-                        .unwrap_or_else(|_| Err(("simulation thread panicked".into(), true))),
-                );
-            }
-        });
-        // Progress with an estimate of the time left (on stderr).
-        let done = (chunk_i * jobs.max(1) + chunk.len()).min(configs.len());
-        let spent = watch.elapsed_ns() as f64 / 1e9;
-        let left = spent / done as f64 * (configs.len() - done) as f64;
-        eprintln!(
-            "[{done}/{}] configurations done, {spent:.1} s elapsed, about {left:.0} s left",
-            configs.len()
-        );
-    }
+                    }))
+                    .unwrap_or_else(|_| Err(("simulation thread panicked".into(), true)));
+                    if let Ok(mut slot) = slots[i].lock() {
+                        *slot = Some(r);
+                    }
+                    // Progress with an estimate of the time left (on stderr).
+                    let d = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                    let spent = watch.elapsed_ns() as f64 / 1e9;
+                    let left = spent / d as f64 * (configs.len() - d) as f64;
+                    eprintln!(
+                        "[{d}/{}] configurations done, {spent:.1} s elapsed, about {left:.0} s left",
+                        configs.len()
+                    );
+                }
+            });
+        }
+    });
+    let out: Vec<Option<Result<RunReport, (String, bool)>>> = slots
+        .into_iter()
+        .map(|m| m.into_inner().ok().flatten())
+        .collect();
     let out: Vec<Result<RunReport, (String, bool)>> = out
         .into_iter()
         .map(|r| r.unwrap_or_else(|| Err(("not run".into(), false))))

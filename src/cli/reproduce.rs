@@ -1,12 +1,16 @@
-//! `zonedb reproduce same-zone|oaza [--scale small|paper] [--json]`: the papers' zone-aware
-//! experiments (scheme matrices built in `zonedb_harness::reproduce`), run in simulation, with
-//! our figures printed beside the papers' and written to a report directory.
+//! `zonedb reproduce same-zone|oaza [--scale small|paper] [--json] [--seeds N]
+//! [--no-text-forms] [--no-ablation]`: the papers' zone-aware experiments (scheme matrices in
+//! the authors' code's forms and the paper text's, and the ablation between the old study and
+//! them, built in `zonedb_harness::reproduce`), run in simulation, with our figures printed
+//! beside the papers' and written to a report directory. Identical configurations (the
+//! ablation's last row and the code forms' first workload) run once.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use zonedb_harness::reproduce::{self, CellResult, Figures, ReproScale, Study};
+use zonedb_harness::reproduce::{self, CellResult, Figures, Plan, ReproScale, Study};
+use zonedb_harness::scenario::Scenario;
 
 use super::CliError;
 use super::compare::run_all;
@@ -35,9 +39,19 @@ pub struct ReproduceArgs {
     /// Simulations run at once.
     #[arg(long, default_value_t = 2)]
     jobs: usize,
-    /// Seed of every simulation.
+    /// Seed of every simulation (the first, with `--seeds`).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Seeds to run (`seed`, `seed + 1`, ...); every figure is their mean, with the spread in
+    /// the JSON (the paper: the mean of 3 runs).
+    #[arg(long, default_value_t = 1)]
+    seeds: u64,
+    /// Skip the paper text's forms (run the code's only).
+    #[arg(long)]
+    no_text_forms: bool,
+    /// Skip the ablation.
+    #[arg(long)]
+    no_ablation: bool,
     /// Report directory (`reproduce-<study>.md` and `.json` are written there).
     #[arg(long, default_value = "zonedb-report")]
     out: PathBuf,
@@ -54,28 +68,57 @@ pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
         Study::Oaza => "oaza",
     };
     let scale = ReproScale::parse(&a.scale).map_err(usage)?;
-    let cells = reproduce::cells(study, scale, a.seed).map_err(usage)?;
+    let plan = Plan {
+        seeds: (0..a.seeds.max(1)).map(|i| a.seed.wrapping_add(i)).collect(),
+        text_forms: !a.no_text_forms,
+        ablation: !a.no_ablation,
+    };
+    let cells = reproduce::cells(study, scale, &plan).map_err(usage)?;
     if !a.json {
         println!(
-            "zonedb reproduce {name} --scale {}: {} simulations, {} at a time (seed {})",
+            "zonedb reproduce {name} --scale {}: {} configurations, {} at a time (seeds {:?})",
             a.scale,
             cells.len(),
             a.jobs.max(1),
-            a.seed
+            plan.seeds
         );
     }
     let wall = Stopwatch::start();
-    let scenarios: Vec<_> = cells.iter().map(|c| c.scenario.clone()).collect();
-    let reports = run_all(&scenarios, a.jobs)?;
+    // Each distinct configuration (names aside) runs once.
+    let mut unique: Vec<Scenario> = Vec::new();
+    let index: Vec<usize> = cells
+        .iter()
+        .map(|c| {
+            let same = |u: &Scenario| Scenario {
+                name: String::new(),
+                ..u.clone()
+            } == Scenario {
+                name: String::new(),
+                ..c.scenario.clone()
+            };
+            unique.iter().position(same).unwrap_or_else(|| {
+                unique.push(c.scenario.clone());
+                unique.len() - 1
+            })
+        })
+        .collect();
+    let figures: Vec<Result<Figures, String>> = run_all(&unique, a.jobs)?
+        .into_iter()
+        .map(|r| r.map(|r| Figures::of(&r)))
+        .collect();
     let results: Vec<CellResult> = cells
         .iter()
-        .zip(reports)
-        .map(|(c, r)| CellResult {
+        .zip(index)
+        .map(|(c, i)| CellResult {
+            group: c.group.to_owned(),
             scheme: c.scheme.to_owned(),
+            form: c.form.name().to_owned(),
             workload: c.workload.clone(),
             turning_point: c.turning_point,
             level_constraint: c.level_constraint,
-            figures: r.map(|r| Figures::of(&r)),
+            ablation_step: c.ablation_step,
+            seed: c.seed,
+            figures: figures[i].clone(),
         })
         .collect();
     let mut j = reproduce::json(study, scale, &results);

@@ -38,6 +38,23 @@ pub enum Override {
     Num(u64),
     /// The whole `[workload]` section, replacing the base's.
     Workload(WorkloadSection),
+    /// Any `[fs]` key by its scenario-file name (`fs.<name> = value`), checked as the file's.
+    FsKey(String, toml::Value),
+    /// Any `[workload]` key by its scenario-file name (`workload.<name> = value`).
+    WorkloadKey(String, toml::Value),
+}
+
+/// `section` with `key = value` set, read back through its own (strict) deserializer.
+fn set_key<T: serde::Serialize + serde::de::DeserializeOwned>(
+    section: &T,
+    what: &str,
+    key: &str,
+    value: toml::Value,
+) -> Result<T, HarnessError> {
+    let bad = |e: &dyn std::fmt::Display| HarnessError::Config(format!("{what}.{key}: {e}"));
+    let mut table = toml::Table::try_from(section).map_err(|e| bad(&e))?;
+    table.insert(key.to_owned(), value);
+    T::deserialize(toml::Value::Table(table)).map_err(|e| bad(&e))
 }
 
 impl Override {
@@ -57,7 +74,7 @@ impl Override {
         Self::Engine(name.to_owned(), toml::Value::String(value.to_owned()))
     }
 
-    fn apply(self, s: &mut Scenario) {
+    fn apply(self, s: &mut Scenario) -> Result<(), HarnessError> {
         match self {
             Self::Name(n) => s.name = n,
             Self::Seed(v) => s.seed = v,
@@ -76,7 +93,10 @@ impl Override {
             }
             Self::Num(n) => s.workload.num = n,
             Self::Workload(w) => s.workload = w,
+            Self::FsKey(k, v) => s.fs = set_key(&s.fs, "fs", &k, v)?,
+            Self::WorkloadKey(k, v) => s.workload = set_key(&s.workload, "workload", &k, v)?,
         }
+        Ok(())
     }
 }
 
@@ -103,7 +123,7 @@ impl Scenario {
         overrides: impl IntoIterator<Item = Override>,
     ) -> Result<Self, HarnessError> {
         for o in overrides {
-            o.apply(&mut self);
+            o.apply(&mut self)?;
         }
         self.check()?;
         Ok(self)
@@ -138,6 +158,8 @@ mod tests {
                 Override::engine_str("compaction_pri", "kByCompensatedSize"),
                 Override::engine_int("write_buffer_size", 2 << 20).unwrap(),
                 Override::Num(500),
+                Override::FsKey("finish_threshold".into(), toml::Value::Integer(10)),
+                Override::WorkloadKey("value_size".into(), toml::Value::Integer(200)),
             ])
             .unwrap();
         assert!(s.compare.is_empty());
@@ -148,12 +170,14 @@ mod tests {
             scale = "1/128"
             [fs]
             cleaner = "greedy"
+            finish_threshold = 10
             [engine]
             write_buffer_size = 2097152
             compaction_pri = "kByCompensatedSize"
             [workload]
             benchmarks = "fillrandom"
             num = 500
+            value_size = 200
         "#,
         )
         .unwrap();
@@ -168,6 +192,9 @@ mod tests {
             Override::Placement("nowhere".into()),
             Override::engine_int("write_buffer_size", 5).unwrap(),
             Override::SampleIntervalMs(0),
+            Override::FsKey("no_such_key".into(), toml::Value::Integer(1)),
+            Override::FsKey("gc_threshold".into(), toml::Value::String("x".into())),
+            Override::WorkloadKey("no_such_key".into(), toml::Value::Integer(1)),
         ] {
             assert!(base.clone().with([bad.clone()]).is_err(), "{bad:?}");
         }

@@ -1,0 +1,283 @@
+//! What one simulation of a study measured ([`Figures`]), its place in the study
+//! ([`CellResult`]), and the mean and spread of a figure over seeds.
+
+use serde::{Deserialize, Serialize};
+
+use crate::experiment::RunReport;
+
+/// What one simulation measured, under the names the issue and the papers use.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Figures {
+    /// Operations (puts) of the measured phases.
+    pub ops: u64,
+    /// PUT throughput, virtual time.
+    pub ops_per_s: f64,
+    /// User bytes written per second (MB/s).
+    pub mb_per_s: f64,
+    /// Device bytes written / user bytes written (the tree's and the zone layer's).
+    pub write_amplification: f64,
+    /// The zone layer's alone: device bytes written / bytes the engine wrote to files
+    /// (what the OAZA slides call the write amplification factor).
+    pub zone_write_amplification: f64,
+    /// Bytes copied by zone cleaning.
+    pub gc_copied_bytes: u64,
+    /// Zone resets.
+    pub zone_resets: u64,
+    /// Mean of the per-level mean `S_same`.
+    pub s_same_avg: f64,
+    /// Mean `S_same` per start level.
+    pub s_same_by_level: Vec<Option<f64>>,
+    /// Mean `S_inval`.
+    pub s_inval_avg: f64,
+    /// CompactionRead: mean wait per input read, µs.
+    pub compaction_read_latency_us: f64,
+    /// CompactionRead: MB/s.
+    pub compaction_read_mb_per_s: f64,
+    /// Mean compaction victim (input) bytes.
+    pub victim_bytes_avg: f64,
+    /// Write stall time, s.
+    pub stall_s: f64,
+    /// I/O blocking time on zone allocation and cleaning, s.
+    pub io_blocking_s: f64,
+    /// Flushes per second and compactions per second of virtual time.
+    pub flushes_per_s: f64,
+    /// Compactions per second.
+    pub compactions_per_s: f64,
+    /// Share of SST zone allocations that CAZA's or OAZA's own rules placed (the rest fell
+    /// back to LIZA), percent; 0 for LIZA.
+    pub context_placement_pct: f64,
+    /// Virtual seconds of the measured phases.
+    #[serde(default)]
+    pub run_s: f64,
+}
+
+impl Figures {
+    /// From a run.
+    pub fn of(r: &RunReport) -> Self {
+        let ops: u64 = r.benchmarks.iter().map(|b| b.ops).sum();
+        let secs: f64 = r
+            .benchmarks
+            .iter()
+            .map(|b| {
+                let rate = b.ops_per_sec();
+                if rate > 0.0 { b.ops as f64 / rate } else { 0.0 }
+            })
+            .sum();
+        let z = &r.db.zone_compaction;
+        let end_s = r.end_ns.max(1) as f64 / 1e9;
+        Self {
+            ops,
+            ops_per_s: if secs > 0.0 { ops as f64 / secs } else { 0.0 },
+            mb_per_s: if secs > 0.0 {
+                r.db.user_bytes_written as f64 / 1e6 / secs
+            } else {
+                0.0
+            },
+            write_amplification: r.write_amplification(),
+            zone_write_amplification: r.fs.write_amplification,
+            gc_copied_bytes: r.fs.gc_copied_bytes,
+            zone_resets: r.fs.zone_resets,
+            s_same_avg: z.s_same_avg(),
+            s_same_by_level: z.s_same_per_level(),
+            s_inval_avg: z.s_inval_avg(),
+            compaction_read_latency_us: z.read_latency_ns() / 1e3,
+            compaction_read_mb_per_s: z.read_mb_per_s(),
+            victim_bytes_avg: z.avg_victim_bytes(),
+            stall_s: (r.db.stall_stop_ns + r.db.stall_delay_ns) as f64 / 1e9,
+            io_blocking_s: r.fs.io_blocking_ns as f64 / 1e9,
+            flushes_per_s: r.db.flushes as f64 / end_s,
+            compactions_per_s: r.db.compactions as f64 / end_s,
+            context_placement_pct: if r.fs.sst_context_allocations == 0 {
+                0.0
+            } else {
+                100.0 * r.fs.sst_context_placements as f64 / r.fs.sst_context_allocations as f64
+            },
+            run_s: secs,
+        }
+    }
+
+    /// The mean of `runs` (one per seed), field by field; counts are rounded. `None` for no
+    /// runs.
+    pub fn mean(runs: &[&Self]) -> Option<Self> {
+        let values: Vec<serde_json::Value> = runs
+            .iter()
+            .filter_map(|f| serde_json::to_value(f).ok())
+            .collect();
+        if values.is_empty() {
+            return None;
+        }
+        serde_json::from_value(mean_value(&values)).ok()
+    }
+}
+
+/// The field-by-field mean of JSON values of one shape: numbers averaged (rounded when every
+/// input is an integer), arrays element by element, objects key by key, `null` where any
+/// input is `null`.
+fn mean_value(values: &[serde_json::Value]) -> serde_json::Value {
+    use serde_json::Value;
+    let Some(first) = values.first() else {
+        return Value::Null;
+    };
+    match first {
+        Value::Number(_) => {
+            let nums: Option<Vec<f64>> = values.iter().map(Value::as_f64).collect();
+            let Some(nums) = nums else {
+                return Value::Null;
+            };
+            let m = nums.iter().sum::<f64>() / nums.len() as f64;
+            if values.iter().all(Value::is_u64) {
+                serde_json::json!(m.round() as u64)
+            } else {
+                serde_json::json!(m)
+            }
+        }
+        Value::Array(a) => {
+            let n = a.len();
+            let cols: Vec<Value> = (0..n)
+                .map(|i| {
+                    let col: Option<Vec<Value>> = values
+                        .iter()
+                        .map(|v| v.as_array().and_then(|a| a.get(i)).cloned())
+                        .collect();
+                    col.map_or(Value::Null, |c| mean_value(&c))
+                })
+                .collect();
+            Value::Array(cols)
+        }
+        Value::Object(o) => {
+            let mut out = serde_json::Map::new();
+            for k in o.keys() {
+                let col: Vec<Value> = values
+                    .iter()
+                    .map(|v| v.get(k).cloned().unwrap_or(Value::Null))
+                    .collect();
+                out.insert(k.clone(), mean_value(&col));
+            }
+            Value::Object(out)
+        }
+        _ => {
+            if values.iter().any(Value::is_null) {
+                Value::Null
+            } else {
+                first.clone()
+            }
+        }
+    }
+}
+
+/// Minimum, maximum and sample standard deviation of one figure over seeds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Spread {
+    /// Smallest.
+    pub min: f64,
+    /// Largest.
+    pub max: f64,
+    /// Sample standard deviation (0 for one seed).
+    pub stddev: f64,
+}
+
+impl Spread {
+    /// Of `xs`; `None` when empty.
+    pub fn of(xs: &[f64]) -> Option<Self> {
+        if xs.is_empty() {
+            return None;
+        }
+        let n = xs.len() as f64;
+        let m = xs.iter().sum::<f64>() / n;
+        let var = if xs.len() > 1 {
+            xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0)
+        } else {
+            0.0
+        };
+        Some(Self {
+            min: xs.iter().copied().fold(f64::INFINITY, f64::min),
+            max: xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            stddev: var.sqrt(),
+        })
+    }
+}
+
+/// The figures whose spread over seeds the JSON reports.
+pub const SPREAD_FIGURES: [(&str, fn(&Figures) -> f64); 6] = [
+    ("gc_copied_bytes", |f| f.gc_copied_bytes as f64),
+    ("zone_resets", |f| f.zone_resets as f64),
+    ("ops_per_s", |f| f.ops_per_s),
+    ("stall_s", |f| f.stall_s),
+    ("s_same_avg", |f| f.s_same_avg),
+    ("s_inval_avg", |f| f.s_inval_avg),
+];
+
+/// The spread of [`SPREAD_FIGURES`] over `runs`.
+pub fn spread(runs: &[&Figures]) -> serde_json::Value {
+    let mut o = serde_json::Map::new();
+    for (name, get) in SPREAD_FIGURES {
+        let xs: Vec<f64> = runs.iter().map(|f| get(f)).collect();
+        if let Some(s) = Spread::of(&xs) {
+            o.insert(name.to_owned(), serde_json::json!(s));
+        }
+    }
+    serde_json::Value::Object(o)
+}
+
+/// A finished simulation of a study.
+#[derive(Debug, Clone, Serialize)]
+pub struct CellResult {
+    /// `scheme`, `sweep` or `ablation`.
+    pub group: String,
+    /// Scheme name.
+    pub scheme: String,
+    /// `code` or `text`.
+    pub form: String,
+    /// Workload.
+    pub workload: String,
+    /// Turning point (sweep).
+    pub turning_point: Option<u32>,
+    /// Level constraint (sweep).
+    pub level_constraint: Option<bool>,
+    /// Row of the ablation (ablation).
+    pub ablation_step: Option<usize>,
+    /// Seed.
+    pub seed: u64,
+    /// Figures, or why the run failed.
+    pub figures: Result<Figures, String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mean_of_seeds_averages_every_field_and_rounds_counts() {
+        let a = Figures {
+            gc_copied_bytes: 100,
+            zone_resets: 3,
+            ops_per_s: 10.0,
+            s_same_by_level: vec![Some(0.5), None],
+            ..Figures::default()
+        };
+        let b = Figures {
+            gc_copied_bytes: 201,
+            zone_resets: 4,
+            ops_per_s: 20.0,
+            s_same_by_level: vec![Some(0.7), Some(0.1)],
+            ..Figures::default()
+        };
+        let m = Figures::mean(&[&a, &b]).unwrap();
+        assert_eq!(m.gc_copied_bytes, 151);
+        assert_eq!(m.zone_resets, 4);
+        assert!((m.ops_per_s - 15.0).abs() < 1e-9);
+        assert!((m.s_same_by_level[0].unwrap() - 0.6).abs() < 1e-9);
+        assert_eq!(m.s_same_by_level[1], None);
+        assert_eq!(Figures::mean(&[&a]).unwrap(), a);
+        assert!(Figures::mean(&[]).is_none());
+    }
+
+    #[test]
+    fn spread_is_min_max_and_sample_stddev() {
+        let s = Spread::of(&[1.0, 3.0]).unwrap();
+        assert_eq!((s.min, s.max), (1.0, 3.0));
+        assert!((s.stddev - 2f64.sqrt()).abs() < 1e-12);
+        assert_eq!(Spread::of(&[5.0]).unwrap().stddev, 0.0);
+        assert!(Spread::of(&[]).is_none());
+    }
+}

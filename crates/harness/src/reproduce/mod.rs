@@ -1,0 +1,489 @@
+//! The papers' zone-aware experiments as ready-made scenario matrices, their figures per
+//! scheme, and tables that put our figures beside the papers' numbers.
+//!
+//! - **same-zone** (Same-Zone Compaction paper, §VII): Baseline, A-LIZA, CAZA and A-CAZA on
+//!   db_bench fillrandom and YCSB zipfian / latest / uniform (16 B keys in db_bench, 1 KiB
+//!   values) on `caza-paper`; then ACC's turning-point sweep (0, 25, 30, 50, 70) with and
+//!   without the level constraint, on fillrandom with LIZA placement.
+//! - **oaza** (OAZA slides): LIZA, CAZA and OAZA on random writes of 8 KiB values with 32 MiB
+//!   SSTs on `oaza-paper`.
+//!
+//! Every scheme runs in the authors' code's form (the default, what produced the figures)
+//! and in the paper text's form ([`forms`]), on the authors' db_bench set-up; the
+//! [`ablation`] walks from the old study to that one difference at a time. Figures are means
+//! over the plan's seeds, with their spread ([`figures`]); [`report`] prints them.
+//!
+//! `small` scales the device by 1/64 and the engine's sizes with it (memtable, SST and level
+//! sizes keep their ratios to the zone size). The datasets are sized so that zone cleaning
+//! runs at a pressure like the papers' (see `docs/results/same-zone.md`), not to the papers'
+//! byte counts, which at 1/64 overfill the device (our tree and the 14 active zones hold more
+//! space per byte stored than the paper reports). `paper` uses the papers' own sizes.
+
+pub mod ablation;
+pub mod figures;
+pub mod forms;
+pub mod report;
+
+pub use figures::{CellResult, Figures};
+pub use forms::{Form, OAZA_SCHEMES, SAME_ZONE_SCHEMES, SAME_ZONE_WORKLOADS, Scheme};
+pub use report::{json, markdown};
+
+use crate::db_bench::HarnessError;
+use crate::scenario::{Override, Scenario, WorkloadSection};
+
+/// Which experiment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Study {
+    /// ZACA / ACC / CAZA.
+    SameZone,
+    /// OAZA vs LIZA and CAZA.
+    Oaza,
+}
+
+/// How big.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReproScale {
+    /// 1/64 of the papers' devices; minutes.
+    Small,
+    /// The papers' sizes (hours, and the device's payload in RAM).
+    Paper,
+}
+
+impl ReproScale {
+    /// From `small` / `paper`.
+    ///
+    /// # Errors
+    /// [`HarnessError::Config`] for anything else.
+    pub fn parse(s: &str) -> Result<Self, HarnessError> {
+        match s {
+            "small" => Ok(Self::Small),
+            "paper" => Ok(Self::Paper),
+            other => Err(HarnessError::Config(format!(
+                "scale '{other}': small or paper"
+            ))),
+        }
+    }
+
+    /// `small` / `paper`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Small => "small",
+            Self::Paper => "paper",
+        }
+    }
+
+    /// Divisor of sizes and counts.
+    fn div(self) -> u64 {
+        match self {
+            Self::Small => 64,
+            Self::Paper => 1,
+        }
+    }
+}
+
+/// ACC turning points swept (percent free space).
+pub const TURNING_POINTS: [u32; 5] = [0, 25, 30, 50, 70];
+
+/// One simulation of the matrix.
+#[derive(Debug, Clone)]
+pub struct Cell {
+    /// What it measures: `scheme`, `sweep` or `ablation`.
+    pub group: &'static str,
+    /// Scheme name.
+    pub scheme: &'static str,
+    /// Which form of the policies.
+    pub form: Form,
+    /// Workload name.
+    pub workload: String,
+    /// Turning point (sweep only).
+    pub turning_point: Option<u32>,
+    /// ACC level constraint on (sweep only).
+    pub level_constraint: Option<bool>,
+    /// Ablation row (ablation only).
+    pub ablation_step: Option<usize>,
+    /// Seed.
+    pub seed: u64,
+    /// The configuration.
+    pub scenario: Scenario,
+}
+
+/// What of a study to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// Seeds; every figure is the mean over them, with its spread.
+    pub seeds: Vec<u64>,
+    /// Also the text forms' matrix.
+    pub text_forms: bool,
+    /// Also the ablation.
+    pub ablation: bool,
+}
+
+impl Plan {
+    /// Everything, for one seed.
+    pub fn full(seed: u64) -> Self {
+        Self {
+            seeds: vec![seed],
+            text_forms: true,
+            ablation: true,
+        }
+    }
+}
+
+/// The same-zone study's base: Baseline on fillrandom at 1/64 (its `[[compare]]` variants
+/// are the other schemes; the study sets them itself).
+const SAME_ZONE_BASE: &str = include_str!("../../../../scenarios/same-zone.toml");
+
+/// The OAZA study's base: LIZA on 8 KiB random writes at 1/64.
+const OAZA_BASE: &str = include_str!("../../../../scenarios/oaza.toml");
+
+const MIB: u64 = 1 << 20;
+
+/// What every configuration of a study at `scale` shares: the seed, the device scale and the
+/// engine's sizes (memtable, SST, level 1) divided with it, given in MiB at paper scale.
+fn scaled(
+    scale: ReproScale,
+    seed: u64,
+    (write_buffer_mib, sst_mib, l1_mib): (u64, u64, u64),
+) -> Result<Vec<Override>, HarnessError> {
+    let d = scale.div();
+    Ok(vec![
+        Override::Seed(seed),
+        Override::Scale(format!("1/{d}")),
+        Override::engine_int("write_buffer_size", write_buffer_mib * MIB / d)?,
+        Override::engine_int("target_file_size_base", sst_mib * MIB / d)?,
+        Override::engine_int("max_bytes_for_level_base", l1_mib * MIB / d)?,
+    ])
+}
+
+/// The same-zone paper's workload `w` at `scale`.
+fn same_zone_workload(w: &str, scale: ReproScale) -> Override {
+    // Puts of 16 + 1024 bytes: 72 GB in the paper's fillrandom (36 GB loaded by YCSB, then as
+    // many updates); 500 K at 1/64 (see the module note), YCSB half loaded, half updated.
+    let puts: u64 = if scale == ReproScale::Small {
+        500_000
+    } else {
+        69_000_000
+    };
+    if w == "fillrandom" {
+        // The base file's workload: fillrandom, 16-byte keys, 1 KiB values.
+        return Override::Num(puts);
+    }
+    let n = i64::try_from(puts / 2).unwrap_or(i64::MAX);
+    let int = toml::Value::Integer;
+    let ycsb: toml::Table = [
+        ("recordcount", int(n)),
+        ("operationcount", int(n)),
+        ("readproportion", int(0)),
+        ("updateproportion", int(1)),
+        ("scanproportion", int(0)),
+        ("insertproportion", int(0)),
+        ("fieldcount", int(1)),
+        ("fieldlength", int(1024)),
+        ("requestdistribution", toml::Value::String(w.to_owned())),
+        ("zipfianconstant", toml::Value::Float(0.99)),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    Override::Workload(WorkloadSection {
+        kind: "ycsb".into(),
+        ycsb,
+        ..WorkloadSection::default()
+    })
+}
+
+/// The study's base scenario at `scale` with `seed`, before set-up and policies.
+fn study_base(study: Study, scale: ReproScale, seed: u64) -> Result<Scenario, HarnessError> {
+    match study {
+        Study::SameZone => Scenario::base(SAME_ZONE_BASE)?.with(scaled(scale, seed, (64, 64, 256))?),
+        Study::Oaza => {
+            // 6 M puts of 8 KiB at paper scale; at 1/64 the count is calibrated like the
+            // same-zone study's (see the module note).
+            let num = if scale == ReproScale::Small {
+                40_000
+            } else {
+                6_000_000
+            };
+            let mut common = scaled(scale, seed, (64, 32, 256))?;
+            common.push(Override::Num(num));
+            Scenario::base(OAZA_BASE)?.with(common)
+        }
+    }
+}
+
+/// The study's schemes and workloads.
+fn matrix(study: Study) -> (&'static [Scheme], Vec<&'static str>) {
+    match study {
+        Study::SameZone => (&SAME_ZONE_SCHEMES, SAME_ZONE_WORKLOADS.to_vec()),
+        Study::Oaza => (&OAZA_SCHEMES, vec![OAZA_WORKLOAD]),
+    }
+}
+
+/// The OAZA study's one workload.
+pub const OAZA_WORKLOAD: &str = "fillrandom-8k";
+
+/// The workload override of `study`'s workload `w` (none for the base file's own).
+fn workload(study: Study, w: &str, scale: ReproScale) -> Vec<Override> {
+    match study {
+        Study::SameZone => vec![same_zone_workload(w, scale)],
+        Study::Oaza => Vec::new(),
+    }
+}
+
+/// Every simulation of a study: per seed, the scheme matrix in the code's forms, then (as
+/// `plan` says) in the text's forms, the ACC turning-point sweep (same-zone) and the ablation.
+///
+/// # Errors
+/// [`HarnessError::Config`] if a derived scenario is invalid (a bug).
+pub fn cells(study: Study, scale: ReproScale, plan: &Plan) -> Result<Vec<Cell>, HarnessError> {
+    let mut out = Vec::new();
+    let (schemes, workloads) = matrix(study);
+    for &seed in &plan.seeds {
+        let base = study_base(study, scale, seed)?;
+        let setup = forms::authors_setup()?;
+        let forms: &[Form] = if plan.text_forms {
+            &Form::ALL
+        } else {
+            &[Form::Code]
+        };
+        for &form in forms {
+            for w in &workloads {
+                for s in schemes {
+                    let scenario = base.clone().with(
+                        setup
+                            .iter()
+                            .cloned()
+                            .chain(s.policies(form).overrides())
+                            .chain(workload(study, w, scale))
+                            .chain([Override::Name(format!("{} {w} ({})", s.name, form.name()))]),
+                    )?;
+                    out.push(Cell {
+                        group: "scheme",
+                        scheme: s.name,
+                        form,
+                        workload: (*w).to_owned(),
+                        turning_point: None,
+                        level_constraint: None,
+                        ablation_step: None,
+                        seed,
+                        scenario,
+                    });
+                }
+            }
+        }
+        if study == Study::SameZone {
+            let a_liza = SAME_ZONE_SCHEMES[1];
+            for constraint in [false, true] {
+                for tp in TURNING_POINTS {
+                    let scenario = base.clone().with(
+                        setup
+                            .iter()
+                            .cloned()
+                            .chain(a_liza.policies(Form::Text).overrides())
+                            .chain([
+                                Override::engine_int("acc_turning_point", u64::from(tp))?,
+                                Override::engine_int(
+                                    "acc_min_start_level",
+                                    if constraint { 2 } else { 0 },
+                                )?,
+                                same_zone_workload("fillrandom", scale),
+                                Override::Name(format!(
+                                    "ACC tp={tp} {}",
+                                    if constraint { "L>=2" } else { "all levels" }
+                                )),
+                            ]),
+                    )?;
+                    out.push(Cell {
+                        group: "sweep",
+                        scheme: a_liza.name,
+                        form: Form::Text,
+                        workload: "fillrandom".into(),
+                        turning_point: Some(tp),
+                        level_constraint: Some(constraint),
+                        ablation_step: None,
+                        seed,
+                        scenario,
+                    });
+                }
+            }
+        }
+        if plan.ablation {
+            let w = workloads[0];
+            for (i, row) in ablation::rows(study)?.into_iter().enumerate() {
+                for (name, pol) in &row.schemes {
+                    let scenario = base.clone().with(
+                        row.setup
+                            .iter()
+                            .cloned()
+                            .chain(pol.overrides())
+                            .chain(workload(study, w, scale))
+                            .chain([Override::Name(format!("ablation {i} {name}"))]),
+                    )?;
+                    out.push(Cell {
+                        group: "ablation",
+                        scheme: name,
+                        form: Form::Code,
+                        workload: w.to_owned(),
+                        turning_point: None,
+                        level_constraint: None,
+                        ablation_step: Some(i),
+                        seed,
+                        scenario,
+                    });
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one_seed(text_forms: bool, ablation: bool) -> Plan {
+        Plan {
+            seeds: vec![1],
+            text_forms,
+            ablation,
+        }
+    }
+
+    #[test]
+    fn same_zone_matrix_is_four_schemes_by_four_workloads_in_two_forms_plus_the_sweep() {
+        let c = cells(Study::SameZone, ReproScale::Small, &one_seed(true, false)).unwrap();
+        assert_eq!(c.len(), 2 * 16 + 10);
+        let pick = |form: Form| {
+            c.iter()
+                .find(|c| c.scheme == "A-CAZA" && c.workload == "zipfian" && c.form == form)
+                .unwrap()
+        };
+        let s = &pick(Form::Text).scenario;
+        assert_eq!(s.fs.placement, "caza");
+        assert_eq!(s.engine["compaction_scheme"].as_str(), Some("acc"));
+        let s = &pick(Form::Code).scenario;
+        assert_eq!(s.fs.placement, "caza-artifact");
+        assert_eq!(s.engine["compaction_scheme"].as_str(), Some("acc-artifact"));
+        assert_eq!(s.workload.kind, "ycsb");
+        assert_eq!(s.device.profile, "caza-paper");
+        let o = s.db_options().unwrap();
+        assert_eq!(o.write_buffer_size, 1 << 20);
+        assert!(!o.level_compaction_dynamic_level_bytes);
+        assert!(o.disable_wal);
+        let w = s.workload.ycsb_workload().unwrap();
+        assert_eq!(w.recordcount, 250_000);
+        let sweep: Vec<_> = c.iter().filter(|c| c.group == "sweep").collect();
+        assert_eq!(sweep.len(), 10);
+        let tp25 = sweep
+            .iter()
+            .find(|c| c.turning_point == Some(25) && c.level_constraint == Some(true))
+            .unwrap();
+        let o = tp25.scenario.db_options().unwrap();
+        assert_eq!((o.acc_turning_point, o.acc_min_start_level), (25, 2));
+    }
+
+    #[test]
+    fn the_ablation_ends_on_the_code_forms_configuration() {
+        let c = cells(Study::SameZone, ReproScale::Small, &one_seed(false, true)).unwrap();
+        let last = c
+            .iter()
+            .filter(|c| c.group == "ablation")
+            .map(|c| c.ablation_step.unwrap())
+            .max()
+            .unwrap();
+        for scheme in ["Baseline", "A-CAZA"] {
+            let mut a = c
+                .iter()
+                .find(|c| c.ablation_step == Some(last) && c.scheme == scheme)
+                .unwrap()
+                .scenario
+                .clone();
+            let mut m = c
+                .iter()
+                .find(|c| {
+                    c.group == "scheme" && c.scheme == scheme && c.workload == "fillrandom"
+                })
+                .unwrap()
+                .scenario
+                .clone();
+            a.name.clear();
+            m.name.clear();
+            assert_eq!(a, m, "{scheme}");
+        }
+    }
+
+    #[test]
+    fn seeds_multiply_the_matrix() {
+        let plan = Plan {
+            seeds: vec![1, 2, 3],
+            text_forms: false,
+            ablation: false,
+        };
+        let c = cells(Study::Oaza, ReproScale::Small, &plan).unwrap();
+        assert_eq!(c.len(), 9);
+        let seeds: Vec<u64> = c.iter().map(|c| c.scenario.seed).collect();
+        assert_eq!(seeds, [1, 1, 1, 2, 2, 2, 3, 3, 3]);
+    }
+
+    #[test]
+    fn oaza_matrix_names_the_slides_schemes() {
+        let c = cells(Study::Oaza, ReproScale::Small, &one_seed(false, false)).unwrap();
+        let names: Vec<&str> = c.iter().map(|c| c.scheme).collect();
+        assert_eq!(names, ["LIZA", "CAZA", "OAZA"]);
+        let o = c[2].scenario.db_options().unwrap();
+        assert_eq!(o.target_file_size_base, 512 << 10);
+        assert_eq!(c[2].scenario.workload.value_size, 8192);
+    }
+
+    fn result(scheme: &str, seed: u64, f: Figures) -> CellResult {
+        CellResult {
+            group: "scheme".into(),
+            scheme: scheme.into(),
+            form: "code".into(),
+            workload: OAZA_WORKLOAD.into(),
+            turning_point: None,
+            level_constraint: None,
+            ablation_step: None,
+            seed,
+            figures: Ok(f),
+        }
+    }
+
+    #[test]
+    fn json_has_one_object_per_scheme_with_the_issue_keys_and_the_mean_of_seeds() {
+        let f = |gc: u64| Figures {
+            ops: 10,
+            ops_per_s: 5.0,
+            gc_copied_bytes: gc,
+            zone_resets: 3,
+            ..Figures::default()
+        };
+        let results: Vec<CellResult> = OAZA_SCHEMES
+            .iter()
+            .flat_map(|s| [result(s.name, 1, f(50)), result(s.name, 2, f(150))])
+            .collect();
+        let j = json(Study::Oaza, ReproScale::Small, &results);
+        assert_eq!(j["seeds"], serde_json::json!([1, 2]));
+        for s in ["LIZA", "CAZA", "OAZA"] {
+            let o = &j["schemes"][s];
+            for k in [
+                "gc_copied_bytes",
+                "zone_resets",
+                "ops_per_s",
+                "write_amplification",
+                "s_same_avg",
+                "s_inval_avg",
+            ] {
+                assert!(o.get(k).is_some(), "{s}.{k}");
+            }
+            assert_eq!(o["gc_copied_bytes"], 100);
+            let sp = &o["spread"][OAZA_WORKLOAD]["gc_copied_bytes"];
+            assert_eq!((sp["min"].as_f64(), sp["max"].as_f64()), (Some(50.0), Some(150.0)));
+        }
+        let md = markdown(Study::Oaza, ReproScale::Small, &results);
+        assert!(
+            md.contains("| cleaning copy, LIZA / OAZA | 2.7x | 1.00x |"),
+            "{md}"
+        );
+    }
+}

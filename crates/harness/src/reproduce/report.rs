@@ -1,0 +1,605 @@
+//! The study's JSON and Markdown: the code forms' tables (the default), the text forms'
+//! tables, the papers' headline numbers beside ours, the turning-point sweep and the ablation.
+//! Every figure is the mean over the plan's seeds ([`Figures::mean`]); the JSON adds each
+//! scheme's spread.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use super::figures::{CellResult, Figures, spread};
+use super::forms::{Form, OAZA_SCHEMES, SAME_ZONE_SCHEMES, SAME_ZONE_WORKLOADS, Scheme};
+use super::{OAZA_WORKLOAD, ReproScale, Study, ablation};
+
+/// Which simulations a figure comes from (all seeds of it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Key<'a> {
+    group: &'a str,
+    form: Form,
+    scheme: &'a str,
+    workload: &'a str,
+    turning_point: Option<u32>,
+    level_constraint: Option<bool>,
+    ablation_step: Option<usize>,
+}
+
+impl<'a> Key<'a> {
+    /// A scheme of the matrix.
+    fn scheme(form: Form, scheme: &'a str, workload: &'a str) -> Self {
+        Self {
+            group: "scheme",
+            form,
+            scheme,
+            workload,
+            turning_point: None,
+            level_constraint: None,
+            ablation_step: None,
+        }
+    }
+
+    fn matches(&self, r: &CellResult) -> bool {
+        r.group == self.group
+            && r.form == self.form.name()
+            && r.scheme == self.scheme
+            && r.workload == self.workload
+            && r.turning_point == self.turning_point
+            && r.level_constraint == self.level_constraint
+            && r.ablation_step == self.ablation_step
+    }
+}
+
+/// The successful runs (one per seed) of `key`.
+fn runs<'r>(results: &'r [CellResult], key: &Key<'_>) -> Vec<&'r Figures> {
+    results
+        .iter()
+        .filter(|r| key.matches(r))
+        .filter_map(|r| r.figures.as_ref().ok())
+        .collect()
+}
+
+/// The mean over seeds of `key`'s runs.
+fn get(results: &[CellResult], key: &Key<'_>) -> Option<Figures> {
+    Figures::mean(&runs(results, key))
+}
+
+/// The first error of `key`'s runs.
+fn error<'r>(results: &'r [CellResult], key: &Key<'_>) -> Option<&'r str> {
+    results
+        .iter()
+        .filter(|r| key.matches(r))
+        .find_map(|r| r.figures.as_ref().err().map(String::as_str))
+}
+
+fn mean(xs: impl Iterator<Item = f64>) -> f64 {
+    let v: Vec<f64> = xs.collect();
+    if v.is_empty() {
+        0.0
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+/// One scheme over every workload: sums of counts, means of rates and scores.
+fn aggregate(per_workload: &BTreeMap<String, Figures>) -> serde_json::Value {
+    let f: Vec<&Figures> = per_workload.values().collect();
+    serde_json::json!({
+        "gc_copied_bytes": f.iter().map(|x| x.gc_copied_bytes).sum::<u64>(),
+        "zone_resets": f.iter().map(|x| x.zone_resets).sum::<u64>(),
+        "ops_per_s": mean(f.iter().map(|x| x.ops_per_s)),
+        "mb_per_s": mean(f.iter().map(|x| x.mb_per_s)),
+        "write_amplification": mean(f.iter().map(|x| x.write_amplification)),
+        "zone_write_amplification": mean(f.iter().map(|x| x.zone_write_amplification)),
+        "s_same_avg": mean(f.iter().map(|x| x.s_same_avg)),
+        "s_inval_avg": mean(f.iter().map(|x| x.s_inval_avg)),
+        "compaction_read_latency_us": mean(f.iter().map(|x| x.compaction_read_latency_us)),
+        "compaction_read_mb_per_s": mean(f.iter().map(|x| x.compaction_read_mb_per_s)),
+        "victim_bytes_avg": mean(f.iter().map(|x| x.victim_bytes_avg)),
+        "stall_s": mean(f.iter().map(|x| x.stall_s)),
+        "io_blocking_s": mean(f.iter().map(|x| x.io_blocking_s)),
+        "context_placement_pct": mean(f.iter().map(|x| x.context_placement_pct)),
+        "workloads": per_workload,
+    })
+}
+
+fn schemes_of(study: Study) -> &'static [Scheme] {
+    match study {
+        Study::SameZone => &SAME_ZONE_SCHEMES,
+        Study::Oaza => &OAZA_SCHEMES,
+    }
+}
+
+fn workloads_of(study: Study) -> Vec<&'static str> {
+    match study {
+        Study::SameZone => SAME_ZONE_WORKLOADS.to_vec(),
+        Study::Oaza => vec![OAZA_WORKLOAD],
+    }
+}
+
+/// One object per scheme (the papers' names) of `form`: figures summed or averaged over the
+/// workloads (each the mean over seeds), the workloads themselves, and the spread over seeds
+/// of every workload's figures.
+fn schemes_json(study: Study, form: Form, results: &[CellResult]) -> serde_json::Value {
+    let mut schemes = serde_json::Map::new();
+    for s in schemes_of(study) {
+        let mut per = BTreeMap::new();
+        let mut spreads = serde_json::Map::new();
+        for w in workloads_of(study) {
+            let key = Key::scheme(form, s.name, w);
+            if let Some(f) = get(results, &key) {
+                per.insert(w.to_owned(), f);
+                spreads.insert(w.to_owned(), spread(&runs(results, &key)));
+            }
+        }
+        let mut o = aggregate(&per);
+        o["placement"] = serde_json::json!(s.policies(form).placement);
+        o["compaction_scheme"] = serde_json::json!(s.policies(form).compaction);
+        o["spread"] = serde_json::Value::Object(spreads);
+        schemes.insert(s.name.to_owned(), o);
+    }
+    serde_json::Value::Object(schemes)
+}
+
+/// The ablation's rows: what each moved and every compared scheme's figures.
+fn ablation_json(study: Study, results: &[CellResult]) -> serde_json::Value {
+    let Ok(rows) = ablation::rows(study) else {
+        return serde_json::Value::Null;
+    };
+    let w = workloads_of(study)[0];
+    let out: Vec<serde_json::Value> = rows
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| results.iter().any(|r| r.ablation_step == Some(*i)))
+        .map(|(i, row)| {
+            let mut schemes = serde_json::Map::new();
+            for (name, pol) in &row.schemes {
+                let key = ablation_key(name, w, i);
+                schemes.insert(
+                    (*name).to_owned(),
+                    serde_json::json!({
+                        "placement": pol.placement,
+                        "compaction_scheme": pol.compaction,
+                        "figures": get(results, &key),
+                        "error": error(results, &key),
+                    }),
+                );
+            }
+            serde_json::json!({ "step": i, "name": row.name, "schemes": schemes })
+        })
+        .collect();
+    serde_json::Value::Array(out)
+}
+
+fn ablation_key<'a>(scheme: &'a str, workload: &'a str, step: usize) -> Key<'a> {
+    Key {
+        group: "ablation",
+        form: Form::Code,
+        scheme,
+        workload,
+        turning_point: None,
+        level_constraint: None,
+        ablation_step: Some(step),
+    }
+}
+
+/// The study's JSON: one object per scheme under `schemes` (the code's forms, the default),
+/// the same under `text_forms`, the sweep, the ablation, the seeds and failures.
+pub fn json(study: Study, scale: ReproScale, results: &[CellResult]) -> serde_json::Value {
+    let mut seeds: Vec<u64> = results.iter().map(|r| r.seed).collect();
+    seeds.sort_unstable();
+    seeds.dedup();
+    let sweep: Vec<serde_json::Value> = results
+        .iter()
+        .filter(|r| r.turning_point.is_some())
+        .map(|r| {
+            serde_json::json!({
+                "turning_point": r.turning_point,
+                "level_constraint": r.level_constraint,
+                "seed": r.seed,
+                "figures": r.figures.as_ref().ok(),
+                "error": r.figures.as_ref().err(),
+            })
+        })
+        .collect();
+    let failed: Vec<String> = results
+        .iter()
+        .filter_map(|r| {
+            r.figures.as_ref().err().map(|e| {
+                format!(
+                    "{} {} {} ({}, seed {}): {e}",
+                    r.group, r.scheme, r.workload, r.form, r.seed
+                )
+            })
+        })
+        .collect();
+    let text = results.iter().any(|r| r.form == "text" && r.group == "scheme");
+    serde_json::json!({
+        "study": match study { Study::SameZone => "same-zone", Study::Oaza => "oaza" },
+        "scale": scale.name(),
+        "form": "code",
+        "seeds": seeds,
+        "schemes": schemes_json(study, Form::Code, results),
+        "text_forms": if text { schemes_json(study, Form::Text, results) } else { serde_json::Value::Null },
+        "turning_point_sweep": sweep,
+        "ablation": ablation_json(study, results),
+        "failed": failed,
+    })
+}
+
+fn pct(ours: f64, base: f64) -> String {
+    if base == 0.0 {
+        "n/a".into()
+    } else {
+        format!("{:+.1}%", 100.0 * (ours - base) / base)
+    }
+}
+
+fn mib(b: u64) -> f64 {
+    b as f64 / f64::from(1u32 << 20)
+}
+
+/// The per-workload table of every scheme of `form`.
+fn scheme_table(
+    results: &[CellResult],
+    form: Form,
+    schemes: &[Scheme],
+    workload: &str,
+    base: &str,
+) -> String {
+    let mut t = format!(
+        "### {workload} ({} forms)\n\n| scheme | placement + victims | GC copy MiB | vs {base} | zone resets | vs {base} | PUT ops/s | vs {base} | WA | S_same | S_inval | CompactionRead µs | CompactionRead MB/s | victim MiB | stall s | I/O blocking s |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        form.name()
+    );
+    let b = get(results, &Key::scheme(form, base, workload));
+    for s in schemes {
+        let pol = s.policies(form);
+        let policies = format!("{} + {}", pol.placement, pol.compaction);
+        match get(results, &Key::scheme(form, s.name, workload)) {
+            Some(f) => {
+                let (gc_b, rs_b, ops_b) = b.as_ref().map_or((0.0, 0.0, 0.0), |b| {
+                    (b.gc_copied_bytes as f64, b.zone_resets as f64, b.ops_per_s)
+                });
+                let _ = writeln!(
+                    t,
+                    "| {} | {policies} | {:.1} | {} | {} | {} | {:.0} | {} | {:.2} | {:.3} | {:.3} | {:.1} | {:.1} | {:.2} | {:.1} | {:.1} |",
+                    s.name,
+                    mib(f.gc_copied_bytes),
+                    pct(f.gc_copied_bytes as f64, gc_b),
+                    f.zone_resets,
+                    pct(f.zone_resets as f64, rs_b),
+                    f.ops_per_s,
+                    pct(f.ops_per_s, ops_b),
+                    f.write_amplification,
+                    f.s_same_avg,
+                    f.s_inval_avg,
+                    f.compaction_read_latency_us,
+                    f.compaction_read_mb_per_s,
+                    f.victim_bytes_avg / f64::from(1u32 << 20),
+                    f.stall_s,
+                    f.io_blocking_s,
+                );
+            }
+            None => {
+                let why = error(results, &Key::scheme(form, s.name, workload)).unwrap_or("not run");
+                let _ = writeln!(t, "| {} | {policies} | failed: {why} | | | | | | | | | | | | | |", s.name);
+            }
+        }
+    }
+    t.push('\n');
+    t
+}
+
+/// Markdown: our figures per workload, then the papers' headline numbers beside ours, for the
+/// code's forms and then the text's, the sweep and the ablation.
+pub fn markdown(study: Study, scale: ReproScale, results: &[CellResult]) -> String {
+    let mut md = String::new();
+    let mut seeds: Vec<u64> = results.iter().map(|r| r.seed).collect();
+    seeds.sort_unstable();
+    seeds.dedup();
+    let _ = writeln!(
+        md,
+        "Seeds: {} (every figure is their mean; the JSON has the spread).\n",
+        seeds
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    for form in Form::ALL {
+        if !results.iter().any(|r| r.group == "scheme" && r.form == form.name()) {
+            continue;
+        }
+        match study {
+            Study::SameZone => md.push_str(&same_zone_markdown(scale, form, results)),
+            Study::Oaza => md.push_str(&oaza_markdown(scale, form, results)),
+        }
+    }
+    if study == Study::SameZone && results.iter().any(|r| r.group == "sweep") {
+        md.push_str(&sweep_table(results));
+        md.push_str("\nPaper (figure 13, with the level constraint): turning point 25 vs 0 cuts I/O blocking by 23.6 s and stall time by 22 s, +2 KOPS/s; 30 and above grow victims and stalls. Without the constraint, any turning point above 0 lowers PUT throughput.\n\n");
+    }
+    md.push_str(&ablation_table(study, results));
+    md
+}
+
+/// `ours` relative to `base` for `f` on workload `w` (percent), for schemes of `form`.
+fn change(
+    results: &[CellResult],
+    form: Form,
+    (ours, base): (&str, &str),
+    w: &str,
+    f: &dyn Fn(&Figures) -> f64,
+) -> Option<f64> {
+    let b = f(&get(results, &Key::scheme(form, base, w))?);
+    let a = f(&get(results, &Key::scheme(form, ours, w))?);
+    (b != 0.0).then(|| 100.0 * (a - b) / b)
+}
+
+#[allow(clippy::too_many_lines, reason = "one row after another")]
+fn same_zone_markdown(scale: ReproScale, form: Form, results: &[CellResult]) -> String {
+    let mut md = String::new();
+    let _ = write!(
+        md,
+        "## Same-Zone Compaction: four schemes ({} scale, {} forms)\n\n",
+        scale.name(),
+        form.name()
+    );
+    for w in SAME_ZONE_WORKLOADS {
+        md.push_str(&scheme_table(results, form, &SAME_ZONE_SCHEMES, w, "Baseline"));
+    }
+    let _ = write!(
+        md,
+        "### A-CAZA vs Baseline, beside the paper ({} forms)\n\n| measure | paper | ours |\n|---|---|---|\n",
+        form.name()
+    );
+    let pair = ("A-CAZA", "Baseline");
+    let avg = |f: &dyn Fn(&Figures) -> f64| -> String {
+        let v: Vec<f64> = SAME_ZONE_WORKLOADS
+            .iter()
+            .filter_map(|w| change(results, form, pair, w, f))
+            .collect();
+        if v.is_empty() {
+            "n/a".into()
+        } else {
+            format!("{:+.1}%", v.iter().sum::<f64>() / v.len() as f64)
+        }
+    };
+    let one = |w: &str, f: &dyn Fn(&Figures) -> f64| -> String {
+        change(results, form, pair, w, f).map_or("n/a".into(), |c| format!("{c:+.1}%"))
+    };
+    let gc = |f: &Figures| f.gc_copied_bytes as f64;
+    let resets = |f: &Figures| f.zone_resets as f64;
+    let put = |f: &Figures| f.ops_per_s;
+    let diff = |f: &dyn Fn(&Figures) -> f64| -> String {
+        let v: Vec<f64> = SAME_ZONE_WORKLOADS
+            .iter()
+            .filter_map(|w| {
+                Some(
+                    f(&get(results, &Key::scheme(form, "A-CAZA", w))?)
+                        - f(&get(results, &Key::scheme(form, "Baseline", w))?),
+                )
+            })
+            .collect();
+        if v.is_empty() {
+            "n/a".into()
+        } else {
+            format!("{:+.3}", v.iter().sum::<f64>() / v.len() as f64)
+        }
+    };
+    let rows = [
+        (
+            "cleaning copy, average over workloads",
+            "-70%".to_owned(),
+            avg(&gc),
+        ),
+        (
+            "cleaning copy, fillrandom",
+            "-80%".to_owned(),
+            one("fillrandom", &gc),
+        ),
+        ("zone resets, average", "-8.6%".to_owned(), avg(&resets)),
+        (
+            "zone resets, fillrandom / zipfian / latest / uniform",
+            "-12% / -13% / -5% / -13%".to_owned(),
+            SAME_ZONE_WORKLOADS
+                .iter()
+                .map(|w| one(w, &resets))
+                .collect::<Vec<_>>()
+                .join(" / "),
+        ),
+        ("PUT throughput, average", "+16%".to_owned(), avg(&put)),
+        (
+            "S_same (A-CAZA minus Baseline)",
+            "+0.05".to_owned(),
+            diff(&|f| f.s_same_avg),
+        ),
+        (
+            "S_inval (A-CAZA minus Baseline)",
+            "+0.10".to_owned(),
+            diff(&|f| f.s_inval_avg),
+        ),
+        (
+            "CompactionRead latency",
+            "-10% (-3.82 µs)".to_owned(),
+            avg(&|f| f.compaction_read_latency_us),
+        ),
+        (
+            "CompactionRead throughput",
+            "+16%".to_owned(),
+            avg(&|f| f.compaction_read_mb_per_s),
+        ),
+        (
+            "I/O blocking time, average",
+            "-68%".to_owned(),
+            avg(&|f| f.io_blocking_s),
+        ),
+    ];
+    for (m, p, o) in rows {
+        let _ = writeln!(md, "| {m} | {p} | {o} |");
+    }
+    md.push('\n');
+    md
+}
+
+fn sweep_table(results: &[CellResult]) -> String {
+    let mut md = String::new();
+    md.push_str("### ACC turning point (fillrandom, A-LIZA, text form), beside figures 13 and 14\n\n| level constraint | turning point | PUT ops/s | stall s | I/O blocking s | victim MiB | GC copy MiB |\n|---|---:|---:|---:|---:|---:|---:|\n");
+    for constraint in [false, true] {
+        for tp in super::TURNING_POINTS {
+            let key = Key {
+                group: "sweep",
+                form: Form::Text,
+                scheme: "A-LIZA",
+                workload: "fillrandom",
+                turning_point: Some(tp),
+                level_constraint: Some(constraint),
+                ablation_step: None,
+            };
+            let c = if constraint { "L >= 2" } else { "none" };
+            match get(results, &key) {
+                Some(f) => drop(writeln!(
+                    md,
+                    "| {c} | {tp} | {:.0} | {:.1} | {:.1} | {:.2} | {:.1} |",
+                    f.ops_per_s,
+                    f.stall_s,
+                    f.io_blocking_s,
+                    f.victim_bytes_avg / f64::from(1u32 << 20),
+                    mib(f.gc_copied_bytes)
+                )),
+                None => {
+                    if let Some(e) = error(results, &key) {
+                        let _ = writeln!(md, "| {c} | {tp} | failed: {e} | | | | |");
+                    }
+                }
+            }
+        }
+    }
+    md
+}
+
+/// The ablation table: one row per step, each compared scheme's GC copy, resets, PUT and
+/// stall, and the last scheme against the first.
+fn ablation_table(study: Study, results: &[CellResult]) -> String {
+    let Ok(rows) = ablation::rows(study) else {
+        return String::new();
+    };
+    if !results.iter().any(|r| r.group == "ablation") {
+        return String::new();
+    }
+    let w = workloads_of(study)[0];
+    let names: Vec<&str> = ablation::compared(study).iter().map(|s| s.name).collect();
+    let (Some(first), Some(last)) = (names.first().copied(), names.last().copied()) else {
+        return String::new();
+    };
+    let mut md = format!(
+        "## Ablation ({w}): from the old study to the authors' code and set-up, one difference per row\n\n| # | moved | "
+    );
+    for n in &names {
+        let _ = write!(md, "{n} GC MiB | {n} resets | {n} PUT ops/s | {n} stall s | ");
+    }
+    let _ = writeln!(
+        md,
+        "{last} vs {first}: GC copy | resets | PUT |\n|---:|---|{}---:|---:|---:|",
+        "---:|".repeat(4 * names.len())
+    );
+    for (i, row) in rows.iter().enumerate() {
+        let _ = write!(md, "| {i} | {} | ", row.name);
+        let figs: Vec<Option<Figures>> = names
+            .iter()
+            .map(|n| get(results, &ablation_key(n, w, i)))
+            .collect();
+        for f in &figs {
+            match f {
+                Some(f) => drop(write!(
+                    md,
+                    "{:.1} | {} | {:.0} | {:.1} | ",
+                    mib(f.gc_copied_bytes),
+                    f.zone_resets,
+                    f.ops_per_s,
+                    f.stall_s
+                )),
+                None => md.push_str("failed | | | | "),
+            }
+        }
+        match (figs.first().and_then(Option::as_ref), figs.last().and_then(Option::as_ref)) {
+            (Some(b), Some(a)) => drop(writeln!(
+                md,
+                "{} | {} | {} |",
+                pct(a.gc_copied_bytes as f64, b.gc_copied_bytes as f64),
+                pct(a.zone_resets as f64, b.zone_resets as f64),
+                pct(a.ops_per_s, b.ops_per_s)
+            )),
+            _ => md.push_str("n/a | n/a | n/a |\n"),
+        }
+    }
+    md.push('\n');
+    md
+}
+
+fn oaza_markdown(scale: ReproScale, form: Form, results: &[CellResult]) -> String {
+    let mut md = String::new();
+    let _ = write!(
+        md,
+        "## OAZA vs LIZA and CAZA ({} scale, {} forms; OAZA reconstructed from the slides)\n\n",
+        scale.name(),
+        form.name()
+    );
+    md.push_str(&scheme_table(
+        results,
+        form,
+        &OAZA_SCHEMES,
+        OAZA_WORKLOAD,
+        "LIZA",
+    ));
+    let f = |s: &str| get(results, &Key::scheme(form, s, OAZA_WORKLOAD));
+    let ratio = |a: Option<Figures>, b: Option<Figures>| -> String {
+        match (a, b) {
+            (Some(a), Some(b)) if b.gc_copied_bytes > 0 => {
+                format!(
+                    "{:.2}x",
+                    a.gc_copied_bytes as f64 / b.gc_copied_bytes as f64
+                )
+            }
+            _ => "n/a".into(),
+        }
+    };
+    let wa = |s: &str| {
+        f(s).map_or("n/a".into(), |x| {
+            format!("{:.2}", x.zone_write_amplification)
+        })
+    };
+    let mbs = |s: &str| f(s).map_or("n/a".into(), |x| format!("{:.1}", x.mb_per_s));
+    let _ = write!(
+        md,
+        "### Beside the slides ({} forms)\n\n| measure | paper | ours |\n|---|---|---|\n",
+        form.name()
+    );
+    let _ = writeln!(
+        md,
+        "| cleaning copy, LIZA / OAZA | 2.7x | {} |",
+        ratio(f("LIZA"), f("OAZA"))
+    );
+    let _ = writeln!(
+        md,
+        "| cleaning copy, CAZA / OAZA | 1.7x | {} |",
+        ratio(f("CAZA"), f("OAZA"))
+    );
+    let _ = writeln!(
+        md,
+        "| zone-layer write amplification LIZA / CAZA / OAZA | 1.3 / 1.2 / 1.1 | {} / {} / {} |",
+        wa("LIZA"),
+        wa("CAZA"),
+        wa("OAZA")
+    );
+    let _ = writeln!(
+        md,
+        "| write throughput MB/s LIZA / CAZA / OAZA | 67 / 68 / 69 | {} / {} / {} |",
+        mbs("LIZA"),
+        mbs("CAZA"),
+        mbs("OAZA")
+    );
+    let resets = match (f("LIZA"), f("OAZA")) {
+        (Some(l), Some(o)) => pct(o.zone_resets as f64, l.zone_resets as f64),
+        _ => "n/a".into(),
+    };
+    let _ = writeln!(md, "| zone resets, OAZA vs LIZA | -10% | {resets} |\n");
+    md
+}
