@@ -63,8 +63,10 @@ pub(crate) fn run_all(
     jobs: usize,
 ) -> Result<Vec<Result<RunReport, String>>, CliError> {
     let watch = Stopwatch::start();
-    let slots: Vec<std::sync::Mutex<Option<Result<RunReport, (String, bool)>>>> =
-        (0..configs.len()).map(|_| std::sync::Mutex::new(None)).collect();
+    let slots: Vec<std::sync::Mutex<Option<Result<RunReport, (String, bool)>>>> = (0..configs
+        .len())
+        .map(|_| std::sync::Mutex::new(None))
+        .collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let done = std::sync::atomic::AtomicUsize::new(0);
     // Host parallelism across independent simulations, `jobs` workers taking the next

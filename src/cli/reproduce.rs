@@ -69,7 +69,9 @@ pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
     };
     let scale = ReproScale::parse(&a.scale).map_err(usage)?;
     let plan = Plan {
-        seeds: (0..a.seeds.max(1)).map(|i| a.seed.wrapping_add(i)).collect(),
+        seeds: (0..a.seeds.max(1))
+            .map(|i| a.seed.wrapping_add(i))
+            .collect(),
         text_forms: !a.no_text_forms,
         ablation: !a.no_ablation,
     };
@@ -89,12 +91,14 @@ pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
     let index: Vec<usize> = cells
         .iter()
         .map(|c| {
-            let same = |u: &Scenario| Scenario {
-                name: String::new(),
-                ..u.clone()
-            } == Scenario {
-                name: String::new(),
-                ..c.scenario.clone()
+            let same = |u: &Scenario| {
+                Scenario {
+                    name: String::new(),
+                    ..u.clone()
+                } == Scenario {
+                    name: String::new(),
+                    ..c.scenario.clone()
+                }
             };
             unique.iter().position(same).unwrap_or_else(|| {
                 unique.push(c.scenario.clone());

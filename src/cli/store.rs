@@ -76,6 +76,10 @@ pub struct StoreArgs {
     /// Zone placement of the file layer: liza, caza, oaza.
     #[arg(long, default_value = "liza")]
     pub placement: String,
+    /// The authors' ZenFS blocking model: while zone cleaning runs, no flush or compaction
+    /// starts; checked again every this many ms (their ZenFS: 1000). 0 = off.
+    #[arg(long, default_value_t = 0)]
+    pub zc_blocking_poll_ms: u64,
     /// Open zone limit of the device (the profile's own if absent; 0 = none).
     #[arg(long)]
     pub max_open_zones: Option<u32>,
@@ -214,6 +218,7 @@ pub fn fs_options(a: &StoreArgs) -> Result<FsOptions, CliError> {
             .map_err(|e| CliError::Usage(e.to_string()))?,
         placement: zonedb_fs::placement::by_name(&a.placement).map_err(CliError::Usage)?,
         zone_append: a.zone_append,
+        zc_blocking_poll_ns: a.zc_blocking_poll_ms.saturating_mul(1_000_000),
         ..FsOptions::default()
     })
 }

@@ -41,6 +41,12 @@ pub struct FsOptions {
     /// Write file data (WAL and SST pieces) with zone append instead of writes at the write
     /// pointer; the offset the device assigns must be the write pointer the layer expects.
     pub zone_append: bool,
+    /// The authors' ZenFS blocking model (0 = off): while zone cleaning runs, the engine starts
+    /// no flush or compaction and checks again every this many nanoseconds. Their
+    /// `ZenFS::GetFreeSpace` sleeps 1 s at a time while cleaning runs, and RocksDB's
+    /// `MaybeScheduleFlushOrCompaction` calls it; [`ZoneFs::wait_for_cleaning`] counts the
+    /// wait as I/O blocking.
+    pub zc_blocking_poll_ns: u64,
 }
 
 impl Default for FsOptions {
@@ -53,6 +59,7 @@ impl Default for FsOptions {
             cleaning_interval_ns: 10_000_000_000,
             read_only: false,
             zone_append: false,
+            zc_blocking_poll_ns: 0,
         }
     }
 }
@@ -86,6 +93,8 @@ pub struct ZoneFs<E: Env, D: ZonedDevice> {
     pub(crate) gc: tokio::sync::Mutex<()>,
     /// Wakes the background cleaner (after every zone allocation).
     pub(crate) kick: tokio::sync::Notify,
+    /// The background cleaner is cleaning (it found victims and has not finished).
+    pub(crate) zc_running: std::sync::atomic::AtomicBool,
     pub(crate) counters: Mutex<Counters>,
     pub(crate) block: u64,
 }

@@ -115,6 +115,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             tokens: tokio::sync::Notify::new(),
             gc: tokio::sync::Mutex::new(()),
             kick: tokio::sync::Notify::new(),
+            zc_running: std::sync::atomic::AtomicBool::new(false),
             counters: Mutex::new(Counters::default()),
             opts,
         });

@@ -81,6 +81,9 @@ pub struct FsSection {
     pub gc_threshold: u32,
     /// ZenFS's finish threshold, percent.
     pub finish_threshold: u32,
+    /// The authors' ZenFS blocking model: while zone cleaning runs no flush or compaction
+    /// starts, checked every this many ms (their ZenFS: 1000); 0 = off.
+    pub zc_blocking_poll_ms: u64,
 }
 
 impl Default for FsSection {
@@ -90,6 +93,7 @@ impl Default for FsSection {
             cleaner: "zenfs".into(),
             gc_threshold: 20,
             finish_threshold: 0,
+            zc_blocking_poll_ms: 0,
         }
     }
 }

@@ -34,6 +34,28 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         }
     }
 
+    /// Whether the engine should hold back new flushes and compactions now: the authors'
+    /// blocking model is on ([`crate::FsOptions::zc_blocking_poll_ns`]) and zone cleaning
+    /// runs.
+    pub fn cleaning_blocks_jobs(&self) -> bool {
+        self.opts.zc_blocking_poll_ns > 0
+            && self.zc_running.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Waits, in steps of [`crate::FsOptions::zc_blocking_poll_ns`], until zone cleaning has
+    /// stopped, and counts the wait as I/O blocking. Returns at once when the model is off.
+    pub async fn wait_for_cleaning(&self) {
+        let poll = self.opts.zc_blocking_poll_ns;
+        if poll == 0 {
+            return;
+        }
+        let t0 = self.env.now();
+        while self.zc_running.load(std::sync::atomic::Ordering::SeqCst) {
+            self.env.sleep(poll).await;
+        }
+        self.counters().blocking_ns += self.env.now() - t0;
+    }
+
     /// Unwritten capacity of all IO zones.
     fn free_capacity(&self) -> u64 {
         self.lock()
@@ -70,6 +92,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         if victims.is_empty() {
             return Ok(false);
         }
+        let _running = Running::enter(&self.zc_running);
         let mut target: Option<u32> = None;
         let mut result = Ok(());
         for &victim in &victims {
@@ -318,6 +341,22 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             cur += n;
         }
         Ok(out)
+    }
+}
+
+/// Marks zone cleaning as running ([`ZoneFs::cleaning_blocks_jobs`]) until dropped.
+struct Running<'a>(&'a std::sync::atomic::AtomicBool);
+
+impl<'a> Running<'a> {
+    fn enter(flag: &'a std::sync::atomic::AtomicBool) -> Self {
+        flag.store(true, std::sync::atomic::Ordering::SeqCst);
+        Self(flag)
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, std::sync::atomic::Ordering::SeqCst);
     }
 }
 

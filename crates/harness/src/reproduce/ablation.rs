@@ -97,8 +97,9 @@ pub fn rows(study: Study) -> Result<Vec<Row>, HarnessError> {
         .map(|s| (s.name, s.policies(Form::Text)))
         .collect();
     let mut out = vec![Row {
-        name: "today: text forms, no readahead, uncompressible values, WAL, intra-L0, 1 subcompaction"
-            .into(),
+        name:
+            "today: text forms, no readahead, uncompressible values, WAL, intra-L0, 1 subcompaction"
+                .into(),
         setup: setup.clone(),
         schemes: current.clone(),
     }];
@@ -141,12 +142,18 @@ mod tests {
             let rows = rows(study).unwrap();
             let last = rows.last().unwrap();
             for (name, pol) in &last.schemes {
-                let s = compared(study).into_iter().find(|s| s.name == *name).unwrap();
+                let s = compared(study)
+                    .into_iter()
+                    .find(|s| s.name == *name)
+                    .unwrap();
                 assert_eq!(*pol, s.code, "{name}");
             }
             let first = &rows[0];
             for (name, pol) in &first.schemes {
-                let s = compared(study).into_iter().find(|s| s.name == *name).unwrap();
+                let s = compared(study)
+                    .into_iter()
+                    .find(|s| s.name == *name)
+                    .unwrap();
                 assert_eq!(*pol, s.text, "{name}");
             }
         }

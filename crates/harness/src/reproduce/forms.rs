@@ -168,6 +168,10 @@ pub const COMPACTION_READAHEAD_BYTES: u64 = 2 << 20;
 /// Subcompactions in the authors' script (`-subcompactions=8`).
 pub const AUTHORS_SUBCOMPACTIONS: u64 = 8;
 
+/// How often the authors' ZenFS checks whether zone cleaning still runs when RocksDB asks for
+/// the free space to schedule a job (`ZenFS::GetFreeSpace` sleeps 1 s per check).
+pub const AUTHORS_ZC_POLL_MS: u64 = 1000;
+
 /// The allocation-retry wait of the authors' ZenFS (`ZoneFile::AllocateNewZone` sleeps 1 s
 /// between attempts).
 pub const AUTHORS_ALLOC_RETRY_MS: u64 = 1000;
@@ -213,6 +217,13 @@ pub fn setup_steps() -> Result<Vec<SetupStep>, HarnessError> {
                 "max_subcompactions",
                 AUTHORS_SUBCOMPACTIONS,
             )?],
+        },
+        SetupStep {
+            name: "zone cleaning blocks flush/compaction scheduling (1 s poll)",
+            overrides: vec![Override::FsKey(
+                "zc_blocking_poll_ms".into(),
+                toml::Value::Integer(i64::try_from(AUTHORS_ZC_POLL_MS).unwrap_or(1000)),
+            )],
         },
         SetupStep {
             name: "allocation-retry blocking 1 s",

@@ -195,7 +195,9 @@ fn same_zone_workload(w: &str, scale: ReproScale) -> Override {
 /// The study's base scenario at `scale` with `seed`, before set-up and policies.
 fn study_base(study: Study, scale: ReproScale, seed: u64) -> Result<Scenario, HarnessError> {
     match study {
-        Study::SameZone => Scenario::base(SAME_ZONE_BASE)?.with(scaled(scale, seed, (64, 64, 256))?),
+        Study::SameZone => {
+            Scenario::base(SAME_ZONE_BASE)?.with(scaled(scale, seed, (64, 64, 256))?)
+        }
         Study::Oaza => {
             // 6 M puts of 8 KiB at paper scale; at 1/64 the count is calibrated like the
             // same-zone study's (see the module note).
@@ -400,9 +402,7 @@ mod tests {
                 .clone();
             let mut m = c
                 .iter()
-                .find(|c| {
-                    c.group == "scheme" && c.scheme == scheme && c.workload == "fillrandom"
-                })
+                .find(|c| c.group == "scheme" && c.scheme == scheme && c.workload == "fillrandom")
                 .unwrap()
                 .scenario
                 .clone();
@@ -478,7 +478,10 @@ mod tests {
             }
             assert_eq!(o["gc_copied_bytes"], 100);
             let sp = &o["spread"][OAZA_WORKLOAD]["gc_copied_bytes"];
-            assert_eq!((sp["min"].as_f64(), sp["max"].as_f64()), (Some(50.0), Some(150.0)));
+            assert_eq!(
+                (sp["min"].as_f64(), sp["max"].as_f64()),
+                (Some(50.0), Some(150.0))
+            );
         }
         let md = markdown(Study::Oaza, ReproScale::Small, &results);
         assert!(

@@ -210,7 +210,9 @@ pub fn json(study: Study, scale: ReproScale, results: &[CellResult]) -> serde_js
             })
         })
         .collect();
-    let text = results.iter().any(|r| r.form == "text" && r.group == "scheme");
+    let text = results
+        .iter()
+        .any(|r| r.form == "text" && r.group == "scheme");
     serde_json::json!({
         "study": match study { Study::SameZone => "same-zone", Study::Oaza => "oaza" },
         "scale": scale.name(),
@@ -279,7 +281,11 @@ fn scheme_table(
             }
             None => {
                 let why = error(results, &Key::scheme(form, s.name, workload)).unwrap_or("not run");
-                let _ = writeln!(t, "| {} | {policies} | failed: {why} | | | | | | | | | | | | | |", s.name);
+                let _ = writeln!(
+                    t,
+                    "| {} | {policies} | failed: {why} | | | | | | | | | | | | | |",
+                    s.name
+                );
             }
         }
     }
@@ -304,7 +310,10 @@ pub fn markdown(study: Study, scale: ReproScale, results: &[CellResult]) -> Stri
             .join(", ")
     );
     for form in Form::ALL {
-        if !results.iter().any(|r| r.group == "scheme" && r.form == form.name()) {
+        if !results
+            .iter()
+            .any(|r| r.group == "scheme" && r.form == form.name())
+        {
             continue;
         }
         match study {
@@ -343,7 +352,13 @@ fn same_zone_markdown(scale: ReproScale, form: Form, results: &[CellResult]) -> 
         form.name()
     );
     for w in SAME_ZONE_WORKLOADS {
-        md.push_str(&scheme_table(results, form, &SAME_ZONE_SCHEMES, w, "Baseline"));
+        md.push_str(&scheme_table(
+            results,
+            form,
+            &SAME_ZONE_SCHEMES,
+            w,
+            "Baseline",
+        ));
     }
     let _ = write!(
         md,
@@ -493,7 +508,10 @@ fn ablation_table(study: Study, results: &[CellResult]) -> String {
         "## Ablation ({w}): from the old study to the authors' code and set-up, one difference per row\n\n| # | moved | "
     );
     for n in &names {
-        let _ = write!(md, "{n} GC MiB | {n} resets | {n} PUT ops/s | {n} stall s | ");
+        let _ = write!(
+            md,
+            "{n} GC MiB | {n} resets | {n} PUT ops/s | {n} stall s | "
+        );
     }
     let _ = writeln!(
         md,
@@ -519,7 +537,10 @@ fn ablation_table(study: Study, results: &[CellResult]) -> String {
                 None => md.push_str("failed | | | | "),
             }
         }
-        match (figs.first().and_then(Option::as_ref), figs.last().and_then(Option::as_ref)) {
+        match (
+            figs.first().and_then(Option::as_ref),
+            figs.last().and_then(Option::as_ref),
+        ) {
             (Some(b), Some(a)) => drop(writeln!(
                 md,
                 "{} | {} | {} |",

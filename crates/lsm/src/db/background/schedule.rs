@@ -1,7 +1,9 @@
 //! Scheduling: one flush at a time, up to
 //! `max(1, max_background_jobs − max(1, max_background_jobs / 4))` compactions in parallel (as
 //! RocksDB splits its job budget); a finished job releases its inputs, refreshes the scores
-//! and schedules again.
+//! and schedules again. Under the authors' ZenFS blocking model
+//! (`FsOptions::zc_blocking_poll_ns`) nothing new starts while zone cleaning runs: one waiter
+//! polls the file layer and schedules when cleaning has stopped.
 
 use std::sync::Arc;
 
@@ -34,6 +36,18 @@ pub(super) fn max_compactions(opts: &DbOptions) -> u32 {
 pub(crate) fn maybe_schedule<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
     let mut st = inner.lock();
     if st.bg_error.is_some() || st.closing || st.closed {
+        return;
+    }
+    if inner.fs.cleaning_blocks_jobs() {
+        if !st.waiting_for_cleaning {
+            st.waiting_for_cleaning = true;
+            let i = inner.clone();
+            drop(inner.env.spawn_background("wait-for-cleaning", async move {
+                i.fs.wait_for_cleaning().await;
+                i.lock().waiting_for_cleaning = false;
+                maybe_schedule(&i);
+            }));
+        }
         return;
     }
     if !st.flush_running && !st.imm.is_empty() {
