@@ -4,7 +4,8 @@
 //! - **same-zone** (Same-Zone Compaction paper, §VII): Baseline, A-LIZA, CAZA and A-CAZA on
 //!   db_bench fillrandom and YCSB zipfian / latest / uniform (16 B keys in db_bench, 1 KiB
 //!   values) on `caza-paper`; then ACC's turning-point sweep (0, 25, 30, 50, 70) with and
-//!   without the level constraint, on fillrandom with LIZA placement.
+//!   without the level constraint, on fillrandom with A-CAZA in the code's form (the paper
+//!   sweeps with CAZA placement).
 //! - **oaza** (OAZA slides): LIZA, CAZA and OAZA on random writes of 8 KiB values with 32 MiB
 //!   SSTs on `oaza-paper`.
 //!
@@ -274,31 +275,34 @@ pub fn cells(study: Study, scale: ReproScale, plan: &Plan) -> Result<Vec<Cell>, 
             }
         }
         if study == Study::SameZone {
-            let a_liza = SAME_ZONE_SCHEMES[1];
+            // Figures 13 and 14: A-CAZA with the turning point (the code's
+            // `max_compaction_kick`) and the level constraint (`max_compaction_start_level`)
+            // varied.
+            let a_caza = SAME_ZONE_SCHEMES[3];
             for constraint in [false, true] {
                 for tp in TURNING_POINTS {
                     let scenario = base.clone().with(
                         setup
                             .iter()
                             .cloned()
-                            .chain(a_liza.policies(Form::Text).overrides())
+                            .chain(a_caza.policies(Form::Code).overrides())
                             .chain([
-                                Override::engine_int("acc_turning_point", u64::from(tp))?,
+                                Override::engine_int("max_compaction_kick", u64::from(tp))?,
                                 Override::engine_int(
-                                    "acc_min_start_level",
+                                    "max_compaction_start_level",
                                     if constraint { 2 } else { 0 },
                                 )?,
                                 same_zone_workload("fillrandom", scale),
                                 Override::Name(format!(
-                                    "ACC tp={tp} {}",
+                                    "ACC kick={tp} {}",
                                     if constraint { "L>=2" } else { "all levels" }
                                 )),
                             ]),
                     )?;
                     out.push(Cell {
                         group: "sweep",
-                        scheme: a_liza.name,
-                        form: Form::Text,
+                        scheme: a_caza.name,
+                        form: Form::Code,
                         workload: "fillrandom".into(),
                         turning_point: Some(tp),
                         level_constraint: Some(constraint),
@@ -381,7 +385,7 @@ mod tests {
             .find(|c| c.turning_point == Some(25) && c.level_constraint == Some(true))
             .unwrap();
         let o = tp25.scenario.db_options().unwrap();
-        assert_eq!((o.acc_turning_point, o.acc_min_start_level), (25, 2));
+        assert_eq!((o.max_compaction_kick, o.max_compaction_start_level), (25, 2));
     }
 
     #[test]

@@ -456,13 +456,13 @@ fn same_zone_markdown(scale: ReproScale, form: Form, results: &[CellResult]) -> 
 
 fn sweep_table(results: &[CellResult]) -> String {
     let mut md = String::new();
-    md.push_str("### ACC turning point (fillrandom, A-LIZA, text form), beside figures 13 and 14\n\n| level constraint | turning point | PUT ops/s | stall s | I/O blocking s | victim MiB | GC copy MiB |\n|---|---:|---:|---:|---:|---:|---:|\n");
+    md.push_str("### ACC turning point (fillrandom, A-CAZA, code form: `max_compaction_kick`, `max_compaction_start_level`), beside figures 13 and 14\n\n| level constraint | turning point | PUT ops/s | stall s | I/O blocking s | victim MiB | GC copy MiB |\n|---|---:|---:|---:|---:|---:|---:|\n");
     for constraint in [false, true] {
         for tp in super::TURNING_POINTS {
             let key = Key {
                 group: "sweep",
-                form: Form::Text,
-                scheme: "A-LIZA",
+                form: Form::Code,
+                scheme: "A-CAZA",
                 workload: "fillrandom",
                 turning_point: Some(tp),
                 level_constraint: Some(constraint),
