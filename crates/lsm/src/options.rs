@@ -355,9 +355,15 @@ mod tests {
         )
         .unwrap();
         assert_eq!(o.compaction_scheme, CompactionScheme::AccArtifact);
-        assert_eq!((o.max_compaction_kick, o.max_compaction_start_level), (30, 1));
+        assert_eq!(
+            (o.max_compaction_kick, o.max_compaction_start_level),
+            (30, 1)
+        );
         let d = DbOptions::default();
-        assert_eq!((d.max_compaction_kick, d.max_compaction_start_level), (25, 2));
+        assert_eq!(
+            (d.max_compaction_kick, d.max_compaction_start_level),
+            (25, 2)
+        );
         for name in CompactionScheme::NAMES {
             assert!(CompactionScheme::from_name(name).is_ok(), "{name}");
         }

@@ -62,7 +62,14 @@ pub enum RatioMeasure {
 impl RatioMeasure {
     /// The ratio of an SST over `[lo, hi]` of `size` bytes against the neighbour level's
     /// `next` files (`sorted` unless the neighbour is L0).
-    pub fn ratio(self, next: &[TreeFile<'_>], sorted: bool, lo: &[u8], hi: &[u8], size: u64) -> f64 {
+    pub fn ratio(
+        self,
+        next: &[TreeFile<'_>],
+        sorted: bool,
+        lo: &[u8],
+        hi: &[u8],
+        size: u64,
+    ) -> f64 {
         match self {
             Self::Bytes => overlap_ratio(overlap_bytes(next, sorted, lo, hi), size),
             Self::KeyRange => key_range_ratio(
@@ -231,7 +238,7 @@ impl PlacementPolicy for Oaza {
     }
 
     fn plan_sst(&self, sst: &NewSst<'_>, tree: &dyn TreeView) -> Option<SstContext> {
-        plan(sst, tree, RatioMeasure::KeyRange)
+        Some(plan(sst, tree, RatioMeasure::KeyRange))
     }
 }
 
@@ -249,15 +256,15 @@ impl PlacementPolicy for OazaBytes {
     }
 
     fn plan_sst(&self, sst: &NewSst<'_>, tree: &dyn TreeView) -> Option<SstContext> {
-        plan(sst, tree, RatioMeasure::Bytes)
+        Some(plan(sst, tree, RatioMeasure::Bytes))
     }
 }
 
-fn plan(sst: &NewSst<'_>, tree: &dyn TreeView, measure: RatioMeasure) -> Option<SstContext> {
-    Some(SstContext::new(
+fn plan(sst: &NewSst<'_>, tree: &dyn TreeView, measure: RatioMeasure) -> SstContext {
+    SstContext::new(
         sst,
         candidate_zones(&OazaContext::from_tree_with(sst, tree, measure)),
-    ))
+    )
 }
 
 #[cfg(test)]
@@ -437,15 +444,19 @@ mod tests {
     /// Bytes: new (100 + 400) / 100 = 5; 10: 2; 11: 5; 12: 1 → 11, 10, 12 → zones 4, 3, 5.
     #[test]
     fn key_range_ratio_is_the_slides_formula() {
-        let k: Vec<Vec<u8>> = [0, 99, 100, 199, 500, 999, 49, 50, 149, 150, 159, 600, 609, 120, 179]
-            .iter()
-            .map(|&n| key(n))
-            .collect();
+        let k: Vec<Vec<u8>> = [
+            0, 99, 100, 199, 500, 999, 49, 50, 149, 150, 159, 600, 609, 120, 179,
+        ]
+        .iter()
+        .map(|&n| key(n))
+        .collect();
         let at = |n: u64| -> &[u8] {
-            let i = [0, 99, 100, 199, 500, 999, 49, 50, 149, 150, 159, 600, 609, 120, 179]
-                .iter()
-                .position(|&m| m == n)
-                .unwrap();
+            let i = [
+                0, 99, 100, 199, 500, 999, 49, 50, 149, 150, 159, 600, 609, 120, 179,
+            ]
+            .iter()
+            .position(|&m| m == n)
+            .unwrap();
             &k[i]
         };
         let t = |number, size, lo: u64, hi: u64| TreeFile {
@@ -458,7 +469,11 @@ mod tests {
         let tree = StaticTree {
             levels: vec![
                 vec![],
-                vec![t(10, 100, 0, 99), t(11, 100, 100, 199), t(12, 100, 500, 999)],
+                vec![
+                    t(10, 100, 0, 99),
+                    t(11, 100, 100, 199),
+                    t(12, 100, 500, 999),
+                ],
                 vec![
                     t(20, 100, 0, 49),
                     t(21, 100, 50, 149),
@@ -490,7 +505,10 @@ mod tests {
             .map(|f| (f.number, f.overlap_ratio))
             .collect();
         assert_eq!(got, vec![(10, 1.5), (11, 1.1), (12, 0.02)]);
-        assert_eq!(Oaza.plan_sst(&sst, &tree).unwrap().candidates, vec![3, 4, 5]);
+        assert_eq!(
+            Oaza.plan_sst(&sst, &tree).unwrap().candidates,
+            vec![3, 4, 5]
+        );
         let b = OazaContext::from_tree_with(&sst, &tree, RatioMeasure::Bytes);
         assert!((b.overlap_ratio - 5.0).abs() < 1e-12);
         assert_eq!(

@@ -67,8 +67,8 @@ pub fn picker_for(options: &crate::options::DbOptions) -> Arc<dyn CompactionPick
             max_compaction_kick: u64::from(options.max_compaction_kick),
             max_compaction_start_level: options.max_compaction_start_level,
         }),
-        CompactionScheme::ZacaArtifact => Arc::new(RulePicker::new(Arc::new(
-            start_file::ZacaArtifact,
-        ))),
+        CompactionScheme::ZacaArtifact => {
+            Arc::new(RulePicker::new(Arc::new(start_file::ZacaArtifact)))
+        }
     }
 }

@@ -93,7 +93,10 @@ pub fn calculate_free_percent(nr_zones: u64, zone_bytes: u64, written_bytes: u64
     let (device, written) = if zone_bytes >> 20 == 0 {
         (nr_zones.saturating_mul(zone_bytes), written_bytes)
     } else {
-        (nr_zones.saturating_mul(zone_bytes >> 20), written_bytes >> 20)
+        (
+            nr_zones.saturating_mul(zone_bytes >> 20),
+            written_bytes >> 20,
+        )
     };
     if device == 0 {
         return 0;
@@ -191,7 +194,10 @@ mod tests {
     fn free_percent_is_unwritten_mib_over_every_zone() {
         // 10 zones of 64 MiB (3 of them metadata): 640 MiB; 7 IO zones with 100.5 MiB written →
         // ⌊(640 − 100) · 100 / 640⌋ = 84.
-        assert_eq!(calculate_free_percent(10, 64 << 20, (100 << 20) + (1 << 19)), 84);
+        assert_eq!(
+            calculate_free_percent(10, 64 << 20, (100 << 20) + (1 << 19)),
+            84
+        );
         assert_eq!(calculate_free_percent(4, 64 << 20, 0), 100);
         assert_eq!(calculate_free_percent(4, 64 << 20, 4 * (64 << 20)), 0);
         assert_eq!(calculate_free_percent(0, 64 << 20, 0), 0);

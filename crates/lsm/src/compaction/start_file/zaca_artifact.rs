@@ -307,12 +307,12 @@ mod tests {
     fn ties_go_to_the_larger_start_file_unless_nothing_is_free() {
         // L1: 1 [a-c] 10 B, 2 [d-f] 20 B, 3 [g-i] 10 B; L2: 11 [a-b] 10 B, 12 [d-e] 30 B,
         // 13 [g-h] 10 B. Ratios: 1 → 1024, 2 → 1536, 3 → 1024: order 1, 3, 2.
-        let l1 = vec![
+        let l1 = [
             meta(1, "a", "c", 10),
             meta(2, "d", "f", 20),
             meta(3, "g", "i", 10),
         ];
-        let l2 = vec![
+        let l2 = [
             meta(11, "a", "b", 10),
             meta(12, "d", "e", 30),
             meta(13, "g", "h", 10),
