@@ -141,7 +141,8 @@ pub struct EngineArgs {
     /// kMinOverlappingRatio, kRoundRobin.
     #[arg(long, value_parser = parse_pri)]
     compaction_pri: Option<CompactionPri>,
-    /// Victim selection: rocksdb (compaction_pri order), sica, zaca, acc.
+    /// Victim selection: rocksdb (compaction_pri order; the MSST'24 Baseline), sica, zaca,
+    /// acc (the paper's text), zaca-artifact, acc-artifact (the paper's code).
     #[arg(long, value_parser = parse_scheme)]
     compaction_scheme: Option<CompactionScheme>,
     /// ACC: ZACA only at or below this free space, percent (25).
@@ -150,6 +151,12 @@ pub struct EngineArgs {
     /// ACC: ZACA only from this start level on (2; 0 = every level).
     #[arg(long)]
     acc_min_start_level: Option<u32>,
+    /// acc-artifact: the code's ZACA only below this free space, percent (25; 101 = always).
+    #[arg(long)]
+    max_compaction_kick: Option<u32>,
+    /// acc-artifact: the code's ZACA only from this start level on (2).
+    #[arg(long)]
+    max_compaction_start_level: Option<u32>,
     #[arg(long)]
     block_size: Option<u64>,
     /// Bloom bits per key (-1 = engine default 10, 0 = none, at most 64).
@@ -194,6 +201,8 @@ pub fn engine_options(a: &EngineArgs, use_existing_db: bool) -> Result<DbOptions
         compaction_scheme,
         acc_turning_point,
         acc_min_start_level,
+        max_compaction_kick,
+        max_compaction_start_level,
         block_size,
         sync,
         disable_wal

@@ -6,8 +6,11 @@ use serde::Deserialize;
 use crate::LsmError;
 
 /// How compaction victims are chosen within a level (the level is always the highest
-/// score). `rocksdb` is RocksDB's own picker with `compaction_pri`; the others are the
-/// Same-Zone Compaction paper's (the MSST'24 code's `--compaction_scheme`).
+/// score). `rocksdb` is RocksDB's own picker with `compaction_pri` (with the default
+/// `kMinOverlappingRatio` it is the MSST'24 artifact's Baseline); `sica`, `zaca`, `acc` are
+/// the Same-Zone Compaction paper's schemes as its text states them; `zaca-artifact` and
+/// `acc-artifact` are the same schemes as the paper's code runs them (the MSST'24 code's
+/// `--compaction_scheme=1`; see `compaction::adaptive_artifact`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CompactionScheme {
@@ -21,11 +24,24 @@ pub enum CompactionScheme {
     /// ACC: SICA above `acc_turning_point` percent free space or below
     /// `acc_min_start_level`, ZACA otherwise.
     Acc,
+    /// The code's ZACA at every level whatever the free space (highest mean squared
+    /// post-compaction invalid percentage of the touched zones).
+    ZacaArtifact,
+    /// The code's controller: the code's ZACA below `max_compaction_kick` percent free space
+    /// from `max_compaction_start_level` on, the stock `kMinOverlappingRatio` loop otherwise.
+    AccArtifact,
 }
 
 impl CompactionScheme {
     /// Every scheme, by its name.
-    pub const NAMES: [&'static str; 4] = ["rocksdb", "sica", "zaca", "acc"];
+    pub const NAMES: [&'static str; 6] = [
+        "rocksdb",
+        "sica",
+        "zaca",
+        "acc",
+        "zaca-artifact",
+        "acc-artifact",
+    ];
 
     /// The scheme called `name`.
     ///
@@ -37,6 +53,8 @@ impl CompactionScheme {
             "sica" => Ok(Self::Sica),
             "zaca" => Ok(Self::Zaca),
             "acc" => Ok(Self::Acc),
+            "zaca-artifact" => Ok(Self::ZacaArtifact),
+            "acc-artifact" => Ok(Self::AccArtifact),
             other => Err(LsmError::InvalidArgument(format!(
                 "compaction_scheme '{other}': known: {}",
                 Self::NAMES.join(", ")
@@ -116,14 +134,22 @@ pub struct DbOptions {
     pub max_compaction_bytes: u64,
     /// Compaction order within a level.
     pub compaction_pri: CompactionPri,
-    /// Victim selection scheme (`rocksdb`, `sica`, `zaca`, `acc`).
+    /// Victim selection scheme (`rocksdb`, `sica`, `zaca`, `acc`, `zaca-artifact`,
+    /// `acc-artifact`).
     pub compaction_scheme: CompactionScheme,
-    /// ACC's turning point: ZACA only below this free space, percent (25; the MSST'24
-    /// code's `max_compaction_kick`).
+    /// ACC's turning point (`acc`, pseudocode 1): ZACA only at or below this free space,
+    /// percent (25).
     pub acc_turning_point: u32,
-    /// ACC's level constraint: ZACA only for start levels at or above this (2; 0 = no
-    /// constraint; the MSST'24 code's `max_compaction_start_level`).
+    /// ACC's level constraint (`acc`): ZACA only for start levels at or above this (2; 0 = no
+    /// constraint).
     pub acc_min_start_level: u32,
+    /// `acc-artifact`: the code's ZACA only while the free percentage (ZenFS's
+    /// `CalculateFreePercent`) is below this (25, the MSST'24 db_bench default; 0 = never,
+    /// 101 = always).
+    pub max_compaction_kick: u32,
+    /// `acc-artifact`: the code's ZACA only for start levels at or above this (2, the MSST'24
+    /// db_bench default).
+    pub max_compaction_start_level: u32,
     /// Data block size (4 KiB).
     pub block_size: u64,
     /// Restart interval of data blocks (16).
@@ -169,6 +195,8 @@ impl Default for DbOptions {
             compaction_scheme: CompactionScheme::Rocksdb,
             acc_turning_point: 25,
             acc_min_start_level: 2,
+            max_compaction_kick: 25,
+            max_compaction_start_level: 2,
             block_size: 4 << 10,
             block_restart_interval: 16,
             bloom_bits_per_key: 10,
@@ -285,6 +313,12 @@ impl DbOptions {
         if self.acc_turning_point > 100 {
             return bad("acc_turning_point", "must be a percentage (0-100)");
         }
+        if self.max_compaction_kick > 101 {
+            return bad(
+                "max_compaction_kick",
+                "must be a percentage (0-100; 101 = always)",
+            );
+        }
         Ok(())
     }
 }
@@ -315,6 +349,31 @@ mod tests {
     }
 
     #[test]
+    fn toml_names_the_artifact_schemes_and_their_knobs() {
+        let o = DbOptions::from_toml(
+            "compaction_scheme = \"acc-artifact\"\nmax_compaction_kick = 30\nmax_compaction_start_level = 1\n",
+        )
+        .unwrap();
+        assert_eq!(o.compaction_scheme, CompactionScheme::AccArtifact);
+        assert_eq!(
+            (o.max_compaction_kick, o.max_compaction_start_level),
+            (30, 1)
+        );
+        let d = DbOptions::default();
+        assert_eq!(
+            (d.max_compaction_kick, d.max_compaction_start_level),
+            (25, 2)
+        );
+        for name in CompactionScheme::NAMES {
+            assert!(CompactionScheme::from_name(name).is_ok(), "{name}");
+        }
+        assert_eq!(
+            CompactionScheme::from_name("zaca-artifact").unwrap(),
+            CompactionScheme::ZacaArtifact
+        );
+    }
+
+    #[test]
     fn bad_options_are_clear_errors() {
         for (text, needle) in [
             ("write_bufer_size = 1", "write_bufer_size"),
@@ -330,6 +389,7 @@ mod tests {
             ("compaction_pri = \"kFastest\"", "compaction_pri"),
             ("compaction_scheme = \"magic\"", "compaction_scheme"),
             ("acc_turning_point = 101", "acc_turning_point"),
+            ("max_compaction_kick = 102", "max_compaction_kick"),
             ("num_levels = 1", "num_levels"),
             ("write_buffer_size = -5", "write_buffer_size"),
             ("[[[", ""),

@@ -49,6 +49,9 @@ fn run(placement: &str, scheme: CompactionScheme, seed: u64) -> (DbStats, u64, u
             // ZACA whenever possible: at any free space, from L1 on.
             acc_turning_point: 100,
             acc_min_start_level: 1,
+            // The code's ZACA (acc-artifact) likewise: below 101 % free, from L1 on.
+            max_compaction_kick: 101,
+            max_compaction_start_level: 1,
             level_compaction_dynamic_level_bytes: false,
             ..common::small_options()
         };
@@ -100,6 +103,13 @@ fn caza_with_acc_keeps_every_write_under_cleaning() {
 #[test]
 fn oaza_with_zaca_keeps_every_write_under_cleaning() {
     let (stats, _, resets) = run("oaza", CompactionScheme::Zaca, 2);
+    assert!(stats.zone_compaction.compactions > 0);
+    assert!(resets > 0);
+}
+
+#[test]
+fn oaza_bytes_with_acc_artifact_keeps_every_write_under_cleaning() {
+    let (stats, _, resets) = run("oaza-bytes", CompactionScheme::AccArtifact, 4);
     assert!(stats.zone_compaction.compactions > 0);
     assert!(resets > 0);
 }

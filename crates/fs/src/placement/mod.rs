@@ -26,7 +26,7 @@ pub use tree_view::{NewSst, TreeFile, TreeView};
 use crate::hints::Hint;
 
 /// Placement policy names accepted by [`by_name`].
-pub const NAMES: [&str; 3] = ["liza", "caza", "oaza"];
+pub const NAMES: [&str; 4] = ["liza", "caza", "oaza", "oaza-bytes"];
 
 /// The placement policy called `name` (`liza`, `caza`, `oaza`).
 ///
@@ -37,6 +37,7 @@ pub fn by_name(name: &str) -> Result<Arc<dyn PlacementPolicy>, String> {
         "liza" => Ok(Arc::new(lifetime::Liza)),
         "caza" => Ok(Arc::new(compaction_aware::Caza)),
         "oaza" => Ok(Arc::new(overlap_ratio::Oaza)),
+        "oaza-bytes" => Ok(Arc::new(overlap_ratio::OazaBytes)),
         other => Err(format!(
             "unknown placement '{other}'; known: {}",
             NAMES.join(", ")

@@ -1,17 +1,32 @@
-//! OAZA (Overlapping-Aware Zone Allocation), reconstructed from the ASP-DAC'24 slides (no
-//! public code exists; the parameters below are our reading of them):
+//! OAZA (Overlapping-Aware Zone Allocation, ASP-DAC'24; the slides are our only source, no
+//! code is public). Two forms:
 //!
-//! - **Overlap ratio** of a new SST at level L: the bytes of the level L+1 SSTs whose key
-//!   ranges overlap it, over its own bytes (`O_new = Σ|K_i| / |K_new|`, with key-range "size"
-//!   measured in bytes as RocksDB's `kMinOverlappingRatio` does). At the bottom level, L-1
-//!   stands in for L+1.
+//! - **`oaza`** — the slides' formula. The overlap ratio of a new SST `S_new` at level L is
+//!   `O_new = Σ|K_i| / |K_new|`, with `K_i` "the range of keys" of every SST of level L+1
+//!   sharing keys with `S_new` and `K_new` the keys of `S_new`: a ratio of **key ranges**, not
+//!   bytes ("how much the SSTable is overlapped with SSTables at the neighbor level in terms
+//!   of key ranges"). Reconstructed: the width of a key range `[lo, hi]` is
+//!   `key_number(hi) − key_number(lo) + 1` with `key_number` the first 8 bytes of the user key
+//!   read big-endian (zero-padded), which for db_bench keys (the slides' workload) is the key
+//!   integer, so `|K|` counts the keys the range can hold; each `K_i` counts whole, not just
+//!   its intersection with `K_new`.
+//! - **`oaza-bytes`** — our earlier reading: `|K|` measured in bytes (the bytes of the L+1
+//!   SSTs overlapping, over the new SST's bytes, as RocksDB's `kMinOverlappingRatio`).
+//!
+//! The rest is common and follows the slides:
+//!
+//! - At the bottom level, L-1 stands in for L+1 ("L-1 if L is the bottom level").
 //! - **Vertical estimate**: only zones holding SSTs of the same level L are candidates.
-//! - **Horizontal estimate**: among them, the zone of the same-level SST whose overlap ratio is
-//!   closest to the new SST's (its relative hotness), found in the level's overlap-ratio list
-//!   ([`OverlapRatioList`], sorted by ratio, descending, as the slides keep it); then the next
-//!   closest, and so on.
-//! - If no such zone can take the whole SST, the lifetime rule (LIZA) places it (which may
-//!   open an empty zone); the file layer cleans and retries when even that fails.
+//! - **Horizontal estimate**: among them, the zone of the same-level SST whose ratio is closest
+//!   to the new SST's, found in the level's overlap-ratio list ([`OverlapRatioList`], sorted by
+//!   ratio, descending, as the slides keep it); then the next closest, and so on.
+//!
+//! Reconstructed (the slides do not say): if no such zone can take the whole SST, the lifetime
+//! rule (LIZA) places it (which may open an empty zone); the file layer cleans and retries when
+//! even that fails. The slides' GC is only "GC threshold: real-time space utilization"
+//! (cleaning starts from the space in use, which is what our cleaners' `gc_threshold` does);
+//! the extended journal version's overlap-ratio-adaptive GC victim choice is not in our
+//! sources and is not implemented.
 //!
 //! The per-level lists of (overlap ratio, key range) are rebuilt from the tree view
 //! ([`OazaContext::from_tree`]) when an SST is placed, so each ratio reflects the level below
@@ -20,29 +35,94 @@
 
 use std::cmp::Ordering;
 
-use super::tree_view::overlap_bytes;
+use super::tree_view::{overlap_bytes, overlapping};
 use super::{
     AllocView, NEIGHBOURS_LISTED, NeighbourSst, NewSst, PlacementDecision, PlacementPolicy,
-    PlacementRequest, SstContext, TreeView, candidate_or_liza, zones_of,
+    PlacementRequest, SstContext, TreeFile, TreeView, candidate_or_liza, zones_of,
 };
 
-/// OAZA. Stateless: the lists are built from the tree view.
+/// OAZA as the slides define the ratio (key ranges). Stateless: the lists are built from the
+/// tree view.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Oaza;
+
+/// OAZA with the ratio in bytes (`oaza-bytes`, our earlier reading of the slides).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct OazaBytes;
+
+/// How `|K|` of the slides' `O_new = Σ|K_i| / |K_new|` is measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RatioMeasure {
+    /// Key-range widths (the slides).
+    KeyRange,
+    /// Bytes (`kMinOverlappingRatio`'s measure).
+    Bytes,
+}
+
+impl RatioMeasure {
+    /// The ratio of an SST over `[lo, hi]` of `size` bytes against the neighbour level's
+    /// `next` files (`sorted` unless the neighbour is L0).
+    pub fn ratio(
+        self,
+        next: &[TreeFile<'_>],
+        sorted: bool,
+        lo: &[u8],
+        hi: &[u8],
+        size: u64,
+    ) -> f64 {
+        match self {
+            Self::Bytes => overlap_ratio(overlap_bytes(next, sorted, lo, hi), size),
+            Self::KeyRange => key_range_ratio(
+                overlapping(next, lo, hi)
+                    .iter()
+                    .map(|f| key_range_width(f.smallest, f.largest)),
+                key_range_width(lo, hi),
+            ),
+        }
+    }
+}
+
+/// The reconstructed key number: the first 8 bytes of a user key, big-endian, zero-padded
+/// (the integer of a db_bench key).
+pub fn key_number(key: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    for (d, s) in b.iter_mut().zip(key) {
+        *d = *s;
+    }
+    u64::from_be_bytes(b)
+}
+
+/// `|K|` of the key range `[lo, hi]`: the key numbers it spans, both ends included.
+pub fn key_range_width(lo: &[u8], hi: &[u8]) -> u64 {
+    key_number(hi)
+        .saturating_sub(key_number(lo))
+        .saturating_add(1)
+}
+
+/// The slides' `O_new = Σ|K_i| / |K_new|` over the widths of the overlapping neighbour SSTs.
+pub fn key_range_ratio(widths: impl IntoIterator<Item = u64>, new_width: u64) -> f64 {
+    let sum: u128 = widths.into_iter().map(u128::from).sum();
+    sum as f64 / new_width.max(1) as f64
+}
 
 /// What OAZA reads from the tree about a complete SST.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct OazaContext {
-    /// The new SST's overlap ratio (bytes of overlapping SSTs of level L+1, or L-1 at the
-    /// bottom level, over its own bytes).
+    /// The new SST's overlap ratio against level L+1 (L-1 at the bottom level).
     pub overlap_ratio: f64,
     /// SSTs of the same level, closest overlap ratio first, at most [`NEIGHBOURS_LISTED`].
     pub same_level_by_ratio: Vec<NeighbourSst>,
 }
 
 impl OazaContext {
-    /// The new SST's ratio and its level's ratio list, closest first, from `tree`.
+    /// The new SST's ratio and its level's ratio list, closest first, from `tree`, with the
+    /// slides' key-range ratio.
     pub fn from_tree(sst: &NewSst<'_>, tree: &dyn TreeView) -> Self {
+        Self::from_tree_with(sst, tree, RatioMeasure::KeyRange)
+    }
+
+    /// [`Self::from_tree`] with the ratio measured by `measure`.
+    pub fn from_tree_with(sst: &NewSst<'_>, tree: &dyn TreeView, measure: RatioMeasure) -> Self {
         let mut ctx = Self::default();
         let neighbour = if sst.level < tree.bottom_level() {
             tree.lower_level(sst.level)
@@ -54,18 +134,16 @@ impl OazaContext {
         };
         let next = tree.files(n);
         let sorted = n != 0;
-        ctx.overlap_ratio = overlap_ratio(
-            overlap_bytes(next, sorted, sst.smallest, sst.largest),
-            sst.size,
-        );
+        ctx.overlap_ratio = measure.ratio(next, sorted, sst.smallest, sst.largest, sst.size);
         let same = tree.files(sst.level);
         let list = OverlapRatioList::new(
             same.iter()
                 .filter(|f| !f.being_compacted)
                 .map(|f| {
-                    let r =
-                        overlap_ratio(overlap_bytes(next, sorted, f.smallest, f.largest), f.size);
-                    (r, f.number)
+                    (
+                        measure.ratio(next, sorted, f.smallest, f.largest, f.size),
+                        f.number,
+                    )
                 })
                 .collect(),
         );
@@ -160,11 +238,33 @@ impl PlacementPolicy for Oaza {
     }
 
     fn plan_sst(&self, sst: &NewSst<'_>, tree: &dyn TreeView) -> Option<SstContext> {
-        Some(SstContext::new(
-            sst,
-            candidate_zones(&OazaContext::from_tree(sst, tree)),
-        ))
+        Some(plan(sst, tree, RatioMeasure::KeyRange))
     }
+}
+
+impl PlacementPolicy for OazaBytes {
+    fn name(&self) -> &'static str {
+        "oaza-bytes"
+    }
+
+    fn place(&self, view: &AllocView<'_>, request: &PlacementRequest<'_>) -> PlacementDecision {
+        candidate_or_liza(view, request)
+    }
+
+    fn wants_tree_view(&self) -> bool {
+        true
+    }
+
+    fn plan_sst(&self, sst: &NewSst<'_>, tree: &dyn TreeView) -> Option<SstContext> {
+        Some(plan(sst, tree, RatioMeasure::Bytes))
+    }
+}
+
+fn plan(sst: &NewSst<'_>, tree: &dyn TreeView, measure: RatioMeasure) -> SstContext {
+    SstContext::new(
+        sst,
+        candidate_zones(&OazaContext::from_tree_with(sst, tree, measure)),
+    )
 }
 
 #[cfg(test)]
@@ -290,7 +390,7 @@ mod tests {
             smallest: b"c",
             largest: b"h",
         };
-        let c = OazaContext::from_tree(&sst, &tree);
+        let c = OazaContext::from_tree_with(&sst, &tree, RatioMeasure::Bytes);
         assert!((c.overlap_ratio - 0.75).abs() < 1e-12);
         // Ratios: 10 → 3.0, 11 → 1.0, 12 → 0.0; closest to 0.75 first.
         let got: Vec<(u64, f64)> = c
@@ -300,7 +400,7 @@ mod tests {
             .collect();
         assert_eq!(got, vec![(11, 1.0), (12, 0.0), (10, 3.0)]);
         assert_eq!(
-            Oaza.plan_sst(&sst, &tree).unwrap().candidates,
+            OazaBytes.plan_sst(&sst, &tree).unwrap().candidates,
             vec![4, 5, 3]
         );
         // At the bottom (L2) the neighbour is L1.
@@ -310,7 +410,111 @@ mod tests {
             largest: b"a",
             ..sst
         };
-        let c = OazaContext::from_tree(&bottom, &tree);
+        let c = OazaContext::from_tree_with(&bottom, &tree, RatioMeasure::Bytes);
         assert!((c.overlap_ratio - 0.5).abs() < 1e-12);
+    }
+
+    fn key(n: u64) -> Vec<u8> {
+        let mut k = n.to_be_bytes().to_vec();
+        k.resize(16, b'0');
+        k
+    }
+
+    #[test]
+    fn key_number_and_width_follow_db_bench_keys() {
+        assert_eq!(key_number(&key(1234)), 1234);
+        assert_eq!(key_number(b"\x01"), 1 << 56);
+        assert_eq!(key_range_width(&key(100), &key(199)), 100);
+        assert_eq!(key_range_width(&key(7), &key(7)), 1);
+        // A reversed range counts one key, never wraps.
+        assert_eq!(key_range_width(&key(9), &key(3)), 1);
+        assert!((key_range_ratio([100, 10], 60) - 110.0 / 60.0).abs() < 1e-12);
+        assert!(key_range_ratio([], 60).abs() < 1e-12);
+        assert!((key_range_ratio([5], 0) - 5.0).abs() < 1e-12);
+    }
+
+    /// The slides' key-range ratio against the bytes one on the same tree (db_bench keys):
+    ///
+    /// L1: 10 [0, 99], 11 [100, 199], 12 [500, 999] (100 B each, zones 3, 4, 5).
+    /// L2: 20 [0, 49] 100 B, 21 [50, 149] 100 B, 22 [150, 159] 400 B, 23 [600, 609] 100 B.
+    /// New L1 SST [120, 179], 100 B: overlaps 21 and 22.
+    ///
+    /// Key ranges: new (100 + 10) / 60 = 1.833; 10: (50 + 100) / 100 = 1.5; 11: (100 + 10) /
+    /// 100 = 1.1; 12: 10 / 500 = 0.02 → closest 10, 11, 12 → zones 3, 4, 5.
+    /// Bytes: new (100 + 400) / 100 = 5; 10: 2; 11: 5; 12: 1 → 11, 10, 12 → zones 4, 3, 5.
+    #[test]
+    fn key_range_ratio_is_the_slides_formula() {
+        let k: Vec<Vec<u8>> = [
+            0, 99, 100, 199, 500, 999, 49, 50, 149, 150, 159, 600, 609, 120, 179,
+        ]
+        .iter()
+        .map(|&n| key(n))
+        .collect();
+        let at = |n: u64| -> &[u8] {
+            let i = [
+                0, 99, 100, 199, 500, 999, 49, 50, 149, 150, 159, 600, 609, 120, 179,
+            ]
+            .iter()
+            .position(|&m| m == n)
+            .unwrap();
+            &k[i]
+        };
+        let t = |number, size, lo: u64, hi: u64| TreeFile {
+            number,
+            size,
+            smallest: at(lo),
+            largest: at(hi),
+            being_compacted: false,
+        };
+        let tree = StaticTree {
+            levels: vec![
+                vec![],
+                vec![
+                    t(10, 100, 0, 99),
+                    t(11, 100, 100, 199),
+                    t(12, 100, 500, 999),
+                ],
+                vec![
+                    t(20, 100, 0, 49),
+                    t(21, 100, 50, 149),
+                    t(22, 400, 150, 159),
+                    t(23, 100, 600, 609),
+                ],
+                vec![],
+            ],
+            base_level: 1,
+            zones: vec![
+                (10, vec![(3, 100)]),
+                (11, vec![(4, 100)]),
+                (12, vec![(5, 100)]),
+            ],
+            ..StaticTree::default()
+        };
+        let sst = NewSst {
+            number: 40,
+            level: 1,
+            size: 100,
+            smallest: at(120),
+            largest: at(179),
+        };
+        let c = OazaContext::from_tree(&sst, &tree);
+        assert!((c.overlap_ratio - 110.0 / 60.0).abs() < 1e-12);
+        let got: Vec<(u64, f64)> = c
+            .same_level_by_ratio
+            .iter()
+            .map(|f| (f.number, f.overlap_ratio))
+            .collect();
+        assert_eq!(got, vec![(10, 1.5), (11, 1.1), (12, 0.02)]);
+        assert_eq!(
+            Oaza.plan_sst(&sst, &tree).unwrap().candidates,
+            vec![3, 4, 5]
+        );
+        let b = OazaContext::from_tree_with(&sst, &tree, RatioMeasure::Bytes);
+        assert!((b.overlap_ratio - 5.0).abs() < 1e-12);
+        assert_eq!(
+            OazaBytes.plan_sst(&sst, &tree).unwrap().candidates,
+            vec![4, 3, 5]
+        );
+        assert_eq!((Oaza.name(), OazaBytes.name()), ("oaza", "oaza-bytes"));
     }
 }

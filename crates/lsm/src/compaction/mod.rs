@@ -8,15 +8,22 @@
 //!   `RulePicker` (one rule, possibly defined outside the crate, at every level).
 //! - [`view`] — `PickView`: the tree for picking, with the clean-cut and overlap helpers.
 //! - [`start_file`] — the `StartFileRule` trait and its rules, one file each: RocksDB's
-//!   `compaction_pri` orders, SICA, ZACA; the registry.
+//!   `compaction_pri` orders, SICA, ZACA (paper text and artifact forms); the registry.
 //! - [`zone_layout`] — the zones under the SSTs; `S_same` (equation 1) and `S_inval`.
 //! - [`same_zone`] — `ZacaPicker`: ZACA at every level.
-//! - [`adaptive`] — `SicaPicker` and ACC (SICA or ZACA by free space and level).
+//! - [`adaptive`] — `SicaPicker` and ACC (SICA or ZACA by free space and level), as the
+//!   paper states them (pseudocode 1).
+//! - [`adaptive_artifact`] — ACC as the MSST'24 code runs it (`acc-artifact`: ZACA-artifact
+//!   or the stock `kMinOverlappingRatio` loop by `max_compaction_kick` and
+//!   `max_compaction_start_level`); the two forms side by side in its table.
+//! - [`invalidation_score`] — the code's ZACA objective (`GetMaxInvalidateCompactionScore`).
 //! - [`drop_rule`] — which entries a flush or compaction leaves out.
 //! - [`output_cutting`] — where a compaction closes an output SST.
 
 pub mod adaptive;
+pub mod adaptive_artifact;
 pub mod drop_rule;
+pub mod invalidation_score;
 pub mod leveled;
 pub mod levels;
 pub mod output_cutting;
@@ -29,6 +36,8 @@ pub mod zone_layout;
 use std::sync::Arc;
 
 pub use adaptive::{AdaptivePicker, SicaPicker};
+pub use adaptive_artifact::AccArtifactPicker;
+pub use invalidation_score::InvalidationScore;
 pub use leveled::{LeveledPicker, RulePicker, pick_leveled};
 pub use levels::{
     LevelTargets, calculate_sst_write_hint, compaction_scores, compensated_size,
@@ -54,5 +63,12 @@ pub fn picker_for(options: &crate::options::DbOptions) -> Arc<dyn CompactionPick
             turning_point_pct: options.acc_turning_point,
             min_start_level: options.acc_min_start_level,
         }),
+        CompactionScheme::AccArtifact => Arc::new(AccArtifactPicker {
+            max_compaction_kick: u64::from(options.max_compaction_kick),
+            max_compaction_start_level: options.max_compaction_start_level,
+        }),
+        CompactionScheme::ZacaArtifact => {
+            Arc::new(RulePicker::new(Arc::new(start_file::ZacaArtifact)))
+        }
     }
 }

@@ -34,9 +34,28 @@ pub struct ZoneLayout {
     /// Free space of the device in percent (writable bytes over capacity, as ZenFS's
     /// `GetFreeSpace` over the total).
     pub free_pct: f64,
+    /// Zones before the first IO zone (the file layer's metadata zones), which ZenFS's
+    /// `CalculateFreePercent` counts in the device size (see [`Self::artifact_free_pct`]).
+    pub meta_zones: u32,
 }
 
 impl ZoneLayout {
+    /// The free percentage the MSST'24 code's picker compares with `max_compaction_kick`:
+    /// ZenFS's `ZonedBlockDevice::CalculateFreePercent` (what `ZenFS::GetFreeSpace` returns
+    /// as `free_percent`), see [`calculate_free_percent`]. Free there is *unwritten* space:
+    /// space a reset could reclaim is not free until the reset.
+    pub fn artifact_free_pct(&self) -> u64 {
+        let zone = self
+            .zones
+            .values()
+            .map(|u| u.capacity_bytes)
+            .max()
+            .unwrap_or(0);
+        let nr_zones = u64::from(self.meta_zones) + self.zones.len() as u64;
+        let written = self.zones.values().map(|u| u.written_bytes).sum();
+        calculate_free_percent(nr_zones, zone, written)
+    }
+
     /// Bytes of `files` per zone, in zone order.
     pub fn bytes_per_zone(&self, files: impl IntoIterator<Item = u64>) -> BTreeMap<u32, u64> {
         let mut per: BTreeMap<u32, u64> = BTreeMap::new();
@@ -63,6 +82,26 @@ impl ZoneLayout {
             (u, b)
         }))
     }
+}
+
+/// `ZonedBlockDevice::CalculateFreePercent` (`plugin/zenfs/fs/zbd_zenfs.h`): in whole MiB,
+/// `device = nr_zones × zone size` (every zone of the device, metadata zones included),
+/// `free = device − ⌊Σ written bytes of the IO zones⌋`, percent `⌊free · 100 / device⌋`.
+/// Zones under 1 MiB (tiny test devices) are counted in bytes instead. The code refreshes the
+/// value once a second from a background thread; ours is exact at each pick.
+pub fn calculate_free_percent(nr_zones: u64, zone_bytes: u64, written_bytes: u64) -> u64 {
+    let (device, written) = if zone_bytes >> 20 == 0 {
+        (nr_zones.saturating_mul(zone_bytes), written_bytes)
+    } else {
+        (
+            nr_zones.saturating_mul(zone_bytes >> 20),
+            written_bytes >> 20,
+        )
+    };
+    if device == 0 {
+        return 0;
+    }
+    device.saturating_sub(written).saturating_mul(100) / device
 }
 
 /// Equation 1 over the per-zone byte counts `S_m` (zones holding nothing may be left out).
@@ -149,6 +188,25 @@ mod tests {
         assert_eq!(l.same_zone_score([0, 99]), Some(1.0));
         assert_eq!(l.same_zone_score([99]), None);
         assert_eq!(l.invalidation_score([99]), None);
+    }
+
+    #[test]
+    fn free_percent_is_unwritten_mib_over_every_zone() {
+        // 10 zones of 64 MiB (3 of them metadata): 640 MiB; 7 IO zones with 100.5 MiB written →
+        // ⌊(640 − 100) · 100 / 640⌋ = 84.
+        assert_eq!(
+            calculate_free_percent(10, 64 << 20, (100 << 20) + (1 << 19)),
+            84
+        );
+        assert_eq!(calculate_free_percent(4, 64 << 20, 0), 100);
+        assert_eq!(calculate_free_percent(4, 64 << 20, 4 * (64 << 20)), 0);
+        assert_eq!(calculate_free_percent(0, 64 << 20, 0), 0);
+        // Tiny zones: bytes.
+        assert_eq!(calculate_free_percent(4, 1000, 1000), 75);
+        let mut l = layout(&[]);
+        l.meta_zones = 4;
+        // 8 zones of 4 bytes, 16 written → 50 %.
+        assert_eq!(l.artifact_free_pct(), 50);
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub(crate) fn zone_layout<E: Env, D: ZonedDevice>(
         files: files.iter().copied().zip(per_file).collect(),
         zones: BTreeMap::new(),
         free_pct: 0.0,
+        meta_zones: fs.first_io_zone(),
     };
     let (mut free, mut total) = (0u64, 0u64);
     for z in fs.zone_report() {

@@ -4,7 +4,10 @@
 //! - [`by_compensated_size`], [`oldest_largest_seq_first`], [`oldest_smallest_seq_first`],
 //!   [`min_overlapping_ratio`], [`round_robin`] — RocksDB's `compaction_pri` orders.
 //! - [`sica`] — SICA, the size-based rule of the Same-Zone Compaction paper.
-//! - [`zaca`] — ZACA, start files scored by `S_same` over the zone layout.
+//! - [`zaca`] — ZACA as the paper states it: start files scored by `S_same` (equation 1).
+//! - [`zaca_artifact`] — ZACA as the MSST'24 code runs it: the mean squared post-compaction
+//!   invalid percentage of the touched zones (`GetMaxInvalidateCompactionScore`), candidates
+//!   in `kMinOverlappingRatio` order, trivial moves handed to the stock loop.
 //!
 //! A new rule is one file implementing [`StartFileRule`] plus one line in [`RULES`]; a rule
 //! defined elsewhere (a test, another crate) runs through the engine with
@@ -17,6 +20,7 @@ pub mod oldest_smallest_seq_first;
 pub mod round_robin;
 pub mod sica;
 pub mod zaca;
+pub mod zaca_artifact;
 
 use super::picker::LevelFile;
 use super::view::{PickView, Picked};
@@ -29,6 +33,7 @@ pub use oldest_smallest_seq_first::OldestSmallestSeqFirst;
 pub use round_robin::RoundRobin;
 pub use sica::Sica;
 pub use zaca::Zaca;
+pub use zaca_artifact::ZacaArtifact;
 
 /// The compaction a rule chooses start files for.
 #[derive(Debug, Clone, Copy)]
@@ -89,6 +94,7 @@ pub static RULES: &[&dyn StartFileRule] = &[
     &RoundRobin,
     &Sica,
     &Zaca,
+    &ZacaArtifact,
 ];
 
 /// The rule called `name`.
