@@ -73,9 +73,15 @@ pub struct StoreArgs {
     /// Zone cleaner of the file layer: none, greedy, zenfs.
     #[arg(long, default_value = "zenfs")]
     pub cleaner: String,
-    /// Zone placement of the file layer: liza, caza, oaza.
+    /// Zone placement of the file layer: liza, caza, oaza, liza-caza, caza-artifact,
+    /// caza-v1-artifact.
     #[arg(long, default_value = "liza")]
     pub placement: String,
+    /// The authors' allocation-retry blocking model: a writer whose zone allocation finds no
+    /// space sleeps this long and retries (their ZenFS fork: 1000); 0 = clean in the
+    /// foreground instead.
+    #[arg(long, default_value_t = 0)]
+    pub alloc_retry_blocking_ms: u64,
     /// Open zone limit of the device (the profile's own if absent; 0 = none).
     #[arg(long)]
     pub max_open_zones: Option<u32>,
@@ -214,6 +220,7 @@ pub fn fs_options(a: &StoreArgs) -> Result<FsOptions, CliError> {
             .map_err(|e| CliError::Usage(e.to_string()))?,
         placement: zonedb_fs::placement::by_name(&a.placement).map_err(CliError::Usage)?,
         zone_append: a.zone_append,
+        alloc_retry_blocking_ms: a.alloc_retry_blocking_ms,
         ..FsOptions::default()
     })
 }

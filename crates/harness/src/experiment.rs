@@ -243,6 +243,7 @@ fn fs_options_of(s: &Scenario) -> Result<FsOptions, HarnessError> {
         placement: zonedb_fs::placement::by_name(&s.fs.placement)
             .map_err(|e| HarnessError::Config(format!("fs.placement: {e}")))?,
         finish_threshold_pct: s.fs.finish_threshold,
+        alloc_retry_blocking_ms: s.fs.alloc_retry_blocking_ms,
         ..FsOptions::default()
     })
 }

@@ -73,7 +73,7 @@ impl Default for DeviceSection {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FsSection {
-    /// Placement policy (`liza`, `caza`, `oaza`).
+    /// Placement policy (one of `zonedb_fs::placement::NAMES`).
     pub placement: String,
     /// Cleaner: `none`, `greedy`, `zenfs`.
     pub cleaner: String,
@@ -81,6 +81,9 @@ pub struct FsSection {
     pub gc_threshold: u32,
     /// ZenFS's finish threshold, percent.
     pub finish_threshold: u32,
+    /// The authors' allocation-retry blocking model, ms per attempt (0 = off; their fork:
+    /// 1000): `zonedb_fs::fs::FsOptions::alloc_retry_blocking_ms`.
+    pub alloc_retry_blocking_ms: u64,
 }
 
 impl Default for FsSection {
@@ -90,6 +93,7 @@ impl Default for FsSection {
             cleaner: "zenfs".into(),
             gc_threshold: 20,
             finish_threshold: 0,
+            alloc_retry_blocking_ms: 0,
         }
     }
 }
