@@ -350,3 +350,206 @@ pub fn input_zones(sst: &NewSst<'_>, tree: &dyn TreeView) -> Vec<u32> {
     out.sort_unstable();
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tree_view::StaticTree;
+    use super::super::{IoType, Lifetime, ZoneView};
+    use super::*;
+
+    /// SST size target of the test trees: "big" is more than 63 bytes.
+    const TARGET: u64 = 64;
+
+    /// L0: 1 (zone 1); L1: 10 [a,c] (zone 2), 11 [d,f] big (zones 3, 4); L2: 20 [a,b]
+    /// (zone 5), 21 [c,e] (zones 6, 7, equal bytes), 22 [x,z] (zone 8); L3: 30 [a,z] (zone 9).
+    fn tree() -> StaticTree<'static> {
+        StaticTree {
+            levels: vec![
+                vec![TreeFile::idle(1, 10, b"a", b"z")],
+                vec![
+                    TreeFile::idle(10, 30, b"a", b"c"),
+                    TreeFile::idle(11, 64, b"d", b"f"),
+                ],
+                vec![
+                    TreeFile::idle(20, 30, b"a", b"b"),
+                    TreeFile::idle(21, 30, b"c", b"e"),
+                    TreeFile::idle(22, 30, b"x", b"z"),
+                ],
+                vec![TreeFile::idle(30, 64, b"a", b"z")],
+            ],
+            scores: vec![(0, 0.5), (1, 1.0), (2, 0.8)],
+            base_level: 1,
+            zones: vec![
+                (1, vec![(1, 10)]),
+                (10, vec![(2, 30)]),
+                (11, vec![(3, 40), (4, 24)]),
+                (20, vec![(5, 30)]),
+                (21, vec![(6, 15), (7, 15)]),
+                (22, vec![(8, 30)]),
+                (30, vec![(9, 64)]),
+            ],
+            target_file_size_bytes: TARGET,
+            pri_order: Vec::new(),
+        }
+    }
+
+    fn sst(level: u32, size: u64, lo: &'static [u8], hi: &'static [u8]) -> NewSst<'static> {
+        NewSst {
+            number: 99,
+            level,
+            size,
+            smallest: lo,
+            largest: hi,
+        }
+    }
+
+    #[test]
+    fn big_is_relative_to_the_sst_size_target() {
+        assert!(!is_big(63, 64));
+        assert!(is_big(64, 64));
+        // Full scale: more than 63 MiB of a 64 MiB target.
+        assert!(!is_big(63 << 20, 64 << 20));
+        assert!(is_big((63 << 20) + 1, 64 << 20));
+        assert!(!is_big(u64::MAX, 0));
+    }
+
+    #[test]
+    fn flushes_and_small_l1_ssts_go_to_the_most_l0_l1_bytes() {
+        let t = tree();
+        // Zone bytes of L0 + L1: 3 → 40, 2 → 30, 4 → 24, 1 → 10.
+        assert_eq!(
+            adv_candidates(&sst(0, 10, b"a", b"b"), &t),
+            (Rule::MostL0L1, vec![3, 2, 4, 1])
+        );
+        assert_eq!(adv_candidates(&sst(1, 10, b"a", b"b"), &t).0, Rule::MostL0L1);
+    }
+
+    #[test]
+    fn big_l1_goes_down_by_zone_bytes_ties_to_the_higher_zone() {
+        let t = tree();
+        // L2 overlapping [b, d]: 20 (zone 5: 30) and 21 (zones 6, 7: 15 each).
+        assert_eq!(
+            adv_candidates(&sst(1, 64, b"b", b"d"), &t),
+            (Rule::Downward, vec![5, 7, 6])
+        );
+    }
+
+    #[test]
+    fn big_ssts_follow_the_level_scores() {
+        let mut t = tree();
+        let big2 = sst(2, 64, b"d", b"e");
+        // S[2] 0.8 < S[1] 1.0 and the largest overlapping L1 SST (11) is big: its zones.
+        assert_eq!(adv_candidates(&big2, &t), (Rule::UpperFile(11), vec![3, 4]));
+        // S[2] > S[1]: down.
+        t.scores = vec![(0, 0.5), (1, 1.0), (2, 1.2)];
+        assert_eq!(adv_rule(&big2, &t), Rule::Downward);
+        // Level 2 with S[0] above both: down.
+        t.scores = vec![(0, 3.0), (1, 1.0), (2, 0.8)];
+        assert_eq!(adv_rule(&big2, &t), Rule::Downward);
+        // Upper SST not big: down.
+        t.scores = vec![(0, 0.5), (1, 1.0), (2, 0.8)];
+        assert_eq!(adv_rule(&sst(2, 64, b"a", b"b"), &t), Rule::Downward);
+    }
+
+    #[test]
+    fn small_ssts_go_to_a_big_upper_sst_else_the_same_level() {
+        let t = tree();
+        assert_eq!(adv_rule(&sst(2, 10, b"e", b"e"), &t), Rule::UpperFile(11));
+        // Upper SST 10 is small: same level. New [c1, c2] at L2: insertion point 2 (22 starts
+        // at "x"), walk 21, 22, 20.
+        assert_eq!(
+            adv_candidates(&sst(2, 10, b"c1", b"c2"), &t),
+            (Rule::SameLevel, vec![7, 6, 8, 5])
+        );
+    }
+
+    /// The same-level search walks the compaction-priority list, not key order (the fork's
+    /// `SameLevelFileList` caveat).
+    #[test]
+    fn same_level_search_walks_the_compaction_priority_list() {
+        let mut t = tree();
+        t.pri_order = vec![(2, vec![22, 20, 21])];
+        // List smallest keys: x, a, c; first at or after "c2" is "x" at position 0: scan
+        // the list from the start.
+        assert_eq!(
+            adv_candidates(&sst(2, 10, b"c1", b"c2"), &t).1,
+            vec![8, 5, 7, 6]
+        );
+        assert_eq!(same_level_order(&[b"x", b"a", b"c"], b"b"), vec![0, 1, 2]);
+        assert_eq!(same_level_order(&[b"a", b"c", b"x"], b"d"), vec![1, 2, 0]);
+    }
+
+    #[test]
+    fn v1_tries_both_neighbour_levels_then_its_fallback() {
+        let t = tree();
+        // L2 [d, e]: L3 30 (zone 9: 64) and L1 11 (3: 40, 4: 24) by bytes; then the same
+        // level's search (21, 22, 20).
+        assert_eq!(
+            v1_candidates(&sst(2, 10, b"d", b"e"), &t),
+            vec![9, 3, 4, 7, 6, 8, 5]
+        );
+        assert_eq!(v1_candidates(&sst(0, 10, b"a", b"b"), &t), vec![3, 2, 4, 1]);
+    }
+
+    #[test]
+    fn input_zones_are_the_zones_of_ssts_being_compacted_nearby() {
+        let mut t = tree();
+        t.levels[1][1].being_compacted = true;
+        t.levels[2][1].being_compacted = true;
+        assert_eq!(input_zones(&sst(2, 10, b"d", b"e"), &t), vec![3, 4, 6, 7]);
+        assert!(input_zones(&sst(0, 10, b"d", b"e"), &t).is_empty());
+        // Being compacted: not a candidate of the rules either.
+        assert_eq!(adv_rule(&sst(2, 10, b"e", b"e"), &t), Rule::SameLevel);
+    }
+
+    fn zone(index: u32, remaining: u64) -> ZoneView {
+        ZoneView {
+            index,
+            max_capacity_bytes: 1000,
+            remaining_bytes: remaining,
+            used_bytes: 1000 - remaining,
+            lifetime: Lifetime::Long,
+            busy: false,
+        }
+    }
+
+    fn place(zones: &[ZoneView], plan: &SstContext, active: u32) -> PlacementDecision {
+        let view = AllocView {
+            zones,
+            open_io_zones: 0,
+            active_io_zones: active,
+            max_open_io_zones: 14,
+            max_active_io_zones: 14,
+            finish_threshold_pct: 0,
+        };
+        let req = PlacementRequest {
+            lifetime: Lifetime::Long,
+            io_type: IoType::Other,
+            min_capacity_bytes: 0,
+            sst: Some(plan),
+        };
+        CazaArtifact.place(&view, &req)
+    }
+
+    /// A candidate with any room takes the SST (spill); busy and full ones are skipped; then
+    /// an empty zone while an active token is free, then liza-caza.
+    #[test]
+    fn places_into_the_first_candidate_with_room_then_an_empty_zone() {
+        let plan = SstContext {
+            size: 500,
+            candidates: vec![1, 2, 3],
+            spill: true,
+            ..SstContext::default()
+        };
+        let mut zones = vec![zone(0, 1000), zone(1, 0), zone(2, 10), zone(3, 600)];
+        let d = place(&zones, &plan, 2);
+        assert_eq!((d.outcome, d.from_context), (Placement::Active(2), true));
+        zones[2].busy = true;
+        assert_eq!(place(&zones, &plan, 2).outcome, Placement::Active(3));
+        zones[3].remaining_bytes = 0;
+        let d = place(&zones, &plan, 1);
+        assert_eq!((d.outcome, d.from_context), (Placement::Empty(0), false));
+        // No active token: liza-caza (no partial zone of any use, finish nothing; wait).
+        assert_eq!(place(&zones, &plan, 14).outcome, Placement::WaitForActiveToken);
+    }
+}

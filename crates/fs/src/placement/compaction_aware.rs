@@ -255,6 +255,7 @@ mod tests {
             level: 2,
             size: 100,
             candidates: candidate_zones(c),
+            ..SstContext::default()
         }
     }
 
