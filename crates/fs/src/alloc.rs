@@ -92,7 +92,14 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     ) -> Result<u32, FsError> {
         let t0 = self.env.now();
         let pause_ns = self.opts.alloc_retry_blocking_ms.saturating_mul(1_000_000);
-        let floor = self.lock().zones.iter().map(|z| z.capacity).max().unwrap_or(0) / 8;
+        let floor = self
+            .lock()
+            .zones
+            .iter()
+            .map(|z| z.capacity)
+            .max()
+            .unwrap_or(0)
+            / 8;
         let result = loop {
             if self.free_capacity() <= floor {
                 break Err(FsError::NoSpace);

@@ -51,7 +51,11 @@ fn blocked_writer(placement: &str) -> (zonedb_fs::FsStats, u64) {
             .await
             .unwrap();
         big.close().await.unwrap();
-        assert!(fs.file_zones(&["big.sst"])[0].iter().all(|(z, _)| *z != held));
+        assert!(
+            fs.file_zones(&["big.sst"])[0]
+                .iter()
+                .all(|(z, _)| *z != held)
+        );
         let t0 = env2.now();
         let deleter = {
             let (fs, env) = (fs.clone(), env2.clone());
@@ -81,7 +85,8 @@ fn each_attempt_costs_a_second_and_is_counted() {
         // sleeps too: 4 attempts, 4 s.
         assert_eq!(stats.alloc_retries, 4, "{placement}");
         assert!(
-            (4 * SECOND_NS..4 * SECOND_NS + SECOND_NS / 100).contains(&stats.alloc_retry_blocking_ns),
+            (4 * SECOND_NS..4 * SECOND_NS + SECOND_NS / 100)
+                .contains(&stats.alloc_retry_blocking_ns),
             "{placement}: {}",
             stats.alloc_retry_blocking_ns
         );

@@ -57,8 +57,8 @@ use super::lifetime::first_empty_zone;
 use super::liza_caza::{allocate_after_open_token, apply_finish_threshold, open_token_or_wait};
 use super::tree_view::overlapping;
 use super::{
-    AllocView, NewSst, Placement, PlacementDecision, PlacementPolicy, PlacementRequest,
-    SstContext, TreeFile, TreeView, first_with_room,
+    AllocView, NewSst, Placement, PlacementDecision, PlacementPolicy, PlacementRequest, SstContext,
+    TreeFile, TreeView, first_with_room,
 };
 
 /// CAZA-ADV as the authors' code does it (`AllocateCompactionAwaredZoneV2`).
@@ -164,8 +164,7 @@ pub enum Rule {
 
 /// `IS_BIG_SSTABLE` scaled: more than 63/64 of `target_file_size_bytes` (0: never big).
 pub fn is_big(size: u64, target_file_size_bytes: u64) -> bool {
-    target_file_size_bytes > 0
-        && u128::from(size) * 64 > u128::from(target_file_size_bytes) * 63
+    target_file_size_bytes > 0 && u128::from(size) * 64 > u128::from(target_file_size_bytes) * 63
 }
 
 /// `MostLargeUpperAdjacentFile`: the largest SST of level−1 overlapping the new SST, not
@@ -421,7 +420,10 @@ mod tests {
             adv_candidates(&sst(0, 10, b"a", b"b"), &t),
             (Rule::MostL0L1, vec![3, 2, 4, 1])
         );
-        assert_eq!(adv_candidates(&sst(1, 10, b"a", b"b"), &t).0, Rule::MostL0L1);
+        assert_eq!(
+            adv_candidates(&sst(1, 10, b"a", b"b"), &t).0,
+            Rule::MostL0L1
+        );
     }
 
     #[test]
@@ -550,6 +552,9 @@ mod tests {
         let d = place(&zones, &plan, 1);
         assert_eq!((d.outcome, d.from_context), (Placement::Empty(0), false));
         // No active token: liza-caza (no partial zone of any use, finish nothing; wait).
-        assert_eq!(place(&zones, &plan, 14).outcome, Placement::WaitForActiveToken);
+        assert_eq!(
+            place(&zones, &plan, 14).outcome,
+            Placement::WaitForActiveToken
+        );
     }
 }

@@ -313,7 +313,9 @@ mod tests {
         };
         let v = view(&zones, 1, 14);
         assert_eq!(
-            LizaCaza.place(&v, &req(Lifetime::Medium, Some(&sst))).outcome,
+            LizaCaza
+                .place(&v, &req(Lifetime::Medium, Some(&sst)))
+                .outcome,
             Placement::Empty(1)
         );
     }
