@@ -280,7 +280,7 @@ pub fn nearest_zones_of_file(zones: &[(u32, u64)]) -> Vec<u32> {
 
 fn sorted_by_score(mut scored: Vec<(u32, u64)>) -> Vec<u32> {
     scored.retain(|&(_, s)| s > 0);
-    scored.sort_by(|a, b| (b.1, b.0).cmp(&(a.1, a.0)));
+    scored.sort_by_key(|&(z, s)| std::cmp::Reverse((s, z)));
     scored.into_iter().map(|(z, _)| z).collect()
 }
 

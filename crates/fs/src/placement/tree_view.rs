@@ -19,9 +19,9 @@ pub struct TreeFile<'a> {
     pub being_compacted: bool,
 }
 
+#[cfg(test)]
 impl<'a> TreeFile<'a> {
     /// A file no compaction is consuming (tests).
-    #[cfg(test)]
     pub fn idle(number: u64, size: u64, smallest: &'a [u8], largest: &'a [u8]) -> Self {
         Self {
             number,
@@ -31,7 +31,9 @@ impl<'a> TreeFile<'a> {
             being_compacted: false,
         }
     }
+}
 
+impl TreeFile<'_> {
     /// Whether its key range overlaps the user keys `[lo, hi]`.
     pub fn overlaps(&self, lo: &[u8], hi: &[u8]) -> bool {
         self.largest >= lo && self.smallest <= hi
