@@ -73,13 +73,19 @@ pub struct StoreArgs {
     /// Zone cleaner of the file layer: none, greedy, zenfs.
     #[arg(long, default_value = "zenfs")]
     pub cleaner: String,
-    /// Zone placement of the file layer: liza, caza, oaza.
+    /// Zone placement of the file layer: liza, caza, oaza, liza-caza, caza-artifact,
+    /// caza-v1-artifact.
     #[arg(long, default_value = "liza")]
     pub placement: String,
     /// The authors' ZenFS blocking model: while zone cleaning runs, no flush or compaction
     /// starts; checked again every this many ms (their ZenFS: 1000). 0 = off.
     #[arg(long, default_value_t = 0)]
     pub zc_blocking_poll_ms: u64,
+    /// The authors' allocation-retry blocking model: a writer whose zone allocation finds no
+    /// space sleeps this long and retries (their ZenFS fork: 1000); 0 = clean in the
+    /// foreground instead.
+    #[arg(long, default_value_t = 0)]
+    pub alloc_retry_blocking_ms: u64,
     /// Open zone limit of the device (the profile's own if absent; 0 = none).
     #[arg(long)]
     pub max_open_zones: Option<u32>,
@@ -228,6 +234,7 @@ pub fn fs_options(a: &StoreArgs) -> Result<FsOptions, CliError> {
         placement: zonedb_fs::placement::by_name(&a.placement).map_err(CliError::Usage)?,
         zone_append: a.zone_append,
         zc_blocking_poll_ns: a.zc_blocking_poll_ms.saturating_mul(1_000_000),
+        alloc_retry_blocking_ms: a.alloc_retry_blocking_ms,
         ..FsOptions::default()
     })
 }

@@ -52,6 +52,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 .try_acquire_zone(lifetime, kind, 0, AllocMode::Policy, sst)
                 .await
             {
+                Err(FsError::NoSpace) if self.opts.alloc_retry_blocking_ms > 0 => {
+                    return self.retry_after_sleeps(lifetime, kind, sst).await;
+                }
                 Err(FsError::NoSpace) => {
                     let freed = if self.opts.cleaner.name() == "none" {
                         false
@@ -73,6 +76,52 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 other => return other,
             }
         }
+    }
+
+    /// The authors' retry loop (`ZoneFile::AllocateNewZone` of their ZenFS fork): while more
+    /// than an eighth of a zone is unwritten, try again, sleep
+    /// [`FsOptions::alloc_retry_blocking_ms`](crate::fs::FsOptions::alloc_retry_blocking_ms)
+    /// (after every attempt, the successful one too), and on failure reset unused zones
+    /// (their `RuntimeReset`); the background cleaner cleans meanwhile. The whole loop is I/O
+    /// blocking time. No room left: [`FsError::NoSpace`].
+    async fn retry_after_sleeps(
+        &self,
+        lifetime: Lifetime,
+        kind: FileKind,
+        sst: Option<&SstContext>,
+    ) -> Result<u32, FsError> {
+        let t0 = self.env.now();
+        let pause_ns = self.opts.alloc_retry_blocking_ms.saturating_mul(1_000_000);
+        let floor = self
+            .lock()
+            .zones
+            .iter()
+            .map(|z| z.capacity)
+            .max()
+            .unwrap_or(0)
+            / 8;
+        let result = loop {
+            if self.free_capacity() <= floor {
+                break Err(FsError::NoSpace);
+            }
+            let attempt = self
+                .try_acquire_zone(lifetime, kind, 0, AllocMode::Policy, sst)
+                .await;
+            // The fork's cleaner polls every 100 ms and runs below its free-space trigger;
+            // here the background cleaner is woken to clean while the writer sleeps.
+            self.kick.notify_one();
+            self.env.sleep(pause_ns).await;
+            self.counters().alloc_retries += 1;
+            match attempt {
+                Err(FsError::NoSpace) => self.reset_unused_zones().await?,
+                other => break other,
+            }
+        };
+        let waited = self.env.now() - t0;
+        let mut c = self.counters();
+        c.blocking_ns += waited;
+        c.alloc_retry_ns += waited;
+        result
     }
 
     /// Takes a zone following the placement policy: finishes what it says, waits for tokens.

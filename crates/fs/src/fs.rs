@@ -47,6 +47,13 @@ pub struct FsOptions {
     /// `MaybeScheduleFlushOrCompaction` calls it; [`ZoneFs::wait_for_cleaning`] counts the
     /// wait as I/O blocking.
     pub zc_blocking_poll_ns: u64,
+    /// The authors' allocation-retry blocking model (their ZenFS fork,
+    /// `ZoneFile::AllocateNewZone`): when a writer's zone allocation finds no space, sleep
+    /// this long, try again, reset unused zones, and repeat while more than an eighth of a
+    /// zone is unwritten (their 128 MiB of 1 GiB zones); every attempt in the loop costs one
+    /// sleep, the successful one included, and the loop counts as I/O blocking. 0 = off: clean
+    /// in the foreground instead (the fork: 1000).
+    pub alloc_retry_blocking_ms: u64,
 }
 
 impl Default for FsOptions {
@@ -60,6 +67,7 @@ impl Default for FsOptions {
             read_only: false,
             zone_append: false,
             zc_blocking_poll_ns: 0,
+            alloc_retry_blocking_ms: 0,
         }
     }
 }
@@ -75,6 +83,8 @@ pub(crate) struct Counters {
     pub(crate) cleaning_runs: u64,
     pub(crate) cleaning_ns: u64,
     pub(crate) blocking_ns: u64,
+    pub(crate) alloc_retries: u64,
+    pub(crate) alloc_retry_ns: u64,
     pub(crate) context_requests: u64,
     pub(crate) context_placements: u64,
     pub(crate) last_resort_allocations: u64,
@@ -412,6 +422,8 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             cleaning_runs: c.cleaning_runs,
             cleaning_ns: c.cleaning_ns,
             io_blocking_ns: c.blocking_ns,
+            alloc_retries: c.alloc_retries,
+            alloc_retry_blocking_ns: c.alloc_retry_ns,
             sst_context_allocations: c.context_requests,
             sst_context_placements: c.context_placements,
             last_resort_allocations: c.last_resort_allocations,

@@ -22,8 +22,12 @@ pub struct FsStats {
     pub cleaning_runs: u64,
     /// Virtual (or real) time spent cleaning.
     pub cleaning_ns: u64,
-    /// Time writers waited for space (cleaning) or for zone tokens.
+    /// Time writers waited for space (cleaning, allocation retries) or for zone tokens.
     pub io_blocking_ns: u64,
+    /// Allocation attempts in the retry loop of `FsOptions::alloc_retry_blocking_ms`.
+    pub alloc_retries: u64,
+    /// Of `io_blocking_ns`, the time spent in that retry loop.
+    pub alloc_retry_blocking_ns: u64,
     /// Zone allocations for SSTs described by an `SstContext` (CAZA, OAZA).
     pub sst_context_allocations: u64,
     /// Of those, the ones the policy's own rules placed (the rest fell back to LIZA).

@@ -244,6 +244,7 @@ fn fs_options_of(s: &Scenario) -> Result<FsOptions, HarnessError> {
             .map_err(|e| HarnessError::Config(format!("fs.placement: {e}")))?,
         finish_threshold_pct: s.fs.finish_threshold,
         zc_blocking_poll_ns: s.fs.zc_blocking_poll_ms.saturating_mul(1_000_000),
+        alloc_retry_blocking_ms: s.fs.alloc_retry_blocking_ms,
         ..FsOptions::default()
     })
 }

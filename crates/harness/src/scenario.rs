@@ -73,7 +73,7 @@ impl Default for DeviceSection {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FsSection {
-    /// Placement policy (`liza`, `caza`, `oaza`).
+    /// Placement policy (one of `zonedb_fs::placement::NAMES`).
     pub placement: String,
     /// Cleaner: `none`, `greedy`, `zenfs`.
     pub cleaner: String,
@@ -84,6 +84,9 @@ pub struct FsSection {
     /// The authors' ZenFS blocking model: while zone cleaning runs no flush or compaction
     /// starts, checked every this many ms (their ZenFS: 1000); 0 = off.
     pub zc_blocking_poll_ms: u64,
+    /// The authors' allocation-retry blocking model, ms per attempt (0 = off; their fork:
+    /// 1000): `zonedb_fs::fs::FsOptions::alloc_retry_blocking_ms`.
+    pub alloc_retry_blocking_ms: u64,
 }
 
 impl Default for FsSection {
@@ -94,6 +97,7 @@ impl Default for FsSection {
             gc_threshold: 20,
             finish_threshold: 0,
             zc_blocking_poll_ms: 0,
+            alloc_retry_blocking_ms: 0,
         }
     }
 }

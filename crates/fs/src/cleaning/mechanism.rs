@@ -57,7 +57,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     }
 
     /// Unwritten capacity of all IO zones.
-    fn free_capacity(&self) -> u64 {
+    pub(crate) fn free_capacity(&self) -> u64 {
         self.lock()
             .zones
             .iter()

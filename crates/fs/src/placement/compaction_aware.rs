@@ -163,8 +163,13 @@ impl PlacementPolicy for Caza {
 /// `hi`): left of everything, scan rightwards; right of everything, scan leftwards; otherwise
 /// alternate outwards, left neighbour first.
 pub fn nearest_by_key(files: &[(&[u8], &[u8])], hi: &[u8]) -> Vec<usize> {
-    let idx = files.partition_point(|(s, _)| *s < hi);
-    let n = files.len();
+    outward_from(files.partition_point(|(s, _)| *s < hi), files.len())
+}
+
+/// The outward walk of [`nearest_by_key`] over `n` listed files from insertion point `idx`:
+/// `idx == 0`: `0..n`; `idx >= n`: `n-1` down to 0; otherwise `idx-1`, `idx`, `idx-2`,
+/// `idx+1`, ... (left first), then what remains of the longer side.
+pub fn outward_from(idx: usize, n: usize) -> Vec<usize> {
     if idx == 0 {
         return (0..n).collect();
     }
@@ -250,6 +255,7 @@ mod tests {
             level: 2,
             size: 100,
             candidates: candidate_zones(c),
+            ..SstContext::default()
         }
     }
 
@@ -328,13 +334,7 @@ mod tests {
     #[test]
     fn plans_from_a_tree_view() {
         use super::super::tree_view::StaticTree;
-        let t = |number, size, lo: &'static [u8], hi: &'static [u8]| TreeFile {
-            number,
-            size,
-            smallest: lo,
-            largest: hi,
-            being_compacted: false,
-        };
+        let t = TreeFile::idle;
         let mut busy = t(12, 900, b"e", b"e");
         busy.being_compacted = true;
         let tree = StaticTree {
@@ -353,6 +353,7 @@ mod tests {
                 (21, vec![(7, 50)]),
                 (30, vec![(8, 70)]),
             ],
+            ..StaticTree::default()
         };
         let sst = NewSst {
             number: 40,

@@ -174,7 +174,7 @@ pub fn open_token_limit(max_open_io_zones: u32, io_type: IoType) -> u32 {
 }
 
 /// Marks zone `index` finished in the working copy: nothing writable remains.
-fn mark_finished(zones: &mut [ZoneView], index: u32) {
+pub(crate) fn mark_finished(zones: &mut [ZoneView], index: u32) {
     if let Some(z) = zones.iter_mut().find(|z| z.index == index) {
         z.remaining_bytes = 0;
     }

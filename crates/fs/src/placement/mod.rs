@@ -3,6 +3,8 @@
 //!
 //! - [`lifetime`]: LIZA, ZenFS's lifetime-based allocator, reproduced rule by rule.
 //! - [`compaction_aware`]: CAZA, compaction-aware allocation (Same-Zone Compaction paper, §VI).
+//! - [`liza_caza`] and [`caza_artifact`]: the authors' code forms of LIZA and CAZA (CAZA-ADV,
+//!   CAZA v1) that produced the Same-Zone Compaction paper's figures.
 //! - [`overlap_ratio`]: OAZA, overlapping-ratio-aware allocation (ASP-DAC'24 slides;
 //!   reconstructed).
 //!
@@ -14,8 +16,10 @@
 //! ([`crate::ZoneFs::create_sst`]) and the policy reads back from [`PlacementRequest::sst`].
 //! Hints about what the engine does reach policies through [`PlacementPolicy::on_hint`].
 
+pub mod caza_artifact;
 pub mod compaction_aware;
 pub mod lifetime;
+pub mod liza_caza;
 pub mod overlap_ratio;
 pub mod tree_view;
 
@@ -26,9 +30,17 @@ pub use tree_view::{NewSst, TreeFile, TreeView};
 use crate::hints::Hint;
 
 /// Placement policy names accepted by [`by_name`].
-pub const NAMES: [&str; 4] = ["liza", "caza", "oaza", "oaza-bytes"];
+pub const NAMES: [&str; 7] = [
+    "liza",
+    "caza",
+    "oaza",
+    "oaza-bytes",
+    "liza-caza",
+    "caza-artifact",
+    "caza-v1-artifact",
+];
 
-/// The placement policy called `name` (`liza`, `caza`, `oaza`).
+/// The placement policy called `name` (one of [`NAMES`]).
 ///
 /// # Errors
 /// A message naming the known policies.
@@ -38,6 +50,9 @@ pub fn by_name(name: &str) -> Result<Arc<dyn PlacementPolicy>, String> {
         "caza" => Ok(Arc::new(compaction_aware::Caza)),
         "oaza" => Ok(Arc::new(overlap_ratio::Oaza)),
         "oaza-bytes" => Ok(Arc::new(overlap_ratio::OazaBytes)),
+        "liza-caza" => Ok(Arc::new(liza_caza::LizaCaza)),
+        "caza-artifact" => Ok(Arc::new(caza_artifact::CazaArtifact)),
+        "caza-v1-artifact" => Ok(Arc::new(caza_artifact::CazaV1Artifact)),
         other => Err(format!(
             "unknown placement '{other}'; known: {}",
             NAMES.join(", ")
@@ -98,8 +113,15 @@ pub struct SstContext {
     /// Bytes.
     pub size: u64,
     /// Zones to try, in order, before the policy's fallback: each only if it can take the
-    /// whole SST then ([`first_fitting`]).
+    /// whole SST then ([`first_fitting`]), or, with [`Self::spill`], if it has any room.
     pub candidates: Vec<u32>,
+    /// Spill allowed (the authors' CAZA code): a candidate needs only room for more than the
+    /// request's minimum capacity, not for the whole SST; when it fills, the SST's next extent
+    /// asks again with the same plan ([`first_with_room`]).
+    pub spill: bool,
+    /// Zones the fallback's open-zone match skips: those holding the compaction's input files
+    /// (`liza-caza`).
+    pub avoid: Vec<u32>,
 }
 
 impl SstContext {
@@ -110,6 +132,7 @@ impl SstContext {
             level: sst.level,
             size: sst.size,
             candidates,
+            ..Self::default()
         }
     }
 }
@@ -292,6 +315,27 @@ pub fn fits_whole_sst(zone: &ZoneView, size: u64) -> bool {
     !zone.busy && zone.is_active() && zone.remaining_bytes >= size.max(1)
 }
 
+/// The first of `candidates` (in order) with room: not held by anyone, written but not full,
+/// more than `min_capacity` bytes left (the authors' CAZA code's `capacity_ > min_capacity`).
+pub fn first_with_room(
+    zones: &[ZoneView],
+    candidates: impl IntoIterator<Item = u32>,
+    min_capacity: u64,
+) -> Option<u32> {
+    candidates.into_iter().find(|&z| {
+        zone_view(zones, z)
+            .is_some_and(|v| !v.busy && v.is_active() && v.remaining_bytes > min_capacity)
+    })
+}
+
+/// Zone `index` of `zones` (in index order).
+fn zone_view(zones: &[ZoneView], index: u32) -> Option<&ZoneView> {
+    zones
+        .binary_search_by_key(&index, |v| v.index)
+        .ok()
+        .and_then(|i| zones.get(i))
+}
+
 /// The zones holding `files`, in the order the files come (each file's zones most bytes
 /// first), without repeats.
 pub fn zones_of<'a>(files: impl IntoIterator<Item = &'a NeighbourSst>) -> Vec<u32> {
@@ -336,11 +380,7 @@ pub fn first_fitting(
         return None;
     }
     let need = size.max(request.min_capacity_bytes);
-    candidates.into_iter().find(|&z| {
-        view.zones
-            .binary_search_by_key(&z, |v| v.index)
-            .ok()
-            .and_then(|i| view.zones.get(i))
-            .is_some_and(|v| fits_whole_sst(v, need))
-    })
+    candidates
+        .into_iter()
+        .find(|&z| zone_view(view.zones, z).is_some_and(|v| fits_whole_sst(v, need)))
 }

@@ -19,6 +19,20 @@ pub struct TreeFile<'a> {
     pub being_compacted: bool,
 }
 
+#[cfg(test)]
+impl<'a> TreeFile<'a> {
+    /// A file no compaction is consuming (tests).
+    pub fn idle(number: u64, size: u64, smallest: &'a [u8], largest: &'a [u8]) -> Self {
+        Self {
+            number,
+            size,
+            smallest,
+            largest,
+            being_compacted: false,
+        }
+    }
+}
+
 impl TreeFile<'_> {
     /// Whether its key range overlaps the user keys `[lo, hi]`.
     pub fn overlaps(&self, lo: &[u8], hi: &[u8]) -> bool {
@@ -60,6 +74,19 @@ pub trait TreeView {
     /// first (ties: lower zone first); empty for a file the zone layer does not hold.
     fn file_zones(&self, files: &[u64]) -> Vec<Vec<(u32, u64)>>;
 
+    /// The engine's SST size target (`target_file_size_base`); 0 when unknown. CAZA-ADV
+    /// ([`super::caza_artifact`]) calls an SST big relative to it.
+    fn target_file_size_bytes(&self) -> u64 {
+        0
+    }
+
+    /// The file numbers of `level` in the order the engine's compaction picker tries them
+    /// (RocksDB's `FilesByCompactionPri`), files being compacted left out. The default is key
+    /// order (L0: the engine's order).
+    fn files_by_compaction_pri(&self, level: u32) -> Vec<u64> {
+        idle_numbers(self.files(level))
+    }
+
     /// The level an SST of `level` is merged with from above (L0 for the base level; none for
     /// L0).
     fn upper_level(&self, level: u32) -> Option<u32> {
@@ -88,6 +115,15 @@ pub trait TreeView {
             .find(|&l| !self.files(l).is_empty())
             .unwrap_or(0)
     }
+}
+
+/// The numbers of `files` no compaction is consuming, in order.
+pub fn idle_numbers(files: &[TreeFile<'_>]) -> Vec<u64> {
+    files
+        .iter()
+        .filter(|f| !f.being_compacted)
+        .map(|f| f.number)
+        .collect()
 }
 
 /// Bytes of `files` overlapping the user keys `[lo, hi]`, skipping files being compacted.
@@ -133,6 +169,11 @@ pub struct StaticTree<'a> {
     pub base_level: u32,
     /// (file number, zones) pairs.
     pub zones: Vec<(u64, Vec<(u32, u64)>)>,
+    /// [`TreeView::target_file_size_bytes`].
+    pub target_file_size_bytes: u64,
+    /// (level, file numbers) pairs: [`TreeView::files_by_compaction_pri`] of the levels
+    /// listed (the others: key order).
+    pub pri_order: Vec<(u32, Vec<u64>)>,
 }
 
 impl TreeView for StaticTree<'_> {
@@ -167,6 +208,17 @@ impl TreeView for StaticTree<'_> {
             })
             .collect()
     }
+
+    fn target_file_size_bytes(&self) -> u64 {
+        self.target_file_size_bytes
+    }
+
+    fn files_by_compaction_pri(&self, level: u32) -> Vec<u64> {
+        match self.pri_order.iter().find(|(l, _)| *l == level) {
+            Some((_, order)) => order.clone(),
+            None => idle_numbers(self.files(level)),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -174,13 +226,7 @@ mod tests {
     use super::*;
 
     fn f<'a>(number: u64, size: u64, lo: &'a [u8], hi: &'a [u8]) -> TreeFile<'a> {
-        TreeFile {
-            number,
-            size,
-            smallest: lo,
-            largest: hi,
-            being_compacted: false,
-        }
+        TreeFile::idle(number, size, lo, hi)
     }
 
     #[test]

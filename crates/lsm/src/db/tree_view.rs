@@ -13,7 +13,9 @@ use zonedb_fs::placement::{NewSst, SstContext, TreeFile, TreeView};
 use super::Inner;
 use super::background::level_view;
 use crate::compaction::levels::{largest_uk, smallest_uk};
+use crate::compaction::start_file::files_by_compaction_pri;
 use crate::compaction::{LevelFile, compaction_scores, level_targets};
+use crate::options::CompactionPri;
 use crate::version::manifest::sst_name;
 
 /// The tree as it is when an SST is placed.
@@ -23,16 +25,25 @@ pub(crate) struct EngineTree<'a, E: Env, D: ZonedDevice> {
     levels: Vec<Vec<TreeFile<'a>>>,
     scores: &'a [(u32, f64)],
     base_level: u32,
+    /// The picker's view, for the compaction-priority order.
+    picked: &'a [Vec<LevelFile<'a>>],
+    /// Compaction priority and the round-robin cursors of the levels.
+    pri: (CompactionPri, &'a [Vec<u8>]),
+    target_file_size_bytes: u64,
 }
 
 impl<'a, E: Env, D: ZonedDevice> EngineTree<'a, E, D> {
-    /// A view of `levels` (the picker's view of a version) with their `scores`.
+    /// A view of `levels` (the picker's view of a version) with their `scores`, the
+    /// compaction priority with the levels' round-robin cursors, and the SST size target.
     pub(crate) fn new(
         fs: &'a Arc<ZoneFs<E, D>>,
         levels: &'a [Vec<LevelFile<'a>>],
         scores: &'a [(u32, f64)],
         base_level: u32,
+        pri: (CompactionPri, &'a [Vec<u8>]),
+        target_file_size_bytes: u64,
     ) -> Self {
+        let picked = levels;
         let levels = levels
             .iter()
             .map(|l| {
@@ -52,6 +63,9 @@ impl<'a, E: Env, D: ZonedDevice> EngineTree<'a, E, D> {
             levels,
             scores,
             base_level,
+            picked,
+            pri,
+            target_file_size_bytes,
         }
     }
 }
@@ -80,6 +94,24 @@ impl<E: Env, D: ZonedDevice> TreeView for EngineTree<'_, E, D> {
         let names: Vec<String> = files.iter().map(|&n| sst_name(n)).collect();
         self.fs.file_zones(&names)
     }
+
+    fn target_file_size_bytes(&self) -> u64 {
+        self.target_file_size_bytes
+    }
+
+    fn files_by_compaction_pri(&self, level: u32) -> Vec<u64> {
+        let l = level as usize;
+        let Some(files) = self.picked.get(l) else {
+            return Vec::new();
+        };
+        let cursor = self.pri.1.get(l).map_or(&[][..], Vec::as_slice);
+        files_by_compaction_pri(self.picked, l, self.pri.0, cursor)
+            .into_iter()
+            .filter_map(|i| files.get(i))
+            .filter(|f| !f.being_compacted)
+            .map(|f| f.number)
+            .collect()
+    }
 }
 
 /// The placement policy's plan for a complete SST, from the tree as it is now (`None` when
@@ -93,13 +125,23 @@ pub(crate) fn placement_context<E: Env, D: ZonedDevice>(
         return None;
     }
     let version;
-    let levels = {
+    let (levels, cursors) = {
         let st = inner.lock();
         version = st.version.clone();
-        level_view(&version, &st.being_compacted)
+        (
+            level_view(&version, &st.being_compacted),
+            st.compact_cursor.clone(),
+        )
     };
     let targets = level_targets(&levels, &inner.opts);
     let scores = compaction_scores(&levels, &targets, &inner.opts);
-    let tree = EngineTree::new(&inner.fs, &levels, &scores, targets.base_level);
+    let tree = EngineTree::new(
+        &inner.fs,
+        &levels,
+        &scores,
+        targets.base_level,
+        (inner.opts.compaction_pri, &cursors),
+        inner.opts.target_file_size_base,
+    );
     policy.plan_sst(sst, &tree)
 }
