@@ -124,6 +124,8 @@ pub struct WorkloadSection {
     pub batch_size: u64,
     /// `--readwritepercent`.
     pub readwritepercent: u64,
+    /// `--compression_ratio` of the value generator (0.5, db_bench's default).
+    pub compression_ratio: f64,
 }
 
 impl Default for WorkloadSection {
@@ -142,6 +144,7 @@ impl Default for WorkloadSection {
             seek_nexts: b.seek_nexts,
             batch_size: b.batch_size,
             readwritepercent: b.readwritepercent,
+            compression_ratio: b.compression_ratio,
         }
     }
 }
@@ -159,6 +162,7 @@ impl WorkloadSection {
             seek_nexts: self.seek_nexts,
             batch_size: self.batch_size,
             readwritepercent: self.readwritepercent,
+            compression_ratio: self.compression_ratio,
             progress: crate::db_bench::ProgressCounter::default(),
             verify: None,
             record: None,
