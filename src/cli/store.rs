@@ -13,7 +13,7 @@ use zonedb_device::{
 };
 use zonedb_env::{Env, RealEnv, SimConfig, SimEnv};
 use zonedb_fs::FsOptions;
-use zonedb_lsm::options::{CompactionPri, CompactionScheme, DbOptions};
+use zonedb_lsm::options::{CompactionPri, CompactionScheme, Compression, DbOptions};
 
 use super::CliError;
 
@@ -38,6 +38,10 @@ fn parse_pri(s: &str) -> Result<CompactionPri, String> {
 
 fn parse_scheme(s: &str) -> Result<CompactionScheme, String> {
     CompactionScheme::from_name(s).map_err(|e| e.to_string())
+}
+
+fn parse_compression(s: &str) -> Result<Compression, String> {
+    Compression::from_name(s).map_err(|e| e.to_string())
 }
 
 /// Where the database lives.
@@ -160,6 +164,9 @@ pub struct EngineArgs {
     /// Skip the WAL.
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = flag_bool)]
     disable_wal: Option<bool>,
+    /// Data block compression (db_bench's flag): none, snappy, lz4 (option `compression`).
+    #[arg(long = "compression_type", value_parser = parse_compression)]
+    compression: Option<Compression>,
 }
 
 /// The engine options the flags describe (`use_existing_db` turns `create_if_missing` off).
@@ -192,7 +199,8 @@ pub fn engine_options(a: &EngineArgs, use_existing_db: bool) -> Result<DbOptions
         acc_min_start_level,
         block_size,
         sync,
-        disable_wal
+        disable_wal,
+        compression
     );
     if let Some(b) = a.bloom_bits
         && b >= 0

@@ -75,6 +75,29 @@ pub enum Compression {
     None,
     /// LZ4.
     Lz4,
+    /// Snappy (RocksDB's default codec; the `snap` crate).
+    Snappy,
+}
+
+impl Compression {
+    /// Every codec, by its name (db_bench's `--compression_type` values this engine has).
+    pub const NAMES: [&'static str; 3] = ["none", "snappy", "lz4"];
+
+    /// The codec called `name` (db_bench's `--compression_type`).
+    ///
+    /// # Errors
+    /// [`LsmError::InvalidArgument`] naming the known codecs.
+    pub fn from_name(name: &str) -> Result<Self, LsmError> {
+        match name {
+            "none" => Ok(Self::None),
+            "snappy" => Ok(Self::Snappy),
+            "lz4" => Ok(Self::Lz4),
+            other => Err(LsmError::InvalidArgument(format!(
+                "compression_type '{other}': known: {}",
+                Self::NAMES.join(", ")
+            ))),
+        }
+    }
 }
 
 /// Options of a database. Field names and defaults are RocksDB's.
@@ -312,6 +335,13 @@ mod tests {
         assert!(!o.level_compaction_dynamic_level_bytes);
         assert_eq!(o.compression, Compression::Lz4);
         assert_eq!(o.num_levels, 7);
+        let o = DbOptions::from_toml("compression = \"snappy\"\n").unwrap();
+        assert_eq!(o.compression, Compression::Snappy);
+        assert_eq!(
+            Compression::from_name("snappy").unwrap(),
+            Compression::Snappy
+        );
+        assert!(Compression::from_name("zstd").is_err());
     }
 
     #[test]

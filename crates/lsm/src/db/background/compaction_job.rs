@@ -250,10 +250,14 @@ pub(super) async fn merge_inputs<E: Env, D: ZonedDevice>(
     let lifetime = calculate_sst_write_hint(plan.output_level, base_level);
     let mut builder: Option<TableBuilder> = None;
     let mut entries = 0u64;
+    // Input bytes (keys and values) merged since the last CPU charge: their blocks were
+    // decompressed (as the inputs were written with the same codec).
+    let mut input_bytes = 0u64;
     let mut out = Vec::new();
     let mut written = 0;
     while let Some((k, v)) = it.current() {
         entries += 1;
+        input_bytes += (k.len() + v.len()) as u64;
         if filter.keep(k) {
             let open = builder.as_ref().map(TableBuilder::estimated_file_size);
             if cutter.cut_before(k, open)
@@ -273,7 +277,9 @@ pub(super) async fn merge_inputs<E: Env, D: ZonedDevice>(
                 .add(k, v);
         }
         if entries.is_multiple_of(256) {
-            inner.env.cpu(256 * cost::MERGE_ENTRY_NS).await;
+            let decompress = cost::decompress_ns(inner.opts.compression, input_bytes);
+            input_bytes %= 1024;
+            inner.env.cpu(256 * cost::MERGE_ENTRY_NS + decompress).await;
             if inner.lock().closing {
                 // RocksDB's close: a running compaction stops (ShutdownInProgress) and its
                 // finished outputs, never installed, are deleted; the inputs stay live.
@@ -312,10 +318,14 @@ pub(super) async fn finish_output<E: Env, D: ZonedDevice>(
     job: u64,
 ) -> Result<FileMeta, LsmError> {
     let number = inner.lock().new_file_number();
+    let compression = b.compression();
     let (bytes, props) = b.finish();
     inner
         .env
-        .cpu(bytes.len() as u64 / 1024 * cost::BUILD_NS_PER_KIB)
+        .cpu(
+            bytes.len() as u64 / 1024 * cost::BUILD_NS_PER_KIB
+                + cost::compress_ns(compression, props.raw_key_size + props.raw_value_size),
+        )
         .await;
     let context = placement_context(
         inner,
