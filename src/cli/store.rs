@@ -167,6 +167,14 @@ pub struct EngineArgs {
     /// Data block compression (db_bench's flag): none, snappy, lz4 (option `compression`).
     #[arg(long = "compression_type", value_parser = parse_compression)]
     compression: Option<Compression>,
+    /// Allow L0 → L0 compactions when L0 → base is blocked (true; the MSST'24 fork's
+    /// db_bench spells it --enable_intraL0_compaction, also accepted).
+    #[arg(long, alias = "enable_intraL0_compaction", num_args = 0..=1, default_missing_value = "true", value_parser = flag_bool)]
+    enable_intra_l0_compaction: Option<bool>,
+    /// Split a compaction below L0 into up to this many key ranges run in parallel
+    /// (db_bench's flag; option max_subcompactions, default 1).
+    #[arg(long = "subcompactions", alias = "max_subcompactions")]
+    max_subcompactions: Option<u32>,
 }
 
 /// The engine options the flags describe (`use_existing_db` turns `create_if_missing` off).
@@ -200,7 +208,9 @@ pub fn engine_options(a: &EngineArgs, use_existing_db: bool) -> Result<DbOptions
         block_size,
         sync,
         disable_wal,
-        compression
+        compression,
+        enable_intra_l0_compaction,
+        max_subcompactions
     );
     if let Some(b) = a.bloom_bits
         && b >= 0

@@ -153,8 +153,15 @@ pub struct DbOptions {
     pub block_restart_interval: u32,
     /// Bloom filter bits per key (10; 0 = no filter).
     pub bloom_bits_per_key: u32,
-    /// Block compression.
+    /// Block compression (`none`, `snappy`, `lz4`).
     pub compression: Compression,
+    /// Whether the leveled picker may compact L0 files into L0 when L0 → base is blocked
+    /// (RocksDB's intra-L0 compaction; true). The Same-Zone Compaction paper's runs turn it
+    /// off (their fork's `enable_intraL0_compaction=false`).
+    pub enable_intra_l0_compaction: bool,
+    /// Most parallel key ranges one compaction into a level below L0's is split into
+    /// (RocksDB's `max_subcompactions`, db_bench's `--subcompactions`; 1 = no split).
+    pub max_subcompactions: u32,
     /// Block cache capacity in bytes (32 MiB).
     pub block_cache_size: u64,
     /// Sync the WAL on every write.
@@ -196,6 +203,8 @@ impl Default for DbOptions {
             block_restart_interval: 16,
             bloom_bits_per_key: 10,
             compression: Compression::None,
+            enable_intra_l0_compaction: true,
+            max_subcompactions: 1,
             block_cache_size: 32 << 20,
             sync: false,
             disable_wal: false,
@@ -305,6 +314,9 @@ impl DbOptions {
         if self.delayed_write_rate == 0 {
             return bad("delayed_write_rate", "must be positive");
         }
+        if !(1..=64).contains(&self.max_subcompactions) {
+            return bad("max_subcompactions", "must be between 1 and 64");
+        }
         if self.acc_turning_point > 100 {
             return bad("acc_turning_point", "must be a percentage (0-100)");
         }
@@ -361,6 +373,8 @@ mod tests {
             ("compaction_scheme = \"magic\"", "compaction_scheme"),
             ("acc_turning_point = 101", "acc_turning_point"),
             ("num_levels = 1", "num_levels"),
+            ("max_subcompactions = 0", "max_subcompactions"),
+            ("compression = \"zstd\"", "compression"),
             ("write_buffer_size = -5", "write_buffer_size"),
             ("[[[", ""),
         ] {
