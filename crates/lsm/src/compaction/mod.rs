@@ -14,6 +14,8 @@
 //! - [`adaptive`] — `SicaPicker` and ACC (SICA or ZACA by free space and level).
 //! - [`drop_rule`] — which entries a flush or compaction leaves out.
 //! - [`output_cutting`] — where a compaction closes an output SST.
+//! - [`subcompaction`] — whether and where a compaction is split into key ranges merged in
+//!   parallel (`max_subcompactions`).
 
 pub mod adaptive;
 pub mod drop_rule;
@@ -23,6 +25,7 @@ pub mod output_cutting;
 pub mod picker;
 pub mod same_zone;
 pub mod start_file;
+pub mod subcompaction;
 pub mod view;
 pub mod zone_layout;
 
