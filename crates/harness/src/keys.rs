@@ -51,6 +51,10 @@ impl ValueGen {
         let mut rng = SimRng::seed_from_u64(301);
         let want = POOL_BYTES.max(max_value_bytes);
         // `static_cast<int>(len * compressed_fraction)`, at least 1.
+        #[allow(
+            clippy::cast_sign_loss,
+            reason = "a float-to-int cast saturates: a negative or NaN ratio gives 0, then 1"
+        )]
         let raw = ((PIECE_BYTES as f64 * ratio) as usize).max(1);
         let mut pool = Vec::with_capacity(want + PIECE_BYTES);
         let mut random = Vec::with_capacity(raw);

@@ -39,8 +39,10 @@ pub fn should_form_subcompactions(
     max_subcompactions > 1 && start_level == 0 && output_level > 0 && output_level_has_inputs
 }
 
-/// RocksDB's `min_file_fill_percent`: outputs are assumed at least this full.
-const MIN_FILE_FILL: f64 = 4.0 / 5.0;
+/// RocksDB's `min_file_fill_percent` (4/5): outputs are assumed at least this full.
+const MIN_FILE_FILL_NUM: u64 = 4;
+/// Denominator of [`MIN_FILE_FILL_NUM`].
+const MIN_FILE_FILL_DEN: u64 = 5;
 
 /// The user keys at which the compaction of `inputs` (start level first) into
 /// `output_level` is split: subcompaction `i` takes user keys from boundary `i - 1`
@@ -89,8 +91,10 @@ pub fn subcompaction_boundaries(
         }
     }
     let sum: u64 = sizes.iter().sum();
-    let max_outputs =
-        (sum as f64 / MIN_FILE_FILL / max_output_file_size.max(1) as f64).ceil() as u64;
+    // ceil(sum / (4/5) / max_output_file_size)
+    let max_outputs = (u128::from(sum) * u128::from(MIN_FILE_FILL_DEN))
+        .div_ceil(u128::from(max_output_file_size.max(1)) * u128::from(MIN_FILE_FILL_NUM));
+    let max_outputs = u64::try_from(max_outputs).unwrap_or(u64::MAX);
     let mut subcompactions = (sizes.len() as u64)
         .min(u64::from(max_subcompactions))
         .min(max_outputs);
