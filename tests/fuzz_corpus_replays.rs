@@ -98,6 +98,40 @@ fn seed_corpora_and_their_mutations_never_panic() {
     }
 }
 
+/// A small table whose data blocks are compressed with `compression`.
+fn compressed_table(compression: zonedb_lsm::options::Compression) -> Vec<u8> {
+    use zonedb_lsm::key::{ValueType, internal_key};
+    let mut b = zonedb_lsm::sst::TableBuilder::new(zonedb_lsm::sst::TableOptions {
+        block_size: 512,
+        restart_interval: 4,
+        bloom_bits_per_key: 10,
+        compression,
+    });
+    for i in 0..200u64 {
+        let k = internal_key(format!("key{i:06}").as_bytes(), 1000 - i, ValueType::Value);
+        b.add(
+            &k,
+            format!("value-{i}-{}", "x".repeat((i % 40) as usize)).as_bytes(),
+        );
+    }
+    b.finish().0
+}
+
+#[test]
+fn compressed_tables_and_their_mutations_never_panic() {
+    use zonedb_lsm::options::Compression;
+    let plain = compressed_table(Compression::None).len();
+    let mut rng = SimRng::seed_from_u64(0x736e_6170);
+    for c in [Compression::Snappy, Compression::Lz4] {
+        let t = compressed_table(c);
+        assert!(t.len() < plain, "{c:?}: blocks stored compressed");
+        zonedb_lsm::fuzz::sst_table(&t);
+        for _ in 0..1000 {
+            zonedb_lsm::fuzz::sst_table(&mutate(&t, &mut rng));
+        }
+    }
+}
+
 #[test]
 fn every_fuzz_target_has_a_corpus_and_a_harness() {
     for (name, _) in TARGETS {

@@ -55,6 +55,10 @@ pub struct BenchArgs {
     /// Percentage of reads in readrandomwriterandom (0-100).
     #[arg(long, default_value_t = 90, value_parser = clap::value_parser!(u64).range(0..=100))]
     readwritepercent: u64,
+    /// Fraction of each 100-byte piece of the value pool that is random, the rest a repeat
+    /// (db_bench's value generator; 0.5 compresses values to about half).
+    #[arg(long, default_value_t = zonedb_harness::keys::DEFAULT_COMPRESSION_RATIO)]
+    compression_ratio: f64,
     /// Print db_bench's latency histogram block per operation type.
     #[arg(long, num_args = 0..=1, default_value = "false", default_missing_value = "true", value_parser = flag_bool)]
     histogram: bool,
@@ -161,6 +165,7 @@ fn bench_config(a: &BenchArgs) -> BenchConfig {
         seek_nexts: a.seek_nexts,
         batch_size: a.batch_size,
         readwritepercent: a.readwritepercent,
+        compression_ratio: a.compression_ratio,
         progress: db_bench::ProgressCounter::default(),
         verify: a
             .verify

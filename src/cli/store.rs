@@ -13,7 +13,7 @@ use zonedb_device::{
 };
 use zonedb_env::{Env, RealEnv, SimConfig, SimEnv};
 use zonedb_fs::FsOptions;
-use zonedb_lsm::options::{CompactionPri, CompactionScheme, DbOptions};
+use zonedb_lsm::options::{CompactionPri, CompactionScheme, Compression, DbOptions};
 
 use super::CliError;
 
@@ -38,6 +38,10 @@ fn parse_pri(s: &str) -> Result<CompactionPri, String> {
 
 fn parse_scheme(s: &str) -> Result<CompactionScheme, String> {
     CompactionScheme::from_name(s).map_err(|e| e.to_string())
+}
+
+fn parse_compression(s: &str) -> Result<Compression, String> {
+    Compression::from_name(s).map_err(|e| e.to_string())
 }
 
 /// Where the database lives.
@@ -177,6 +181,17 @@ pub struct EngineArgs {
     /// Skip the WAL.
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = flag_bool)]
     disable_wal: Option<bool>,
+    /// Data block compression (db_bench's flag): none, snappy, lz4 (option `compression`).
+    #[arg(long = "compression_type", value_parser = parse_compression)]
+    compression: Option<Compression>,
+    /// Allow L0 → L0 compactions when L0 → base is blocked (true; the MSST'24 fork's
+    /// db_bench spells it --enable_intraL0_compaction, also accepted).
+    #[arg(long, alias = "enable_intraL0_compaction", num_args = 0..=1, default_missing_value = "true", value_parser = flag_bool)]
+    enable_intra_l0_compaction: Option<bool>,
+    /// Split a compaction below L0 into up to this many key ranges run in parallel
+    /// (db_bench's flag; option max_subcompactions, default 1).
+    #[arg(long = "subcompactions", alias = "max_subcompactions")]
+    max_subcompactions: Option<u32>,
 }
 
 /// The engine options the flags describe (`use_existing_db` turns `create_if_missing` off).
@@ -211,7 +226,10 @@ pub fn engine_options(a: &EngineArgs, use_existing_db: bool) -> Result<DbOptions
         max_compaction_start_level,
         block_size,
         sync,
-        disable_wal
+        disable_wal,
+        compression,
+        enable_intra_l0_compaction,
+        max_subcompactions
     );
     if let Some(b) = a.bloom_bits
         && b >= 0

@@ -57,7 +57,7 @@ impl PartialEq for ProgressCounter {
 impl Eq for ProgressCounter {}
 
 /// What to run (db_bench's flags).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct BenchConfig {
     /// `--num`: keys in the key space, and writes per thread.
     pub num: u64,
@@ -77,6 +77,9 @@ pub struct BenchConfig {
     pub batch_size: u64,
     /// `--readwritepercent` (readrandomwriterandom).
     pub readwritepercent: u64,
+    /// `--compression_ratio`: the fraction of each 100-byte piece of the value pool that is
+    /// random, the rest repeating it (db_bench's default 0.5; see [`ValueGen::with_ratio`]).
+    pub compression_ratio: f64,
     /// Progress of the running benchmark (for display only).
     #[serde(skip)]
     pub progress: ProgressCounter,
@@ -119,6 +122,13 @@ impl BenchConfig {
         if self.batch_size == 0 {
             return bad("batch_size", "0".into(), "at least 1");
         }
+        if !(self.compression_ratio.is_finite() && self.compression_ratio >= 0.0) {
+            return bad(
+                "compression_ratio",
+                self.compression_ratio.to_string(),
+                "a number of at least 0",
+            );
+        }
         if self.readwritepercent > 100 {
             return bad(
                 "readwritepercent",
@@ -151,6 +161,7 @@ impl Default for BenchConfig {
             seek_nexts: 0,
             batch_size: 1,
             readwritepercent: 90,
+            compression_ratio: crate::keys::DEFAULT_COMPRESSION_RATIO,
             progress: ProgressCounter::default(),
             verify: None,
             record: None,
@@ -461,7 +472,7 @@ async fn background_writer<E: Env, S: KvStore>(
     stop: &AtomicBool,
 ) -> Result<u64, HarnessError> {
     let mut rng = SimRng::seed_from_u64(seed);
-    let mut values = ValueGen::new();
+    let mut values = ValueGen::with_ratio(cfg.compression_ratio, cfg.value_size);
     let mut puts = 0;
     while !stop.load(Ordering::Relaxed) {
         puts += 1;
@@ -481,7 +492,7 @@ async fn thread_body<E: Env, S: KvStore>(
     seed: u64,
 ) -> Result<ThreadOut, HarnessError> {
     let mut rng = SimRng::seed_from_u64(seed);
-    let mut values = ValueGen::new();
+    let mut values = ValueGen::with_ratio(cfg.compression_ratio, cfg.value_size);
     let mut out = ThreadOut::new(cfg.progress.clone());
     let reads = cfg.reads.unwrap_or(cfg.num);
     let ks = cfg.key_size;

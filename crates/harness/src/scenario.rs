@@ -132,6 +132,8 @@ pub struct WorkloadSection {
     pub batch_size: u64,
     /// `--readwritepercent`.
     pub readwritepercent: u64,
+    /// `--compression_ratio` of the value generator (0.5, db_bench's default).
+    pub compression_ratio: f64,
 }
 
 impl Default for WorkloadSection {
@@ -150,6 +152,7 @@ impl Default for WorkloadSection {
             seek_nexts: b.seek_nexts,
             batch_size: b.batch_size,
             readwritepercent: b.readwritepercent,
+            compression_ratio: b.compression_ratio,
         }
     }
 }
@@ -167,6 +170,7 @@ impl WorkloadSection {
             seek_nexts: self.seek_nexts,
             batch_size: self.batch_size,
             readwritepercent: self.readwritepercent,
+            compression_ratio: self.compression_ratio,
             progress: crate::db_bench::ProgressCounter::default(),
             verify: None,
             record: None,
@@ -366,5 +370,31 @@ mod tests {
         ] {
             assert!(Scenario::configurations(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn the_papers_db_bench_setup_is_scenario_keys() {
+        let text = r#"
+            name = "paper setup"
+            [engine]
+            compression = "snappy"
+            disable_wal = true
+            enable_intra_l0_compaction = false
+            max_subcompactions = 8
+            [workload]
+            compression_ratio = 0.25
+        "#;
+        let c = Scenario::configurations(text).unwrap();
+        let o = c[0].db_options().unwrap();
+        assert_eq!(o.compression, zonedb_lsm::options::Compression::Snappy);
+        assert!(o.disable_wal);
+        assert!(!o.enable_intra_l0_compaction);
+        assert_eq!(o.max_subcompactions, 8);
+        assert!((c[0].workload.bench_config(1).compression_ratio - 0.25).abs() < 1e-12);
+        // Defaults: db_bench's ratio, RocksDB's switches.
+        let d = Scenario::configurations("name = \"d\"").unwrap();
+        let o = d[0].db_options().unwrap();
+        assert!(o.enable_intra_l0_compaction && !o.disable_wal && o.max_subcompactions == 1);
+        assert!((d[0].workload.compression_ratio - 0.5).abs() < 1e-12);
     }
 }

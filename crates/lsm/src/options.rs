@@ -93,6 +93,29 @@ pub enum Compression {
     None,
     /// LZ4.
     Lz4,
+    /// Snappy (RocksDB's default codec; the `snap` crate).
+    Snappy,
+}
+
+impl Compression {
+    /// Every codec, by its name (db_bench's `--compression_type` values this engine has).
+    pub const NAMES: [&'static str; 3] = ["none", "snappy", "lz4"];
+
+    /// The codec called `name` (db_bench's `--compression_type`).
+    ///
+    /// # Errors
+    /// [`LsmError::InvalidArgument`] naming the known codecs.
+    pub fn from_name(name: &str) -> Result<Self, LsmError> {
+        match name {
+            "none" => Ok(Self::None),
+            "snappy" => Ok(Self::Snappy),
+            "lz4" => Ok(Self::Lz4),
+            other => Err(LsmError::InvalidArgument(format!(
+                "compression_type '{other}': known: {}",
+                Self::NAMES.join(", ")
+            ))),
+        }
+    }
 }
 
 /// Options of a database. Field names and defaults are RocksDB's.
@@ -156,8 +179,15 @@ pub struct DbOptions {
     pub block_restart_interval: u32,
     /// Bloom filter bits per key (10; 0 = no filter).
     pub bloom_bits_per_key: u32,
-    /// Block compression.
+    /// Block compression (`none`, `snappy`, `lz4`).
     pub compression: Compression,
+    /// Whether the leveled picker may compact L0 files into L0 when L0 → base is blocked
+    /// (RocksDB's intra-L0 compaction; true). The Same-Zone Compaction paper's runs turn it
+    /// off (their fork's `enable_intraL0_compaction=false`).
+    pub enable_intra_l0_compaction: bool,
+    /// Most parallel key ranges one compaction into a level below L0's is split into
+    /// (RocksDB's `max_subcompactions`, db_bench's `--subcompactions`; 1 = no split).
+    pub max_subcompactions: u32,
     /// Block cache capacity in bytes (32 MiB).
     pub block_cache_size: u64,
     /// Sync the WAL on every write.
@@ -201,6 +231,8 @@ impl Default for DbOptions {
             block_restart_interval: 16,
             bloom_bits_per_key: 10,
             compression: Compression::None,
+            enable_intra_l0_compaction: true,
+            max_subcompactions: 1,
             block_cache_size: 32 << 20,
             sync: false,
             disable_wal: false,
@@ -310,6 +342,9 @@ impl DbOptions {
         if self.delayed_write_rate == 0 {
             return bad("delayed_write_rate", "must be positive");
         }
+        if !(1..=64).contains(&self.max_subcompactions) {
+            return bad("max_subcompactions", "must be between 1 and 64");
+        }
         if self.acc_turning_point > 100 {
             return bad("acc_turning_point", "must be a percentage (0-100)");
         }
@@ -346,6 +381,13 @@ mod tests {
         assert!(!o.level_compaction_dynamic_level_bytes);
         assert_eq!(o.compression, Compression::Lz4);
         assert_eq!(o.num_levels, 7);
+        let o = DbOptions::from_toml("compression = \"snappy\"\n").unwrap();
+        assert_eq!(o.compression, Compression::Snappy);
+        assert_eq!(
+            Compression::from_name("snappy").unwrap(),
+            Compression::Snappy
+        );
+        assert!(Compression::from_name("zstd").is_err());
     }
 
     #[test]
@@ -391,6 +433,8 @@ mod tests {
             ("acc_turning_point = 101", "acc_turning_point"),
             ("max_compaction_kick = 102", "max_compaction_kick"),
             ("num_levels = 1", "num_levels"),
+            ("max_subcompactions = 0", "max_subcompactions"),
+            ("compression = \"zstd\"", "compression"),
             ("write_buffer_size = -5", "write_buffer_size"),
             ("[[[", ""),
         ] {

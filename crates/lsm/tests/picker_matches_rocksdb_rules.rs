@@ -328,6 +328,12 @@ fn one_l0_compaction_at_a_time_then_intra_l0() {
         (0, 0, CompactionReason::IntraL0)
     );
     assert_eq!(inputs(&p, 0), vec![8, 7, 6, 5, 4, 3]);
+    // With intra-L0 compaction switched off (the paper's setup) nothing is picked.
+    let off = DbOptions {
+        enable_intra_l0_compaction: false,
+        ..o.clone()
+    };
+    assert!(pick_with(&levels, &off, &running, &[0; 4], &vec![Vec::new(); 4]).is_none());
     // Below trigger + 2 files there is no intra-L0.
     levels[0].truncate(5);
     assert!(pick_with(&levels, &o, &running, &[0; 4], &vec![Vec::new(); 4]).is_none());

@@ -9,7 +9,8 @@
 //!    sharing a boundary user key); reject if the range overlaps a running compaction with the
 //!    same output level or the output files cannot be cleanly cut.
 //! 3. L0: widen to every L0 file transitively overlapping; fail if the output level's range is
-//!    being compacted. If L0 → base fails: intra-L0 when L0 has trigger + 2 files.
+//!    being compacted. If L0 → base fails: intra-L0 when L0 has trigger + 2 files (and
+//!    `enable_intra_l0_compaction`).
 //! 4. `SetupOtherInputs`: output-level overlaps, then grow the start level without changing the
 //!    output set, within `max_compaction_bytes` (compensated sizes).
 //! 5. Grandparents; trivial move when the output level gets no files, L0 files do not overlap,
@@ -186,7 +187,12 @@ impl<'a> Builder<'a> {
     /// `PickIntraL0Compaction` / `FindIntraL0Compaction`: the newest-first run of L0 files
     /// (at least four) while the bytes per file removed keep falling, within
     /// `max_compaction_bytes`.
+    /// Never with `enable_intra_l0_compaction = false` (the MSST'24 fork's switch; its
+    /// `PickIntraL0Compaction` returns false whatever the flag).
     fn pick_intra_l0(&self) -> Option<Picked> {
+        if !self.input.options.enable_intra_l0_compaction {
+            return None;
+        }
         let l0 = &self.levels[0];
         let trigger = self.input.options.level0_file_num_compaction_trigger as usize;
         if l0.len() < trigger + 2 || l0[0].being_compacted {

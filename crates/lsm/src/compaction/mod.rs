@@ -19,6 +19,8 @@
 //! - [`invalidation_score`] — the code's ZACA objective (`GetMaxInvalidateCompactionScore`).
 //! - [`drop_rule`] — which entries a flush or compaction leaves out.
 //! - [`output_cutting`] — where a compaction closes an output SST.
+//! - [`subcompaction`] — whether and where a compaction is split into key ranges merged in
+//!   parallel (`max_subcompactions`).
 
 pub mod adaptive;
 pub mod adaptive_artifact;
@@ -30,6 +32,7 @@ pub mod output_cutting;
 pub mod picker;
 pub mod same_zone;
 pub mod start_file;
+pub mod subcompaction;
 pub mod view;
 pub mod zone_layout;
 

@@ -27,6 +27,9 @@ pub struct DbStats {
     pub compactions: u64,
     /// Trivial moves.
     pub trivial_moves: u64,
+    /// Key ranges merged by compactions split into subcompactions (`max_subcompactions`;
+    /// a compaction not split counts none).
+    pub subcompactions: u64,
     /// Bytes read by compactions.
     pub compaction_bytes_read: u64,
     /// Bytes written by compactions.

@@ -5,7 +5,8 @@
 use super::block::BlockBuilder;
 use super::bloom::BloomBuilder;
 use super::format::{
-    BlockHandle, Footer, LZ4_COMPRESSION, NO_COMPRESSION, Properties, block_trailer,
+    BlockHandle, FORMAT_VERSION, Footer, LZ4_COMPRESSION, NO_COMPRESSION, Properties,
+    SNAPPY_COMPRESSION, block_trailer, good_compression_ratio,
 };
 use crate::key;
 use crate::options::Compression;
@@ -100,6 +101,11 @@ impl TableBuilder {
         }
     }
 
+    /// The codec of the data blocks.
+    pub fn compression(&self) -> Compression {
+        self.opts.compression
+    }
+
     /// Entries added.
     pub fn num_entries(&self) -> u64 {
         self.props.num_entries
@@ -111,17 +117,21 @@ impl TableBuilder {
     }
 
     fn write_block(&mut self, raw: &[u8], compress: bool) -> BlockHandle {
-        let compressed;
-        let (body, ctype) = if compress && self.opts.compression == Compression::Lz4 {
-            compressed = lz4_flex::block::compress_prepend_size(raw);
-            // Keep the compressed form only if it saves at least 1/8 (as RocksDB does).
-            if compressed.len() < raw.len() - raw.len() / 8 {
-                (&compressed[..], LZ4_COMPRESSION)
-            } else {
-                (raw, NO_COMPRESSION)
+        let compressed = match self.opts.compression {
+            _ if !compress => None,
+            Compression::None => None,
+            Compression::Lz4 => {
+                Some((lz4_flex::block::compress_prepend_size(raw), LZ4_COMPRESSION))
             }
-        } else {
-            (raw, NO_COMPRESSION)
+            // A block too large for Snappy (4 GiB) is stored raw.
+            Compression::Snappy => snap::raw::Encoder::new()
+                .compress_vec(raw)
+                .ok()
+                .map(|c| (c, SNAPPY_COMPRESSION)),
+        };
+        let (body, ctype) = match &compressed {
+            Some((c, t)) if good_compression_ratio(c.len(), raw.len()) => (&c[..], *t),
+            _ => (raw, NO_COMPRESSION),
         };
         let handle = BlockHandle {
             offset: self.out.len() as u64,
@@ -179,6 +189,7 @@ impl TableBuilder {
         let props_raw = self.props.encode();
         let properties = self.write_block(&props_raw, false);
         let footer = Footer {
+            version: FORMAT_VERSION,
             index,
             filter,
             properties,

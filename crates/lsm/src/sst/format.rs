@@ -5,8 +5,12 @@ use crate::LsmError;
 
 /// Magic number at the very end of every ZoneDB SST.
 pub const TABLE_MAGIC: u64 = 0x5a6f_6e65_4442_5354; // "ZoneDBST"
-/// Format version written in the footer.
-pub const FORMAT_VERSION: u32 = 1;
+/// Format version written in the footer: 2 numbers block compression as RocksDB does
+/// ([`SNAPPY_COMPRESSION`] 1, [`LZ4_COMPRESSION`] 4); version 1 tables, still read, had
+/// only LZ4, as 1 ([`LEGACY_LZ4_COMPRESSION`]).
+pub const FORMAT_VERSION: u32 = 2;
+/// The first format version (LZ4 as compression byte 1), still read.
+pub const FORMAT_VERSION_1: u32 = 1;
 /// Footer size in bytes.
 pub const FOOTER_LEN: usize = 64;
 /// Block trailer: compression type (1) + masked CRC32C (4).
@@ -14,8 +18,25 @@ pub const TRAILER_LEN: usize = 5;
 
 /// Compression byte of an uncompressed block.
 pub const NO_COMPRESSION: u8 = 0;
-/// Compression byte of an LZ4 block (size-prepended).
-pub const LZ4_COMPRESSION: u8 = 1;
+/// Compression byte of a Snappy block (RocksDB's `kSnappyCompression`): the raw Snappy
+/// format, which starts with the uncompressed length as a varint.
+pub const SNAPPY_COMPRESSION: u8 = 1;
+/// Compression byte of an LZ4 block (RocksDB's `kLZ4Compression`; ours is size-prepended
+/// as `lz4_flex` writes it).
+pub const LZ4_COMPRESSION: u8 = 4;
+/// Compression byte of an LZ4 block in a format version 1 table.
+pub const LEGACY_LZ4_COMPRESSION: u8 = 1;
+
+/// Most bytes a Snappy block can expand to per compressed byte (a 3-byte copy element
+/// yields at most 64 bytes), so a damaged length header cannot ask for a huge buffer.
+const SNAPPY_MAX_EXPANSION: usize = 22;
+
+/// RocksDB's `GoodCompressionRatio` (`table/block_based/block_based_table_builder.cc`):
+/// a compressed block is kept only if it is smaller than 7/8 of the raw block (saves at
+/// least 12.5 %); otherwise the block is stored raw.
+pub fn good_compression_ratio(compressed_bytes: usize, raw_bytes: usize) -> bool {
+    compressed_bytes < raw_bytes - raw_bytes / 8
+}
 
 const MASK_DELTA: u32 = 0xa282_ead8;
 
@@ -113,7 +134,8 @@ pub fn block_trailer(block: &[u8], ctype: u8) -> [u8; TRAILER_LEN] {
     [ctype, m[0], m[1], m[2], m[3]]
 }
 
-/// Checks a block read with its trailer and returns its uncompressed contents.
+/// Checks a block read with its trailer and returns its uncompressed contents; `version`
+/// is the table's format version (it says what the compression byte means).
 ///
 /// # Errors
 /// [`LsmError::Corruption`] on a checksum mismatch, an unknown compression type, or a block
@@ -122,6 +144,7 @@ pub fn verify_block(
     file: &str,
     handle: BlockHandle,
     mut raw: Vec<u8>,
+    version: u32,
 ) -> Result<Vec<u8>, LsmError> {
     let n = usize::try_from(handle.size).unwrap_or(usize::MAX);
     if raw.len() != n.saturating_add(TRAILER_LEN) {
@@ -142,14 +165,30 @@ pub fn verify_block(
             "block checksum mismatch",
         ));
     }
-    match ctype {
-        NO_COMPRESSION => {
+    let bad = |what: String| LsmError::corruption(file, handle.offset, what);
+    match (ctype, version) {
+        (NO_COMPRESSION, _) => {
             raw.truncate(n);
             Ok(raw)
         }
-        LZ4_COMPRESSION => lz4_flex::block::decompress_size_prepended(body)
-            .map_err(|e| LsmError::corruption(file, handle.offset, format!("lz4 block: {e}"))),
-        t => Err(LsmError::corruption(
+        (LEGACY_LZ4_COMPRESSION, FORMAT_VERSION_1) | (LZ4_COMPRESSION, FORMAT_VERSION) => {
+            lz4_flex::block::decompress_size_prepended(body)
+                .map_err(|e| bad(format!("lz4 block: {e}")))
+        }
+        (SNAPPY_COMPRESSION, FORMAT_VERSION) => {
+            let len =
+                snap::raw::decompress_len(body).map_err(|e| bad(format!("snappy block: {e}")))?;
+            if len > body.len().saturating_mul(SNAPPY_MAX_EXPANSION) {
+                return Err(bad(format!(
+                    "snappy block: length {len} impossible for {} bytes",
+                    body.len()
+                )));
+            }
+            snap::raw::Decoder::new()
+                .decompress_vec(body)
+                .map_err(|e| bad(format!("snappy block: {e}")))
+        }
+        (t, _) => Err(LsmError::corruption(
             file,
             handle.offset,
             format!("unknown compression type {t}"),
@@ -238,6 +277,8 @@ impl Properties {
 /// The fixed-size footer: handles of the index, filter and properties blocks, checksummed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Footer {
+    /// Format version ([`FORMAT_VERSION`] when written; [`FORMAT_VERSION_1`] is still read).
+    pub version: u32,
     /// Index block.
     pub index: BlockHandle,
     /// Filter block (size 0 = none).
@@ -263,7 +304,7 @@ impl Footer {
         }
         let crc = mask_crc(crc32c::crc32c(&out[..48]));
         out[48..52].copy_from_slice(&crc.to_le_bytes());
-        out[52..56].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out[52..56].copy_from_slice(&self.version.to_le_bytes());
         out[56..64].copy_from_slice(&TABLE_MAGIC.to_le_bytes());
         out
     }
@@ -281,7 +322,8 @@ impl Footer {
         if get_u64(buf, 56) != Some(TABLE_MAGIC) {
             return Err(bad("bad table magic"));
         }
-        if get_u32(buf, 52) != Some(FORMAT_VERSION) {
+        let version = get_u32(buf, 52).unwrap_or(0);
+        if version != FORMAT_VERSION && version != FORMAT_VERSION_1 {
             return Err(bad("unknown table format version"));
         }
         if get_u32(buf, 48).map(unmask_crc) != Some(crc32c::crc32c(&buf[..48])) {
@@ -293,6 +335,7 @@ impl Footer {
             size: f(i + 1),
         };
         let footer = Self {
+            version,
             index: h(0),
             filter: h(2),
             properties: h(4),
@@ -338,6 +381,7 @@ mod tests {
     #[test]
     fn footer_rejects_any_flipped_byte() {
         let f = Footer {
+            version: FORMAT_VERSION,
             index: BlockHandle {
                 offset: 10,
                 size: 5,
@@ -355,5 +399,53 @@ mod tests {
             d[i] ^= 0x10;
             assert!(Footer::decode("t", &d, 1000).is_err(), "byte {i}");
         }
+    }
+
+    fn framed(body: &[u8], ctype: u8) -> (BlockHandle, Vec<u8>) {
+        let mut raw = body.to_vec();
+        raw.extend_from_slice(&block_trailer(body, ctype));
+        let h = BlockHandle {
+            offset: 0,
+            size: body.len() as u64,
+        };
+        (h, raw)
+    }
+
+    #[test]
+    fn compression_bytes_are_rocksdbs_and_version_1_lz4_still_reads() {
+        assert_eq!((SNAPPY_COMPRESSION, LZ4_COMPRESSION), (1, 4));
+        let block: Vec<u8> = b"abcdefgh".repeat(64);
+        let snappy = snap::raw::Encoder::new().compress_vec(&block).unwrap();
+        let (h, raw) = framed(&snappy, SNAPPY_COMPRESSION);
+        assert_eq!(
+            verify_block("t", h, raw.clone(), FORMAT_VERSION).unwrap(),
+            block
+        );
+        // In a version 1 table byte 1 was LZ4: Snappy bytes there do not decode as LZ4.
+        assert!(verify_block("t", h, raw, FORMAT_VERSION_1).is_err());
+        let lz4 = lz4_flex::block::compress_prepend_size(&block);
+        let (h, raw) = framed(&lz4, LZ4_COMPRESSION);
+        assert_eq!(verify_block("t", h, raw, FORMAT_VERSION).unwrap(), block);
+        let (h, raw) = framed(&lz4, LEGACY_LZ4_COMPRESSION);
+        assert_eq!(verify_block("t", h, raw, FORMAT_VERSION_1).unwrap(), block);
+        // A version 1 table has no byte 4.
+        let (h, raw) = framed(&lz4, LZ4_COMPRESSION);
+        assert!(verify_block("t", h, raw, FORMAT_VERSION_1).is_err());
+    }
+
+    #[test]
+    fn snappy_length_header_cannot_ask_for_a_huge_buffer() {
+        // Varint 2^32 - 1 then one literal byte: impossible for 6 bytes of input.
+        let body = [0xff, 0xff, 0xff, 0xff, 0x0f, 0x00];
+        let (h, raw) = framed(&body, SNAPPY_COMPRESSION);
+        let e = verify_block("t", h, raw, FORMAT_VERSION).unwrap_err();
+        assert!(e.to_string().contains("impossible"), "{e}");
+    }
+
+    #[test]
+    fn good_compression_ratio_is_rocksdbs_seven_eighths() {
+        assert!(good_compression_ratio(874, 1000));
+        assert!(!good_compression_ratio(875, 1000));
+        assert!(!good_compression_ratio(1000, 1000));
     }
 }

@@ -64,6 +64,8 @@ pub struct Table<S: BlockSource> {
     filter: Vec<u8>,
     props: Properties,
     cache: Option<Arc<BlockCache>>,
+    /// Format version of the footer (what the blocks' compression bytes mean).
+    version: u32,
 }
 
 impl<S: BlockSource> Table<S> {
@@ -91,7 +93,7 @@ impl<S: BlockSource> Table<S> {
             let name = &name;
             async move {
                 let raw = source.read(h.offset, h.size + TRAILER_LEN as u64).await?;
-                verify_block(name, h, raw)
+                verify_block(name, h, raw, footer.version)
             }
         };
         let props_raw = read(footer.properties).await?;
@@ -132,6 +134,7 @@ impl<S: BlockSource> Table<S> {
             filter,
             props,
             cache,
+            version: footer.version,
         })
     }
 
@@ -187,7 +190,7 @@ impl<S: BlockSource> Table<S> {
             .source
             .read_class(h.offset, h.size + TRAILER_LEN as u64, class)
             .await?;
-        let b = Arc::new(verify_block(self.source.name(), h, raw)?);
+        let b = Arc::new(verify_block(self.source.name(), h, raw, self.version)?);
         if fill_cache && let Some(c) = &self.cache {
             c.insert((self.number, h.offset), b.clone());
         }

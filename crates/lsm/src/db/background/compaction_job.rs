@@ -1,7 +1,9 @@
 //! A compaction job: trivial moves edit only the MANIFEST; merges read the inputs through a
 //! merging iterator, leave out entries by the drop rule, cut outputs by output cutting, and
 //! install the outputs in place of the inputs. Close stops a running merge and deletes its
-//! outputs.
+//! outputs. With `max_subcompactions` > 1 a merge from L0 into a non-empty level is split at
+//! [`subcompaction_boundaries`] into key ranges, each merged by its own task with its own
+//! outputs; all outputs are installed together in one version edit.
 
 use std::sync::Arc;
 
@@ -19,6 +21,9 @@ use super::output::{builder_for, give_buffer, placement_context, write_built};
 use crate::LsmError;
 use crate::compaction::drop_rule::DropRule;
 use crate::compaction::output_cutting::{Grandparent, OutputCutter};
+use crate::compaction::subcompaction::{
+    SubcompactionLevel, should_form_subcompactions, subcompaction_boundaries,
+};
 use crate::compaction::{CompactionPlan, calculate_sst_write_hint, level_targets};
 use crate::cost;
 use crate::db::stats::CompactionRecord;
@@ -79,8 +84,14 @@ pub(super) async fn compact<E: Env, D: ZonedDevice>(
             grandparents: grandparent_files(&version, plan),
         };
         record = Some(zone_record(inner, job, plan, read_bytes));
-        let (files, w, (read_ns, read_ops)) = match merge_inputs(inner, plan, children, &ctx).await
-        {
+        let boundaries = boundaries_of(inner, &version, plan)?;
+        let merged = if boundaries.is_empty() {
+            merge_inputs(inner, plan, children, &ctx, (None, None)).await
+        } else {
+            drop(children);
+            run_subcompactions(inner, &version, plan, ctx, boundaries).await
+        };
+        let (files, w, (read_ns, read_ops)) = match merged {
             Err(LsmError::Closed) => return Ok(()),
             r => r?,
         };
@@ -108,6 +119,103 @@ pub(super) async fn compact<E: Env, D: ZonedDevice>(
         }],
     });
     delete_obsolete(inner).await
+}
+
+/// Where the plan's merge is split (empty: one merge), as RocksDB's
+/// `ShouldFormSubcompactions` and `GenSubcompactionBoundaries` decide.
+fn boundaries_of<E: Env, D: ZonedDevice>(
+    inner: &Inner<E, D>,
+    version: &Version,
+    plan: &CompactionPlan,
+) -> Result<Vec<Vec<u8>>, LsmError> {
+    let output_has_inputs = plan
+        .inputs
+        .iter()
+        .any(|i| i.level == plan.output_level && !i.files.is_empty());
+    if !should_form_subcompactions(
+        inner.opts.max_subcompactions,
+        plan.start_level,
+        plan.output_level,
+        output_has_inputs,
+    ) {
+        return Ok(Vec::new());
+    }
+    let mut levels = Vec::new();
+    for i in &plan.inputs {
+        let mut files = Vec::new();
+        for &n in &i.files {
+            files.push(find_input(version, i.level, n)?);
+        }
+        files.sort_by(|a, b| key::compare(&a.meta.smallest, &b.meta.smallest));
+        levels.push((i.level, files));
+    }
+    let metas: Vec<(u32, Vec<&FileMeta>)> = levels
+        .iter()
+        .map(|(l, f)| (*l, f.iter().map(|f| &f.meta).collect()))
+        .collect();
+    let inputs: Vec<SubcompactionLevel<'_>> = metas
+        .iter()
+        .map(|(level, files)| SubcompactionLevel {
+            level: *level,
+            files,
+        })
+        .collect();
+    Ok(subcompaction_boundaries(
+        &inputs,
+        plan.output_level,
+        inner.opts.max_subcompactions,
+        plan.max_output_file_size,
+    ))
+}
+
+/// Merges the key ranges between `boundaries` in parallel, one task each (RocksDB's
+/// subcompactions), and returns their outputs in key order as one merge would. If any range
+/// fails, the outputs of the others are deleted and the first failure is returned.
+async fn run_subcompactions<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    version: &Arc<Version>,
+    plan: &CompactionPlan,
+    ctx: MergeContext,
+    boundaries: Vec<Vec<u8>>,
+) -> Result<(Vec<FileMeta>, u64, (u64, u64)), LsmError> {
+    let (plan, ctx) = (Arc::new(plan.clone()), Arc::new(ctx));
+    let mut lows: Vec<Option<Vec<u8>>> = vec![None];
+    lows.extend(boundaries.iter().cloned().map(Some));
+    let mut highs: Vec<Option<Vec<u8>>> = boundaries.into_iter().map(Some).collect();
+    highs.push(None);
+    inner.lock().stats.subcompactions += highs.len() as u64;
+    let mut handles = Vec::new();
+    for (lo, hi) in lows.into_iter().zip(highs) {
+        let (i, v, p, c) = (inner.clone(), version.clone(), plan.clone(), ctx.clone());
+        handles.push(inner.env.spawn_background("subcompaction", async move {
+            let (children, _) = input_children(&i, &v, &p, &mut VersionEdit::default())?;
+            merge_inputs(&i, &p, children, &c, (lo.as_deref(), hi.as_deref())).await
+        }));
+    }
+    let mut results = Vec::with_capacity(handles.len());
+    for h in handles {
+        // A task the environment stopped ends the compaction as a close does.
+        results.push(h.await.unwrap_or(Err(LsmError::Closed)));
+    }
+    let mut out = (Vec::new(), 0, (0, 0));
+    let mut failed = None;
+    for r in results {
+        match r {
+            Ok((files, w, (ns, ops))) => {
+                out.0.extend(files);
+                out.1 += w;
+                out.2 = (out.2.0 + ns, out.2.1 + ops);
+            }
+            Err(e) => {
+                failed.get_or_insert(e);
+            }
+        }
+    }
+    if let Some(e) = failed {
+        abandon_outputs(inner, &out.0).await?;
+        return Err(e);
+    }
+    Ok(out)
 }
 
 /// Input file `n` of `level` in `version`.
@@ -226,13 +334,15 @@ impl ReadWait {
     }
 }
 
-/// Merges the inputs, drops what no snapshot can see, and writes outputs cut at the plan's
-/// file size (only between user keys). Returns the outputs and their bytes.
+/// Merges the inputs with user keys in `range` (from the first, inclusive, to the second,
+/// exclusive; `None`: unbounded), drops what no snapshot can see, and writes outputs cut at
+/// the plan's file size (only between user keys). Returns the outputs and their bytes.
 pub(super) async fn merge_inputs<E: Env, D: ZonedDevice>(
     inner: &Arc<Inner<E, D>>,
     plan: &CompactionPlan,
     children: Vec<Child<E, D>>,
     ctx: &MergeContext,
+    range: (Option<&[u8]>, Option<&[u8]>),
 ) -> Result<(Vec<FileMeta>, u64, (u64, u64)), LsmError> {
     let (job, smallest_snapshot, base_level) = (ctx.job, ctx.smallest_snapshot, ctx.base_level);
     let mut cutter = OutputCutter::new(
@@ -244,16 +354,26 @@ pub(super) async fn merge_inputs<E: Env, D: ZonedDevice>(
     // CompactionRead: time spent waiting for input blocks.
     let mut reads = ReadWait::default();
     let t = inner.env.now();
-    it.seek(&[]).await?;
+    match range.0 {
+        Some(lo) => it.seek(&key::lookup_key(lo, key::MAX_SEQUENCE)).await?,
+        None => it.seek(&[]).await?,
+    }
     reads.add(inner.env.now() - t);
     let mut filter = DropRule::new(smallest_snapshot, plan.bottommost);
     let lifetime = calculate_sst_write_hint(plan.output_level, base_level);
     let mut builder: Option<TableBuilder> = None;
     let mut entries = 0u64;
+    // Input bytes (keys and values) merged since the last CPU charge: their blocks were
+    // decompressed (as the inputs were written with the same codec).
+    let mut input_bytes = 0u64;
     let mut out = Vec::new();
     let mut written = 0;
     while let Some((k, v)) = it.current() {
+        if range.1.is_some_and(|hi| key::user_key(k) >= hi) {
+            break;
+        }
         entries += 1;
+        input_bytes += (k.len() + v.len()) as u64;
         if filter.keep(k) {
             let open = builder.as_ref().map(TableBuilder::estimated_file_size);
             if cutter.cut_before(k, open)
@@ -273,7 +393,9 @@ pub(super) async fn merge_inputs<E: Env, D: ZonedDevice>(
                 .add(k, v);
         }
         if entries.is_multiple_of(256) {
-            inner.env.cpu(256 * cost::MERGE_ENTRY_NS).await;
+            let decompress = cost::decompress_ns(inner.opts.compression, input_bytes);
+            input_bytes %= 1024;
+            inner.env.cpu(256 * cost::MERGE_ENTRY_NS + decompress).await;
             if inner.lock().closing {
                 // RocksDB's close: a running compaction stops (ShutdownInProgress) and its
                 // finished outputs, never installed, are deleted; the inputs stay live.
@@ -312,10 +434,14 @@ pub(super) async fn finish_output<E: Env, D: ZonedDevice>(
     job: u64,
 ) -> Result<FileMeta, LsmError> {
     let number = inner.lock().new_file_number();
+    let compression = b.compression();
     let (bytes, props) = b.finish();
     inner
         .env
-        .cpu(bytes.len() as u64 / 1024 * cost::BUILD_NS_PER_KIB)
+        .cpu(
+            bytes.len() as u64 / 1024 * cost::BUILD_NS_PER_KIB
+                + cost::compress_ns(compression, props.raw_key_size + props.raw_value_size),
+        )
         .await;
     let context = placement_context(
         inner,

@@ -45,12 +45,17 @@ pub(crate) async fn write_memtable<E: Env, D: ZonedDevice>(
         }
     });
     let n = b.num_entries();
+    let compression = b.compression();
     let (bytes, props) = b.finish();
     if n == 0 {
         return Ok((None, bytes));
     }
-    env.cpu(n * cost::MERGE_ENTRY_NS + bytes.len() as u64 / 1024 * cost::BUILD_NS_PER_KIB)
-        .await;
+    env.cpu(
+        n * cost::MERGE_ENTRY_NS
+            + bytes.len() as u64 / 1024 * cost::BUILD_NS_PER_KIB
+            + cost::compress_ns(compression, props.raw_key_size + props.raw_value_size),
+    )
+    .await;
     let context = place(&NewSst {
         number,
         level: 0,
