@@ -154,6 +154,9 @@ pub struct EngineArgs {
     /// Block cache bytes.
     #[arg(long)]
     cache_size: Option<u64>,
+    /// Compaction input readahead, bytes (2 MiB; 0 = one read per data block).
+    #[arg(long)]
+    compaction_readahead_size: Option<u64>,
     /// Sync the WAL on every write.
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = flag_bool)]
     sync: Option<bool>,
@@ -191,6 +194,7 @@ pub fn engine_options(a: &EngineArgs, use_existing_db: bool) -> Result<DbOptions
         acc_turning_point,
         acc_min_start_level,
         block_size,
+        compaction_readahead_size,
         sync,
         disable_wal
     );
