@@ -12,6 +12,7 @@ use crate::FsError;
 use crate::file::{Extent, FileMeta};
 use crate::fs::{Counters, FsOptions, RESERVED_ZONES, ZoneFs, align_up};
 use crate::metalog::{self, META_ZONES, MetaLog};
+use crate::page_cache::PageCache;
 use crate::placement::Lifetime;
 use crate::state::{FileEntry, State, ZoneAcct};
 
@@ -116,6 +117,12 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             gc: tokio::sync::Mutex::new(()),
             kick: tokio::sync::Notify::new(),
             counters: Mutex::new(Counters::default()),
+            page_cache: (opts.page_cache_size_bytes > 0).then(|| {
+                Mutex::new(PageCache::new(
+                    opts.page_cache_size_bytes,
+                    opts.readahead_kb,
+                ))
+            }),
             opts,
         });
         if !fs.opts.read_only {
