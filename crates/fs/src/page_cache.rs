@@ -231,7 +231,7 @@ mod tests {
     fn windows_follow_linux_sizes() {
         // read_ahead_kb = 128: 32 pages.
         assert_eq!(initial_window_pages(1, 32), 4);
-        assert_eq!(initial_window_pages(3, 32), 16);
+        assert_eq!(initial_window_pages(3, 32), 8);
         assert_eq!(initial_window_pages(8, 32), 16);
         assert_eq!(initial_window_pages(9, 32), 32);
         assert_eq!(next_window_pages(4, 32), 8);
