@@ -86,6 +86,12 @@ pub struct StoreArgs {
     /// reads first, then background reads, writes, erases). Default: the profile's, fifo.
     #[arg(long)]
     pub scheduler: Option<String>,
+    /// Page cache of the file layer's reads, bytes (0 = off: every read goes to the device).
+    #[arg(long, default_value_t = 0)]
+    pub page_cache_size: u64,
+    /// Largest readahead window of the page cache, KiB (Linux's read_ahead_kb).
+    #[arg(long, default_value_t = 128)]
+    pub readahead_kb: u64,
 }
 
 impl StoreArgs {
@@ -218,6 +224,8 @@ pub fn fs_options(a: &StoreArgs) -> Result<FsOptions, CliError> {
             .map_err(|e| CliError::Usage(e.to_string()))?,
         placement: zonedb_fs::placement::by_name(&a.placement).map_err(CliError::Usage)?,
         zone_append: a.zone_append,
+        page_cache_size_bytes: a.page_cache_size,
+        readahead_kb: a.readahead_kb,
         ..FsOptions::default()
     })
 }

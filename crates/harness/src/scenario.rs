@@ -81,7 +81,25 @@ pub struct FsSection {
     pub gc_threshold: u32,
     /// ZenFS's finish threshold, percent.
     pub finish_threshold: u32,
+    /// Page cache of buffered reads, bytes (0 = off). Left out of JSON while 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub page_cache_size: u64,
+    /// Largest readahead window of the page cache, KiB (Linux's `read_ahead_kb`). Left out of
+    /// JSON while 128.
+    #[serde(skip_serializing_if = "is_default_readahead_kb")]
+    pub readahead_kb: u64,
 }
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+fn is_default_readahead_kb(v: &u64) -> bool {
+    *v == DEFAULT_READAHEAD_KB
+}
+
+/// Linux's default `read_ahead_kb`.
+const DEFAULT_READAHEAD_KB: u64 = 128;
 
 impl Default for FsSection {
     fn default() -> Self {
@@ -90,6 +108,8 @@ impl Default for FsSection {
             cleaner: "zenfs".into(),
             gc_threshold: 20,
             finish_threshold: 0,
+            page_cache_size: 0,
+            readahead_kb: DEFAULT_READAHEAD_KB,
         }
     }
 }
