@@ -90,10 +90,18 @@ pub struct FsSection {
     pub readahead_kb: u64,
 }
 
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if signature"
+)]
 fn is_zero(v: &u64) -> bool {
     *v == 0
 }
 
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if signature"
+)]
 fn is_default_readahead_kb(v: &u64) -> bool {
     *v == DEFAULT_READAHEAD_KB
 }
