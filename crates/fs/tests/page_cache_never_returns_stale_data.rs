@@ -22,6 +22,18 @@ fn device(env: &SimEnv) -> Arc<ZnsSsd<SimEnv>> {
     Arc::new(ZnsSsd::new(env.clone(), p.clone(), Payload::memory(p.zones.zone_count)).unwrap())
 }
 
+/// Formats `dev` and mounts it with `opts`.
+async fn fresh(
+    env: SimEnv,
+    dev: &Arc<ZnsSsd<SimEnv>>,
+    opts: FsOptions,
+) -> Arc<ZoneFs<SimEnv, ZnsSsd<SimEnv>>> {
+    ZoneFs::<SimEnv, ZnsSsd<SimEnv>>::mkfs(dev.as_ref(), 0)
+        .await
+        .unwrap();
+    ZoneFs::mount(env, dev.clone(), opts).await.unwrap()
+}
+
 /// File `n`'s bytes in generation `generation` (a name reused gets other bytes).
 fn contents(n: u64, generation: u64, len: usize) -> Vec<u8> {
     (0..len)
@@ -38,9 +50,6 @@ fn churn(seed: u64) -> (u64, u64) {
     let dev = device(&env);
     let e2 = env.clone();
     env.run(async move {
-        ZoneFs::<SimEnv, ZnsSsd<SimEnv>>::mkfs(dev.as_ref(), 0)
-            .await
-            .unwrap();
         let opts = FsOptions {
             write_buffer_bytes: 16 << 10,
             cleaner: zonedb_fs::cleaning::by_name("greedy", 90).unwrap(),
@@ -48,7 +57,7 @@ fn churn(seed: u64) -> (u64, u64) {
             page_cache_size_bytes: 64 << 20,
             ..FsOptions::default()
         };
-        let fs = ZoneFs::mount(e2, dev.clone(), opts).await.unwrap();
+        let fs = fresh(e2, &dev, opts).await;
         let mut rng = SimRng::seed_from_u64(seed);
         // name -> (generation, length)
         let mut live: BTreeMap<u64, (u64, usize)> = BTreeMap::new();
@@ -144,15 +153,12 @@ fn sequential_reads_go_to_the_device_in_readahead_windows() {
         let dev = device(&env);
         let e2 = env.clone();
         env.run(async move {
-            ZoneFs::<SimEnv, ZnsSsd<SimEnv>>::mkfs(dev.as_ref(), 0)
-                .await
-                .unwrap();
             let opts = FsOptions {
                 page_cache_size_bytes: 8 << 20,
                 readahead_kb,
                 ..FsOptions::default()
             };
-            let fs = ZoneFs::mount(e2, dev.clone(), opts).await.unwrap();
+            let fs = fresh(e2, &dev, opts).await;
             let data = contents(1, 1, 1 << 20);
             let mut w = fs.create("a.sst", Lifetime::from_u8(3)).await.unwrap();
             w.append(&data).await.unwrap();

@@ -6,10 +6,8 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-
 use zonedb_device::ZonedDevice;
-use zonedb_env::{SimConfig, SimEnv, SimRng};
+use zonedb_env::{SimConfig, SimEnv};
 use zonedb_lsm::options::DbOptions;
 use zonedb_lsm::{Db, DbStats};
 
@@ -28,14 +26,7 @@ fn fillrandom(readahead_bytes: u64) -> (u64, DbStats) {
             ..common::small_options()
         };
         let db = Db::open(fs.clone(), opts).await.unwrap();
-        let mut oracle: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
-        let mut rng = SimRng::seed_from_u64(7);
-        for op in 0..30_000u64 {
-            let k = rng.gen_range(0..KEYS);
-            let v = common::value(k, op);
-            db.put(&common::key(k), &v).await.unwrap();
-            oracle.insert(common::key(k), v);
-        }
+        let oracle = common::fill_random(&db, KEYS, 30_000, 7).await;
         db.wait_for_compactions().await.unwrap();
         // Every read so far was a flush's or compaction's (no gets, no cleaning).
         let reads = dev.stats().reads;
