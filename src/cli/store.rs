@@ -100,6 +100,12 @@ pub struct StoreArgs {
     /// reads first, then background reads, writes, erases). Default: the profile's, fifo.
     #[arg(long)]
     pub scheduler: Option<String>,
+    /// Page cache of the file layer's reads, bytes (0 = off: every read goes to the device).
+    #[arg(long, default_value_t = 0)]
+    pub page_cache_size: u64,
+    /// Largest readahead window of the page cache, KiB (Linux's read_ahead_kb).
+    #[arg(long, default_value_t = 128)]
+    pub readahead_kb: u64,
 }
 
 impl StoreArgs {
@@ -175,6 +181,9 @@ pub struct EngineArgs {
     /// Block cache bytes.
     #[arg(long)]
     cache_size: Option<u64>,
+    /// Compaction input readahead, bytes (2 MiB; 0 = one read per data block).
+    #[arg(long)]
+    compaction_readahead_size: Option<u64>,
     /// Sync the WAL on every write.
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = flag_bool)]
     sync: Option<bool>,
@@ -225,6 +234,7 @@ pub fn engine_options(a: &EngineArgs, use_existing_db: bool) -> Result<DbOptions
         max_compaction_kick,
         max_compaction_start_level,
         block_size,
+        compaction_readahead_size,
         sync,
         disable_wal,
         compression,
@@ -253,6 +263,8 @@ pub fn fs_options(a: &StoreArgs) -> Result<FsOptions, CliError> {
         zone_append: a.zone_append,
         zc_blocking_poll_ns: a.zc_blocking_poll_ms.saturating_mul(1_000_000),
         alloc_retry_blocking_ms: a.alloc_retry_blocking_ms,
+        page_cache_size_bytes: a.page_cache_size,
+        readahead_kb: a.readahead_kb,
         ..FsOptions::default()
     })
 }

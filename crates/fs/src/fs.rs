@@ -12,6 +12,7 @@ use crate::cleaning::CleaningPolicy;
 use crate::cleaning::none::NoCleaner;
 use crate::file::{FileKind, FileMeta};
 use crate::metalog::MetaLog;
+use crate::page_cache::{PAGE_BYTES, PageCache, PageCacheStats};
 use crate::placement::PlacementPolicy;
 use crate::placement::lifetime::Liza;
 use crate::record::Record;
@@ -54,6 +55,11 @@ pub struct FsOptions {
     /// sleep, the successful one included, and the loop counts as I/O blocking. 0 = off: clean
     /// in the foreground instead (the fork: 1000).
     pub alloc_retry_blocking_ms: u64,
+    /// Page cache for reads, bytes (0 = off: every read goes to the device). Models ZenFS's
+    /// buffered reads through the kernel's page cache ([`crate::page_cache`]).
+    pub page_cache_size_bytes: u64,
+    /// Largest readahead window of the page cache, KiB (Linux's `read_ahead_kb`, 128).
+    pub readahead_kb: u64,
 }
 
 impl Default for FsOptions {
@@ -68,6 +74,8 @@ impl Default for FsOptions {
             zone_append: false,
             zc_blocking_poll_ns: 0,
             alloc_retry_blocking_ms: 0,
+            page_cache_size_bytes: 0,
+            readahead_kb: 128,
         }
     }
 }
@@ -107,6 +115,8 @@ pub struct ZoneFs<E: Env, D: ZonedDevice> {
     pub(crate) zc_running: std::sync::atomic::AtomicBool,
     pub(crate) counters: Mutex<Counters>,
     pub(crate) block: u64,
+    /// The page cache of buffered reads (`None`: off).
+    pub(crate) page_cache: Option<Mutex<PageCache>>,
 }
 
 pub(crate) fn align_up(v: u64, block: u64) -> u64 {
@@ -120,6 +130,25 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
 
     pub(crate) fn counters(&self) -> MutexGuard<'_, Counters> {
         self.counters.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The page cache, if on.
+    fn pages(&self) -> Option<MutexGuard<'_, PageCache>> {
+        self.page_cache
+            .as_ref()
+            .map(|c| c.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Drops the cached pages of file `id` (deleted, replaced, or its extents moved).
+    pub(crate) fn invalidate_pages(&self, id: u64) {
+        if let Some(mut c) = self.pages() {
+            c.invalidate_file(id);
+        }
+    }
+
+    /// Counters of the page cache (`None` when it is off).
+    pub fn page_cache_stats(&self) -> Option<PageCacheStats> {
+        self.pages().map(|c| c.stats())
     }
 
     /// Makes every write completed so far durable: a flush of the device when it has a
@@ -248,13 +277,99 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         len: u64,
         class: IoClass,
     ) -> Result<Vec<u8>, FsError> {
+        let (id, size) = {
+            let st = self.lock();
+            let id = *st
+                .names
+                .get(name)
+                .ok_or_else(|| FsError::NotFound(name.to_owned()))?;
+            (id, st.files.get(&id).map_or(0, |f| f.meta.size))
+        };
+        if self.page_cache.is_some() {
+            return self.read_cached(id, size, offset, len, class).await;
+        }
+        self.read_device(id, offset, len, class).await
+    }
+
+    /// Reads up to `len` bytes of file `id` (of `size` synced bytes) at `offset` through the
+    /// page cache: cached pages cost nothing, each run of missing pages is read from the
+    /// device as one readahead window ([`PageCache::miss_window`]).
+    async fn read_cached(
+        &self,
+        id: u64,
+        size: u64,
+        offset: u64,
+        len: u64,
+        class: IoClass,
+    ) -> Result<Vec<u8>, FsError> {
+        let end = offset.saturating_add(len).min(size);
+        let mut out = Vec::with_capacity(usize::try_from(end.saturating_sub(offset)).unwrap_or(0));
+        let file_pages = size.div_ceil(PAGE_BYTES);
+        let mut pos = offset;
+        while pos < end {
+            let page = pos / PAGE_BYTES;
+            let page_len = PAGE_BYTES.min(size - page * PAGE_BYTES);
+            let within = usize::try_from(pos - page * PAGE_BYTES).unwrap_or(0);
+            let take = (page * PAGE_BYTES + page_len).min(end) - pos;
+            let hit = self.pages().and_then(|mut c| {
+                c.get(id, page, page_len)
+                    .and_then(|d| d.get(within..within + usize::try_from(take).ok()?))
+                    .map(<[u8]>::to_vec)
+            });
+            if let Some(bytes) = hit {
+                out.extend_from_slice(&bytes);
+                pos += take;
+                continue;
+            }
+            let req = end.div_ceil(PAGE_BYTES) - page;
+            let (a, b) = self.pages().map_or((page, page + req), |mut c| {
+                c.miss_window(id, page, req, file_pages)
+            });
+            let from = a * PAGE_BYTES;
+            let to = (b * PAGE_BYTES).min(size);
+            let data = self.read_device(id, from, to - from, class).await?;
+            if data.len() as u64 != to - from {
+                return Err(FsError::Corrupt("short device read".into()));
+            }
+            let live = self
+                .lock()
+                .files
+                .get(&id)
+                .is_some_and(|f| f.meta.size >= to);
+            let upto = end.min(to);
+            out.extend_from_slice(
+                data.get(
+                    usize::try_from(pos - from).unwrap_or(0)
+                        ..usize::try_from(upto - from).unwrap_or(0),
+                )
+                .ok_or_else(|| FsError::Corrupt("short device read".into()))?,
+            );
+            // Pages of a file deleted meanwhile are not cached (they could never be read).
+            if live && let Some(mut c) = self.pages() {
+                for (i, chunk) in data.chunks(PAGE_BYTES as usize).enumerate() {
+                    c.insert(id, a + i as u64, chunk.to_vec());
+                }
+            }
+            pos = upto;
+        }
+        Ok(out)
+    }
+
+    /// Reads up to `len` bytes of file `id` at `offset` from the device (one read per extent
+    /// piece).
+    async fn read_device(
+        &self,
+        id: u64,
+        offset: u64,
+        len: u64,
+        class: IoClass,
+    ) -> Result<Vec<u8>, FsError> {
         let pieces = {
             let mut st = self.lock();
             let file = st
-                .names
-                .get(name)
-                .and_then(|id| st.files.get(id))
-                .ok_or_else(|| FsError::NotFound(name.to_owned()))?;
+                .files
+                .get(&id)
+                .ok_or_else(|| FsError::NotFound(format!("file id {id}")))?;
             let end = offset.saturating_add(len).min(file.meta.size);
             let mut pieces = Vec::new();
             let mut pos = offset;
@@ -322,6 +437,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 }
                 id
             };
+            self.invalidate_pages(id);
             self.persist(&mut meta, Record::FileDelete { id }).await?;
         }
         self.reset_unused_zones().await
@@ -365,6 +481,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 && let Some(f) = s.files.remove(&old)
             {
                 s.account_extents(&f.meta.extents, false);
+                self.invalidate_pages(old);
             }
             if let Some(f) = s.files.get_mut(&id) {
                 to.clone_into(&mut f.meta.name);

@@ -15,6 +15,8 @@
 //! - [`placement`] and [`cleaning`] hold the policies, pure functions over views;
 //!   [`cleaning::mechanism`] carries cleaning out (migration of live extents, resets).
 //! - [`stats`] — counters.
+//! - [`page_cache`] — the optional page cache of buffered reads (LRU pages, Linux-style
+//!   readahead), invalidated on delete and migration.
 //! - [`hints`] — what the engine tells the layer and its policies ([`ZoneFs::on_hint`]).
 #![deny(unsafe_code)]
 #![deny(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -38,6 +40,7 @@ pub mod fsck;
 pub mod hints;
 pub mod metalog;
 mod mount;
+pub mod page_cache;
 pub mod placement;
 pub mod record;
 mod state;

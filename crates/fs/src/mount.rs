@@ -12,6 +12,7 @@ use crate::FsError;
 use crate::file::{Extent, FileMeta};
 use crate::fs::{Counters, FsOptions, RESERVED_ZONES, ZoneFs, align_up};
 use crate::metalog::{self, META_ZONES, MetaLog};
+use crate::page_cache::PageCache;
 use crate::placement::Lifetime;
 use crate::state::{FileEntry, State, ZoneAcct};
 
@@ -117,6 +118,12 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             kick: tokio::sync::Notify::new(),
             zc_running: std::sync::atomic::AtomicBool::new(false),
             counters: Mutex::new(Counters::default()),
+            page_cache: (opts.page_cache_size_bytes > 0).then(|| {
+                Mutex::new(PageCache::new(
+                    opts.page_cache_size_bytes,
+                    opts.readahead_kb,
+                ))
+            }),
             opts,
         });
         if !fs.opts.read_only {

@@ -245,6 +245,8 @@ fn fs_options_of(s: &Scenario) -> Result<FsOptions, HarnessError> {
         finish_threshold_pct: s.fs.finish_threshold,
         zc_blocking_poll_ns: s.fs.zc_blocking_poll_ms.saturating_mul(1_000_000),
         alloc_retry_blocking_ms: s.fs.alloc_retry_blocking_ms,
+        page_cache_size_bytes: s.fs.page_cache_size,
+        readahead_kb: s.fs.readahead_kb,
         ..FsOptions::default()
     })
 }
@@ -298,6 +300,19 @@ const CHECK_SAMPLE_EVERY: u64 = 97;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fs_and_engine_read_keys_reach_the_options() {
+        let text = "name = \"x\"\n[fs]\npage_cache_size = 1048576\nreadahead_kb = 256\n[engine]\ncompaction_readahead_size = 0\n";
+        let s = &Scenario::configurations(text).unwrap()[0];
+        let o = fs_options_of(s).unwrap();
+        assert_eq!((o.page_cache_size_bytes, o.readahead_kb), (1 << 20, 256));
+        assert_eq!(s.db_options().unwrap().compaction_readahead_size, 0);
+        let d = &Scenario::configurations("name = \"x\"").unwrap()[0];
+        let o = fs_options_of(d).unwrap();
+        assert_eq!((o.page_cache_size_bytes, o.readahead_kb), (0, 128));
+        assert_eq!(d.db_options().unwrap().compaction_readahead_size, 2 << 20);
+    }
 
     #[test]
     fn a_deadlocked_simulation_is_its_own_error() {

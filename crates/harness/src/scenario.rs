@@ -87,7 +87,33 @@ pub struct FsSection {
     /// The authors' allocation-retry blocking model, ms per attempt (0 = off; their fork:
     /// 1000): `zonedb_fs::fs::FsOptions::alloc_retry_blocking_ms`.
     pub alloc_retry_blocking_ms: u64,
+    /// Page cache of buffered reads, bytes (0 = off). Left out of JSON while 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub page_cache_size: u64,
+    /// Largest readahead window of the page cache, KiB (Linux's `read_ahead_kb`). Left out of
+    /// JSON while 128.
+    #[serde(skip_serializing_if = "is_default_readahead_kb")]
+    pub readahead_kb: u64,
 }
+
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if signature"
+)]
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if signature"
+)]
+fn is_default_readahead_kb(v: &u64) -> bool {
+    *v == DEFAULT_READAHEAD_KB
+}
+
+/// Linux's default `read_ahead_kb`.
+const DEFAULT_READAHEAD_KB: u64 = 128;
 
 impl Default for FsSection {
     fn default() -> Self {
@@ -98,6 +124,8 @@ impl Default for FsSection {
             finish_threshold: 0,
             zc_blocking_poll_ms: 0,
             alloc_retry_blocking_ms: 0,
+            page_cache_size: 0,
+            readahead_kb: DEFAULT_READAHEAD_KB,
         }
     }
 }

@@ -8,11 +8,10 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-use zonedb_env::{SimConfig, SimEnv, SimRng};
+use zonedb_env::{SimConfig, SimEnv};
 use zonedb_fs::hints::{FileKindHint, Hint};
 use zonedb_fs::placement::lifetime::Liza;
 use zonedb_fs::placement::{
@@ -123,14 +122,7 @@ fn toy_placement_policy_runs_through_the_engine() {
                 ..common::small_options()
             };
             let db = Db::open(fs.clone(), opts).await.unwrap();
-            let mut oracle: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
-            let mut rng = SimRng::seed_from_u64(7);
-            for op in 0..30_000u64 {
-                let k = rng.gen_range(0..KEYS);
-                let v = common::value(k, op);
-                db.put(&common::key(k), &v).await.unwrap();
-                oracle.insert(common::key(k), v);
-            }
+            let oracle = common::fill_random(&db, KEYS, 30_000, 7).await;
             db.wait_for_compactions().await.unwrap();
             for k in 0..KEYS {
                 let got = db.get(&common::key(k)).await.unwrap();

@@ -181,6 +181,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                         f.set_extents(new_extents.clone());
                         f.persisted_extents = f.meta.extents.len();
                     }
+                    self.invalidate_pages(id);
                 } else {
                     // The file changed meanwhile (deleted): the copies are garbage.
                     s.account_extents(&new_extents, true);

@@ -60,6 +60,9 @@ pub(crate) struct LevelCursor<E: Env, D: ZonedDevice> {
     fill_cache: bool,
     /// On whose behalf blocks are read (compaction inputs: background reads).
     class: IoClass,
+    /// Readahead of each table's iterator, bytes (compaction inputs:
+    /// `compaction_readahead_size`; 0 = one read per block).
+    readahead_bytes: u64,
 }
 
 impl<E: Env, D: ZonedDevice> LevelCursor<E, D> {
@@ -71,7 +74,8 @@ impl<E: Env, D: ZonedDevice> LevelCursor<E, D> {
             self.cur = Some(
                 TableIter::new(t)
                     .fill_cache(self.fill_cache)
-                    .io_class(self.class),
+                    .io_class(self.class)
+                    .readahead(self.readahead_bytes),
             );
         }
         Ok(())
@@ -136,20 +140,24 @@ impl<E: Env, D: ZonedDevice> Child<E, D> {
             cur: None,
             fill_cache: true,
             class: IoClass::QueryRead,
+            readahead_bytes: 0,
         })
     }
 
     /// A compaction's source over files: blocks found in the cache are used, blocks read are
     /// not added to it (a compaction's inputs are about to become obsolete) and go out as
-    /// background reads.
+    /// background reads, through a readahead buffer of `readahead_bytes` per table (0 = one
+    /// read per block).
     pub(crate) fn compaction_input(
         files: Vec<Arc<LiveFile>>,
         tables: Arc<TableCache<E, D>>,
+        readahead_bytes: u64,
     ) -> Self {
         let mut c = Self::files(files, tables);
         if let Self::Level(l) = &mut c {
             l.fill_cache = false;
             l.class = IoClass::BackgroundRead;
+            l.readahead_bytes = readahead_bytes;
         }
         c
     }

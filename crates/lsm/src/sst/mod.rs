@@ -6,6 +6,8 @@
 //! - [`bloom`] — the whole-table Bloom filter over user keys.
 //! - [`builder`] — `TableBuilder`.
 //! - [`reader`] — `Table` (open, get) and `TableIter` over a [`reader::BlockSource`].
+//! - [`readahead`] — compaction readahead (`compaction_readahead_size`): large sequential reads
+//!   through one buffer per input iterator.
 //!
 //! File layout: `data block* | filter block | index block | properties block | footer (64 B)`.
 
@@ -13,8 +15,10 @@ pub mod block;
 pub mod bloom;
 pub mod builder;
 pub mod format;
+pub mod readahead;
 pub mod reader;
 
 pub use builder::{TableBuilder, TableOptions};
 pub use format::Properties;
+pub use readahead::ReadaheadBuffer;
 pub use reader::{BlockSource, MemSource, Table, TableIter};

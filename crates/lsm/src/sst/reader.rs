@@ -12,6 +12,7 @@ use zonedb_device::IoClass;
 use super::block::Block;
 use super::bloom;
 use super::format::{BlockHandle, FOOTER_LEN, Footer, Properties, TRAILER_LEN, verify_block};
+use super::readahead::ReadaheadBuffer;
 use crate::LsmError;
 use crate::block_cache::BlockCache;
 use crate::key;
@@ -180,16 +181,35 @@ impl<S: BlockSource> Table<S> {
         fill_cache: bool,
         class: IoClass,
     ) -> Result<Arc<Vec<u8>>, LsmError> {
+        self.block_through(i, fill_cache, class, None).await
+    }
+
+    /// As [`Table::block_for`], a block not in the cache read through `readahead` when given
+    /// (windows clipped to the end of the table's data blocks).
+    ///
+    /// # Errors
+    /// Corruption or read errors.
+    pub async fn block_through(
+        &self,
+        i: usize,
+        fill_cache: bool,
+        class: IoClass,
+        readahead: Option<&mut ReadaheadBuffer>,
+    ) -> Result<Arc<Vec<u8>>, LsmError> {
         let h = self.index[i].1;
         if let Some(c) = &self.cache
             && let Some(b) = c.get((self.number, h.offset))
         {
             return Ok(b);
         }
-        let raw = self
-            .source
-            .read_class(h.offset, h.size + TRAILER_LEN as u64, class)
-            .await?;
+        let len = h.size + TRAILER_LEN as u64;
+        let raw = match readahead {
+            Some(ra) => {
+                ra.read(&self.source, h.offset, len, self.props.data_size, class)
+                    .await?
+            }
+            None => self.source.read_class(h.offset, len, class).await?,
+        };
         let b = Arc::new(verify_block(self.source.name(), h, raw, self.version)?);
         if fill_cache && let Some(c) = &self.cache {
             c.insert((self.number, h.offset), b.clone());
@@ -248,6 +268,8 @@ pub struct TableIter<S: BlockSource> {
     pos: usize,
     fill_cache: bool,
     class: IoClass,
+    /// Compaction readahead (`None`: one read per block).
+    readahead: Option<ReadaheadBuffer>,
 }
 
 impl<S: BlockSource> TableIter<S> {
@@ -262,7 +284,21 @@ impl<S: BlockSource> TableIter<S> {
             pos: 0,
             fill_cache: true,
             class: IoClass::QueryRead,
+            readahead: None,
         }
+    }
+
+    /// Reads blocks missing from the cache through a readahead buffer of `size_bytes`
+    /// (RocksDB's `compaction_readahead_size`; 0 = one read per block, the default).
+    #[must_use]
+    pub fn readahead(mut self, size_bytes: u64) -> Self {
+        self.readahead = (size_bytes > 0).then(|| ReadaheadBuffer::new(size_bytes));
+        self
+    }
+
+    /// Reads the iterator has issued through its readahead buffer (0 without one).
+    pub fn readahead_reads(&self) -> u64 {
+        self.readahead.as_ref().map_or(0, ReadaheadBuffer::reads)
     }
 
     /// Whether blocks this iterator reads go into the block cache (default: yes).
@@ -284,7 +320,10 @@ impl<S: BlockSource> TableIter<S> {
         self.pos = 0;
         self.entries.clear();
         if i < self.table.index.len() {
-            self.data = self.table.block_for(i, self.fill_cache, self.class).await?;
+            self.data = self
+                .table
+                .block_through(i, self.fill_cache, self.class, self.readahead.as_mut())
+                .await?;
             let ok = Block::new(&self.data)
                 .and_then(|b| b.decode_into(&mut self.keys, &mut self.entries))
                 .is_some();

@@ -2,12 +2,14 @@
 //! options that build a multi-level tree from a few thousand writes, and an op generator.
 #![allow(dead_code, clippy::unwrap_used, reason = "test support")]
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use zonedb_device::payload::Payload;
 use zonedb_device::{Profile, ZnsSsd, ZonedDevice};
-use zonedb_env::{Env, SimEnv};
+use zonedb_env::{Env, SimEnv, SimRng};
 use zonedb_fs::{FsOptions, ZoneFs};
+use zonedb_lsm::Db;
 use zonedb_lsm::options::DbOptions;
 
 /// The `tiny` profile with `zones` zones and roomy open/active limits.
@@ -76,4 +78,23 @@ pub fn value(k: u64, version: u64) -> Vec<u8> {
     let mut v = format!("{k}:{version}:").into_bytes();
     v.resize(len, b'a' + (version % 26) as u8);
     v
+}
+
+/// db_bench's fillrandom in small: `ops` puts of random keys below `keys` (seeded by `seed`),
+/// each value naming its key and operation; returns what each key last got.
+pub async fn fill_random<E: Env, D: ZonedDevice>(
+    db: &Db<E, D>,
+    keys: u64,
+    ops: u64,
+    seed: u64,
+) -> BTreeMap<Vec<u8>, Vec<u8>> {
+    let mut oracle = BTreeMap::new();
+    let mut rng = SimRng::seed_from_u64(seed);
+    for op in 0..ops {
+        let k = rng.gen_range(0..keys);
+        let v = value(k, op);
+        db.put(&key(k), &v).await.unwrap();
+        oracle.insert(key(k), v);
+    }
+    oracle
 }

@@ -237,6 +237,7 @@ pub(super) fn input_children<E: Env, D: ZonedDevice>(
 ) -> Result<(Vec<Child<E, D>>, u64), LsmError> {
     let mut children = Vec::new();
     let mut read_bytes = 0;
+    let ra = inner.opts.compaction_readahead_size;
     for i in &plan.inputs {
         let mut files = Vec::new();
         for &n in &i.files {
@@ -247,11 +248,11 @@ pub(super) fn input_children<E: Env, D: ZonedDevice>(
         }
         if i.level == 0 {
             for f in files {
-                children.push(Child::compaction_input(vec![f], inner.tables.clone()));
+                children.push(Child::compaction_input(vec![f], inner.tables.clone(), ra));
             }
         } else if !files.is_empty() {
             files.sort_by(|a, b| key::compare(&a.meta.smallest, &b.meta.smallest));
-            children.push(Child::compaction_input(files, inner.tables.clone()));
+            children.push(Child::compaction_input(files, inner.tables.clone(), ra));
         }
     }
     Ok((children, read_bytes))
