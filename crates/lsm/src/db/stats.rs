@@ -92,7 +92,9 @@ pub struct ZoneCompactionStats {
     pub s_inval: (f64, u64),
     /// Time compactions waited for their input reads, ns.
     pub read_ns: u64,
-    /// Input reads that waited (block reads from the device).
+    /// Input reads that waited: one per readahead window read from the device
+    /// (`compaction_readahead_size`), or per data block without readahead; the reads opening
+    /// a table count with the first.
     pub read_ops: u64,
     /// Every merging compaction, in order.
     #[serde(skip)]
@@ -155,7 +157,8 @@ impl ZoneCompactionStats {
         }
     }
 
-    /// CompactionRead latency: mean wait per input read, ns.
+    /// CompactionRead latency: mean wait per input read request (a readahead window, or a data
+    /// block without readahead), ns.
     pub fn read_latency_ns(&self) -> f64 {
         if self.read_ops == 0 {
             0.0
