@@ -85,11 +85,11 @@ fn policy_steps(study: Study) -> Vec<PolicyStep> {
     }
 }
 
-/// Every row of `study`'s ablation.
+/// Every row of `study`'s ablation, sizes divided by `div` (the study's scale).
 ///
 /// # Errors
 /// [`HarnessError::Config`] if a set-up value does not fit (a bug).
-pub fn rows(study: Study) -> Result<Vec<Row>, HarnessError> {
+pub fn rows(study: Study, div: u64) -> Result<Vec<Row>, HarnessError> {
     let schemes = compared(study);
     let mut setup = forms::today()?;
     let mut current: Vec<(&'static str, Policies)> = schemes
@@ -103,7 +103,7 @@ pub fn rows(study: Study) -> Result<Vec<Row>, HarnessError> {
         setup: setup.clone(),
         schemes: current.clone(),
     }];
-    for step in forms::setup_steps()? {
+    for step in forms::setup_steps(div)? {
         setup.extend(step.overrides);
         out.push(Row {
             name: format!("+ {}", step.name),
@@ -139,7 +139,7 @@ mod tests {
     #[test]
     fn the_last_row_is_the_code_form_on_the_authors_setup() {
         for study in [Study::SameZone, Study::Oaza] {
-            let rows = rows(study).unwrap();
+            let rows = rows(study, 64).unwrap();
             let last = rows.last().unwrap();
             for (name, pol) in &last.schemes {
                 let s = compared(study)
@@ -161,7 +161,7 @@ mod tests {
 
     #[test]
     fn each_row_moves_one_thing() {
-        let rows = rows(Study::SameZone).unwrap();
+        let rows = rows(Study::SameZone, 64).unwrap();
         for w in rows.windows(2) {
             let setup_moved = w[1].setup.len() != w[0].setup.len();
             let policies_moved = w[0]

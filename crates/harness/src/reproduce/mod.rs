@@ -74,7 +74,7 @@ impl ReproScale {
     }
 
     /// Divisor of sizes and counts.
-    fn div(self) -> u64 {
+    pub fn div(self) -> u64 {
         match self {
             Self::Small => 64,
             Self::Paper => 1,
@@ -243,7 +243,7 @@ pub fn cells(study: Study, scale: ReproScale, plan: &Plan) -> Result<Vec<Cell>, 
     let (schemes, workloads) = matrix(study);
     for &seed in &plan.seeds {
         let base = study_base(study, scale, seed)?;
-        let setup = forms::authors_setup()?;
+        let setup = forms::authors_setup(scale.div())?;
         let forms: &[Form] = if plan.text_forms {
             &Form::ALL
         } else {
@@ -315,7 +315,7 @@ pub fn cells(study: Study, scale: ReproScale, plan: &Plan) -> Result<Vec<Cell>, 
         }
         if plan.ablation {
             let w = workloads[0];
-            for (i, row) in ablation::rows(study)?.into_iter().enumerate() {
+            for (i, row) in ablation::rows(study, scale.div())?.into_iter().enumerate() {
                 for (name, pol) in &row.schemes {
                     let scenario = base.clone().with(
                         row.setup
@@ -385,7 +385,10 @@ mod tests {
             .find(|c| c.turning_point == Some(25) && c.level_constraint == Some(true))
             .unwrap();
         let o = tp25.scenario.db_options().unwrap();
-        assert_eq!((o.max_compaction_kick, o.max_compaction_start_level), (25, 2));
+        assert_eq!(
+            (o.max_compaction_kick, o.max_compaction_start_level),
+            (25, 2)
+        );
     }
 
     #[test]

@@ -139,8 +139,8 @@ fn schemes_json(study: Study, form: Form, results: &[CellResult]) -> serde_json:
 }
 
 /// The ablation's rows: what each moved and every compared scheme's figures.
-fn ablation_json(study: Study, results: &[CellResult]) -> serde_json::Value {
-    let Ok(rows) = ablation::rows(study) else {
+fn ablation_json(study: Study, scale: ReproScale, results: &[CellResult]) -> serde_json::Value {
+    let Ok(rows) = ablation::rows(study, scale.div()) else {
         return serde_json::Value::Null;
     };
     let w = workloads_of(study)[0];
@@ -221,7 +221,7 @@ pub fn json(study: Study, scale: ReproScale, results: &[CellResult]) -> serde_js
         "schemes": schemes_json(study, Form::Code, results),
         "text_forms": if text { schemes_json(study, Form::Text, results) } else { serde_json::Value::Null },
         "turning_point_sweep": sweep,
-        "ablation": ablation_json(study, results),
+        "ablation": ablation_json(study, scale, results),
         "failed": failed,
     })
 }
@@ -325,7 +325,7 @@ pub fn markdown(study: Study, scale: ReproScale, results: &[CellResult]) -> Stri
         md.push_str(&sweep_table(results));
         md.push_str("\nPaper (figure 13, with the level constraint): turning point 25 vs 0 cuts I/O blocking by 23.6 s and stall time by 22 s, +2 KOPS/s; 30 and above grow victims and stalls. Without the constraint, any turning point above 0 lowers PUT throughput.\n\n");
     }
-    md.push_str(&ablation_table(study, results));
+    md.push_str(&ablation_table(study, scale, results));
     md
 }
 
@@ -492,8 +492,8 @@ fn sweep_table(results: &[CellResult]) -> String {
 
 /// The ablation table: one row per step, each compared scheme's GC copy, resets, PUT and
 /// stall, and the last scheme against the first.
-fn ablation_table(study: Study, results: &[CellResult]) -> String {
-    let Ok(rows) = ablation::rows(study) else {
+fn ablation_table(study: Study, scale: ReproScale, results: &[CellResult]) -> String {
+    let Ok(rows) = ablation::rows(study, scale.div()) else {
         return String::new();
     };
     if !results.iter().any(|r| r.group == "ablation") {
