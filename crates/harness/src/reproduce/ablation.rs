@@ -23,6 +23,9 @@ pub struct Row {
     pub setup: Vec<Override>,
     /// (scheme name, its policies in this row).
     pub schemes: Vec<(&'static str, Policies)>,
+    /// The workload at the paper's dataset size (same-zone: fillrandom of 1.07x the device)
+    /// rather than the old study's.
+    pub paper_dataset: bool,
 }
 
 /// The schemes an ablation row runs.
@@ -102,14 +105,29 @@ pub fn rows(study: Study, div: u64) -> Result<Vec<Row>, HarnessError> {
                 .into(),
         setup: setup.clone(),
         schemes: current.clone(),
+        paper_dataset: study != Study::SameZone,
     }];
     for step in forms::setup_steps(div)? {
+        let compresses = step
+            .overrides
+            .iter()
+            .any(|o| matches!(o, Override::Engine(k, _) if k == "compression"));
         setup.extend(step.overrides);
         out.push(Row {
             name: format!("+ {}", step.name),
             setup: setup.clone(),
             schemes: current.clone(),
+            paper_dataset: out.last().is_some_and(|r| r.paper_dataset),
         });
+        if compresses && study == Study::SameZone {
+            // Compressed, the paper's dataset fits; uncompressed it overfills the device.
+            out.push(Row {
+                name: "+ dataset: 0.52x -> the paper's 1.07x the device (fillrandom 69 M puts, scaled)".into(),
+                setup: setup.clone(),
+                schemes: current.clone(),
+                paper_dataset: true,
+            });
+        }
     }
     for step in policy_steps(study) {
         let Some(scheme) = schemes.iter().find(|s| s.name == step.scheme) else {
@@ -127,6 +145,7 @@ pub fn rows(study: Study, div: u64) -> Result<Vec<Row>, HarnessError> {
             name: format!("+ {}", step.name),
             setup: setup.clone(),
             schemes: current.clone(),
+            paper_dataset: true,
         });
     }
     Ok(out)
@@ -163,7 +182,8 @@ mod tests {
     fn each_row_moves_one_thing() {
         let rows = rows(Study::SameZone, 64).unwrap();
         for w in rows.windows(2) {
-            let setup_moved = w[1].setup.len() != w[0].setup.len();
+            let setup_moved =
+                w[1].setup.len() != w[0].setup.len() || w[1].paper_dataset != w[0].paper_dataset;
             let policies_moved = w[0]
                 .schemes
                 .iter()
