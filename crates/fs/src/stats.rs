@@ -14,6 +14,9 @@ pub struct FsStats {
     pub gc_copied_bytes: u64,
     /// Zone resets issued.
     pub zone_resets: u64,
+    /// Zone resets of cleaning victims: zones cleaning migrated and reclaimed (ZenFS's
+    /// "reclaimed by ZC"; the Same-Zone Compaction paper's figure 12 counts these).
+    pub gc_zone_resets: u64,
     /// Zone finishes issued.
     pub zone_finishes: u64,
     /// Block erases the device performed (simulated devices).

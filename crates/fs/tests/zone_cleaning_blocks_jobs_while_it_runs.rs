@@ -83,6 +83,9 @@ fn run(poll_ns: u64) -> (bool, u64, u64) {
             })
         };
         fs.clean_while_gaining().await.unwrap();
+        let st = fs.stats();
+        assert!(st.gc_zone_resets >= 1, "cleaning reclaimed no victim");
+        assert!(st.gc_zone_resets <= st.zone_resets);
         done.store(true, Ordering::SeqCst);
         let _ = watcher.await;
         // Nothing runs now: waiting returns at once and adds nothing.

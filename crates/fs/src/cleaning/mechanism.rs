@@ -111,6 +111,14 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             .filter(|z| z.written() == 0)
             .count();
         self.reset_unused_zones().await?;
+        let reclaimed = {
+            let st = self.lock();
+            victims
+                .iter()
+                .filter(|&&v| st.zone(v).is_some_and(|z| z.written() == 0))
+                .count() as u64
+        };
+        self.counters().gc_resets += reclaimed;
         let free_after = self
             .lock()
             .zones

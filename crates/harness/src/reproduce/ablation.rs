@@ -101,7 +101,7 @@ pub fn rows(study: Study, div: u64) -> Result<Vec<Row>, HarnessError> {
         .collect();
     let mut out = vec![Row {
         name:
-            "today: text forms, no readahead, uncompressible values, WAL, intra-L0, 1 subcompaction"
+            "today: text forms, reads block by block from the device, uncompressed values, WAL, intra-L0, 1 subcompaction, no blocking"
                 .into(),
         setup: setup.clone(),
         schemes: current.clone(),

@@ -21,8 +21,11 @@ pub struct Figures {
     pub zone_write_amplification: f64,
     /// Bytes copied by zone cleaning.
     pub gc_copied_bytes: u64,
-    /// Zone resets.
+    /// Zone resets (all: cleaning victims, zones emptied by deletes, metadata).
     pub zone_resets: u64,
+    /// Zone resets of cleaning victims ("reclaimed by ZC"; the paper's figure 12).
+    #[serde(default)]
+    pub gc_zone_resets: u64,
     /// Mean of the per-level mean `S_same`.
     pub s_same_avg: f64,
     /// Mean `S_same` per start level.
@@ -77,6 +80,7 @@ impl Figures {
             zone_write_amplification: r.fs.write_amplification,
             gc_copied_bytes: r.fs.gc_copied_bytes,
             zone_resets: r.fs.zone_resets,
+            gc_zone_resets: r.fs.gc_zone_resets,
             s_same_avg: z.s_same_avg(),
             s_same_by_level: z.s_same_per_level(),
             s_inval_avg: z.s_inval_avg(),
@@ -198,9 +202,10 @@ impl Spread {
 }
 
 /// The figures whose spread over seeds the JSON reports.
-pub const SPREAD_FIGURES: [(&str, fn(&Figures) -> f64); 6] = [
+pub const SPREAD_FIGURES: [(&str, fn(&Figures) -> f64); 7] = [
     ("gc_copied_bytes", |f| f.gc_copied_bytes as f64),
     ("zone_resets", |f| f.zone_resets as f64),
+    ("gc_zone_resets", |f| f.gc_zone_resets as f64),
     ("ops_per_s", |f| f.ops_per_s),
     ("stall_s", |f| f.stall_s),
     ("s_same_avg", |f| f.s_same_avg),
