@@ -53,8 +53,8 @@ fn reproduce_oaza_reports_every_scheme_beside_the_slides() {
     }
     // Both forms, named by their policies, and the ablation ending on the code forms.
     assert_eq!(j["form"], "code");
-    assert_eq!(j["schemes"]["LIZA"]["placement"], "liza-caza");
-    assert_eq!(j["text_forms"]["LIZA"]["placement"], "liza");
+    assert_eq!(j["schemes"]["CAZA"]["placement"], "caza-v1-artifact");
+    assert_eq!(j["text_forms"]["CAZA"]["placement"], "caza");
     assert!(j["text_forms"]["OAZA"]["gc_copied_bytes"].is_number());
     let rows = j["ablation"].as_array().unwrap();
     assert!(rows.len() >= 3, "{}", j["ablation"]);

@@ -18,6 +18,7 @@
 //! forms run on it, so the two tables differ only in the policies. The ablation
 //! ([`super::ablation`]) walks from today's set-up and text forms to this, one step at a time.
 
+use super::Study;
 use crate::db_bench::HarnessError;
 use crate::scenario::Override;
 
@@ -129,17 +130,18 @@ pub const SAME_ZONE_SCHEMES: [Scheme; 4] = [
 ];
 
 /// The OAZA slides' three schemes (RocksDB's own picker underneath). OAZA has no public code:
-/// both forms are its reconstruction from the slides; LIZA and CAZA are the same-zone study's
-/// forms of them.
+/// both forms are its reconstruction from the slides (key-range overlap ratio). Its LIZA is
+/// upstream ZenFS's in both; its CAZA is the HotStorage'22 paper it cites, whose code form is
+/// `caza-v1-artifact` (`AllocateCompactionAwaredZone`).
 pub const OAZA_SCHEMES: [Scheme; 3] = [
     Scheme {
         name: "LIZA",
-        code: p("liza-caza", "rocksdb"),
+        code: p("liza", "rocksdb"),
         text: p("liza", "rocksdb"),
     },
     Scheme {
         name: "CAZA",
-        code: p("caza-artifact", "rocksdb"),
+        code: p("caza-v1-artifact", "rocksdb"),
         text: p("caza", "rocksdb"),
     },
     Scheme {
@@ -188,8 +190,22 @@ pub const AUTHORS_ALLOC_RETRY_MS: u64 = 1000;
 ///
 /// # Errors
 /// [`HarnessError::Config`] if a value does not fit (a bug).
-pub fn setup_steps(div: u64) -> Result<Vec<SetupStep>, HarnessError> {
+pub fn setup_steps(study: Study, div: u64) -> Result<Vec<SetupStep>, HarnessError> {
     let int = |v: u64| toml::Value::Integer(i64::try_from(v).unwrap_or(i64::MAX));
+    if study == Study::Oaza {
+        // The slides: db_bench with direct I/O (RocksDB then reads compaction inputs through
+        // a 2 MiB readahead) and its default values and compression.
+        return Ok(vec![
+            SetupStep {
+                name: "direct I/O: compaction readahead 2 MiB (RocksDB's with direct I/O)",
+                overrides: vec![Override::engine_int(
+                    "compaction_readahead_size",
+                    DIRECT_IO_READAHEAD_BYTES,
+                )?],
+            },
+            db_bench_values(),
+        ]);
+    }
     Ok(vec![
         SetupStep {
             name: "buffered reads: page cache (4 GiB scaled) + kernel readahead 128 KiB",
@@ -201,13 +217,7 @@ pub fn setup_steps(div: u64) -> Result<Vec<SetupStep>, HarnessError> {
                 Override::FsKey("readahead_kb".into(), int(AUTHORS_READAHEAD_KB)),
             ],
         },
-        SetupStep {
-            name: "db_bench values (compression_ratio 0.5) + Snappy",
-            overrides: vec![
-                Override::WorkloadKey("compression_ratio".into(), toml::Value::Float(0.5)),
-                Override::engine_str("compression", "snappy"),
-            ],
-        },
+        db_bench_values(),
         SetupStep {
             name: "disable_wal",
             overrides: vec![Override::Engine(
@@ -246,6 +256,20 @@ pub fn setup_steps(div: u64) -> Result<Vec<SetupStep>, HarnessError> {
     ])
 }
 
+/// db_bench's defaults: values at `compression_ratio` 0.5, Snappy.
+fn db_bench_values() -> SetupStep {
+    SetupStep {
+        name: "db_bench values (compression_ratio 0.5) + Snappy",
+        overrides: vec![
+            Override::WorkloadKey("compression_ratio".into(), toml::Value::Float(0.5)),
+            Override::engine_str("compression", "snappy"),
+        ],
+    }
+}
+
+/// RocksDB's compaction readahead with direct I/O (7.4 sanitizes 0 to it; 8.x's default).
+pub const DIRECT_IO_READAHEAD_BYTES: u64 = 2 << 20;
+
 /// Today's set-up, the ablation's first row: the study as it ran before the authors' set-up
 /// was modelled (compaction inputs read block by block).
 ///
@@ -259,10 +283,14 @@ pub fn today() -> Result<Vec<Override>, HarnessError> {
 ///
 /// # Errors
 /// As [`setup_steps`].
-pub fn authors_setup(div: u64) -> Result<Vec<Override>, HarnessError> {
+pub fn authors_setup(study: Study, div: u64) -> Result<Vec<Override>, HarnessError> {
     Ok(today()?
         .into_iter()
-        .chain(setup_steps(div)?.into_iter().flat_map(|s| s.overrides))
+        .chain(
+            setup_steps(study, div)?
+                .into_iter()
+                .flat_map(|s| s.overrides),
+        )
         .collect())
 }
 
