@@ -30,11 +30,12 @@ pub use tree_view::{NewSst, TreeFile, TreeView};
 use crate::hints::Hint;
 
 /// Placement policy names accepted by [`by_name`].
-pub const NAMES: [&str; 7] = [
+pub const NAMES: [&str; 8] = [
     "liza",
     "caza",
     "oaza",
     "oaza-bytes",
+    "oaza-spill",
     "liza-caza",
     "caza-artifact",
     "caza-v1-artifact",
@@ -50,6 +51,7 @@ pub fn by_name(name: &str) -> Result<Arc<dyn PlacementPolicy>, String> {
         "caza" => Ok(Arc::new(compaction_aware::Caza)),
         "oaza" => Ok(Arc::new(overlap_ratio::Oaza)),
         "oaza-bytes" => Ok(Arc::new(overlap_ratio::OazaBytes)),
+        "oaza-spill" => Ok(Arc::new(overlap_ratio::OazaSpill)),
         "liza-caza" => Ok(Arc::new(liza_caza::LizaCaza)),
         "caza-artifact" => Ok(Arc::new(caza_artifact::CazaArtifact)),
         "caza-v1-artifact" => Ok(Arc::new(caza_artifact::CazaV1Artifact)),
@@ -351,12 +353,29 @@ pub fn zones_of<'a>(files: impl IntoIterator<Item = &'a NeighbourSst>) -> Vec<u3
 }
 
 /// The first of the planned candidates ([`SstContext::candidates`]) that can take the whole
-/// SST of the request, else what LIZA decides (the fallback of both CAZA and OAZA).
+/// SST of the request (with [`SstContext::spill`], that has more than the request's minimum
+/// left), else what LIZA decides (the fallback of both CAZA and OAZA).
 pub fn candidate_or_liza(
     view: &AllocView<'_>,
     request: &PlacementRequest<'_>,
 ) -> PlacementDecision {
-    if let Some(sst) = request.sst
+    let open_ok =
+        || view.open_io_zones < lifetime::open_token_limit(view.max_open_io_zones, request.io_type);
+    if let Some(sst) = request.sst.filter(|s| s.spill)
+        && open_ok()
+        && let Some(z) = first_with_room(
+            view.zones,
+            sst.candidates.iter().copied(),
+            request.min_capacity_bytes,
+        )
+    {
+        return PlacementDecision {
+            finish: Vec::new(),
+            outcome: Placement::Active(z),
+            from_context: true,
+        };
+    }
+    if let Some(sst) = request.sst.filter(|s| !s.spill)
         && let Some(z) = first_fitting(view, request, sst.candidates.iter().copied(), sst.size)
     {
         return PlacementDecision {

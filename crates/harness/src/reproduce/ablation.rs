@@ -73,11 +73,18 @@ fn policy_steps(study: Study) -> Vec<PolicyStep> {
                 true,
             ),
         ],
-        Study::Oaza => vec![step(
-            "CAZA: §VI -> HotStorage'22 / AllocateCompactionAwaredZone (caza-v1-artifact)",
-            "CAZA",
-            true,
-        )],
+        Study::Oaza => vec![
+            step(
+                "CAZA: §VI -> HotStorage'22 / AllocateCompactionAwaredZone (caza-v1-artifact)",
+                "CAZA",
+                true,
+            ),
+            step(
+                "OAZA: the whole SST must fit the target zone -> it may spill (oaza-spill)",
+                "OAZA",
+                true,
+            ),
+        ],
     }
 }
 

@@ -130,7 +130,9 @@ pub const SAME_ZONE_SCHEMES: [Scheme; 4] = [
 ];
 
 /// The OAZA slides' three schemes (RocksDB's own picker underneath). OAZA has no public code:
-/// both forms are its reconstruction from the slides (key-range overlap ratio). Its LIZA is
+/// both forms are its reconstruction from the slides (key-range overlap ratio); the "code"
+/// form lets the SST spill out of its target zone as the CAZA code does (`oaza-spill`; the
+/// slides never require the whole SST to fit), the text form needs room for all of it. Its LIZA is
 /// upstream ZenFS's in both; its CAZA is the HotStorage'22 paper it cites, whose code form is
 /// `caza-v1-artifact` (`AllocateCompactionAwaredZone`).
 pub const OAZA_SCHEMES: [Scheme; 3] = [
@@ -146,7 +148,7 @@ pub const OAZA_SCHEMES: [Scheme; 3] = [
     },
     Scheme {
         name: "OAZA",
-        code: p("oaza", "rocksdb"),
+        code: p("oaza-spill", "rocksdb"),
         text: p("oaza", "rocksdb"),
     },
 ];
