@@ -528,7 +528,7 @@ fn ablation_table(study: Study, scale: ReproScale, results: &[CellResult]) -> St
     for n in &names {
         let _ = write!(
             md,
-            "{n} GC MiB | {n} resets | {n} PUT ops/s | {n} stall s | "
+            "{n} GC MiB | {n} ZC resets | {n} PUT ops/s | {n} stall s | "
         );
     }
     let _ = writeln!(
