@@ -224,22 +224,34 @@ pub fn candidate_zones(sst: &OazaContext) -> Vec<u32> {
     zones_of(&sst.same_level_by_ratio)
 }
 
-impl PlacementPolicy for Oaza {
-    fn name(&self) -> &'static str {
-        "oaza"
-    }
+/// The three OAZA policies differ only in the ratio's measure and whether the SST may spill.
+macro_rules! oaza_policy {
+    ($ty:ident, $name:literal, $measure:expr, $spill:expr) => {
+        impl PlacementPolicy for $ty {
+            fn name(&self) -> &'static str {
+                $name
+            }
 
-    fn place(&self, view: &AllocView<'_>, request: &PlacementRequest<'_>) -> PlacementDecision {
-        candidate_or_liza(view, request)
-    }
+            fn place(
+                &self,
+                view: &AllocView<'_>,
+                request: &PlacementRequest<'_>,
+            ) -> PlacementDecision {
+                candidate_or_liza(view, request)
+            }
 
-    fn wants_tree_view(&self) -> bool {
-        true
-    }
+            fn wants_tree_view(&self) -> bool {
+                true
+            }
 
-    fn plan_sst(&self, sst: &NewSst<'_>, tree: &dyn TreeView) -> Option<SstContext> {
-        Some(plan(sst, tree, RatioMeasure::KeyRange))
-    }
+            fn plan_sst(&self, sst: &NewSst<'_>, tree: &dyn TreeView) -> Option<SstContext> {
+                Some(SstContext {
+                    spill: $spill,
+                    ..plan(sst, tree, $measure)
+                })
+            }
+        }
+    };
 }
 
 /// OAZA whose target zone need not hold the whole SST: the SST goes to the chosen zone while
@@ -248,44 +260,9 @@ impl PlacementPolicy for Oaza {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct OazaSpill;
 
-impl PlacementPolicy for OazaSpill {
-    fn name(&self) -> &'static str {
-        "oaza-spill"
-    }
-
-    fn place(&self, view: &AllocView<'_>, request: &PlacementRequest<'_>) -> PlacementDecision {
-        candidate_or_liza(view, request)
-    }
-
-    fn wants_tree_view(&self) -> bool {
-        true
-    }
-
-    fn plan_sst(&self, sst: &NewSst<'_>, tree: &dyn TreeView) -> Option<SstContext> {
-        Some(SstContext {
-            spill: true,
-            ..plan(sst, tree, RatioMeasure::KeyRange)
-        })
-    }
-}
-
-impl PlacementPolicy for OazaBytes {
-    fn name(&self) -> &'static str {
-        "oaza-bytes"
-    }
-
-    fn place(&self, view: &AllocView<'_>, request: &PlacementRequest<'_>) -> PlacementDecision {
-        candidate_or_liza(view, request)
-    }
-
-    fn wants_tree_view(&self) -> bool {
-        true
-    }
-
-    fn plan_sst(&self, sst: &NewSst<'_>, tree: &dyn TreeView) -> Option<SstContext> {
-        Some(plan(sst, tree, RatioMeasure::Bytes))
-    }
-}
+oaza_policy!(Oaza, "oaza", RatioMeasure::KeyRange, false);
+oaza_policy!(OazaBytes, "oaza-bytes", RatioMeasure::Bytes, false);
+oaza_policy!(OazaSpill, "oaza-spill", RatioMeasure::KeyRange, true);
 
 fn plan(sst: &NewSst<'_>, tree: &dyn TreeView, measure: RatioMeasure) -> SstContext {
     SstContext::new(
