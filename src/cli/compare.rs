@@ -52,6 +52,9 @@ fn load(path: &PathBuf) -> Result<Vec<Scenario>, CliError> {
     Scenario::configurations(&text).map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))
 }
 
+/// A run's report, or why it failed and whether the failure voids the study.
+type Outcome = Result<RunReport, (String, bool)>;
+
 /// Runs the configurations, `jobs` at a time; a configuration that fails (a full device, say)
 /// is reported, not fatal. A run whose end-of-run invariant check failed (fsck, scan, sampled
 /// reads) voids the whole study: nothing is printed but the failures.
@@ -63,8 +66,7 @@ pub(crate) fn run_all(
     jobs: usize,
 ) -> Result<Vec<Result<RunReport, String>>, CliError> {
     let watch = Stopwatch::start();
-    let slots: Vec<std::sync::Mutex<Option<Result<RunReport, (String, bool)>>>> = (0..configs
-        .len())
+    let slots: Vec<std::sync::Mutex<Option<Outcome>>> = (0..configs.len())
         .map(|_| std::sync::Mutex::new(None))
         .collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -104,7 +106,7 @@ pub(crate) fn run_all(
             });
         }
     });
-    let out: Vec<Option<Result<RunReport, (String, bool)>>> = slots
+    let out: Vec<Option<Outcome>> = slots
         .into_iter()
         .map(|m| m.into_inner().ok().flatten())
         .collect();

@@ -255,8 +255,8 @@ fn scheme_table(
     for s in schemes {
         let pol = s.policies(form);
         let policies = format!("{} + {}", pol.placement, pol.compaction);
-        match get(results, &Key::scheme(form, s.name, workload)) {
-            Some(f) => {
+        if let Some(f) = get(results, &Key::scheme(form, s.name, workload)) {
+            {
                 let (gc_b, rs_b, zc_b, ops_b) = b.as_ref().map_or((0.0, 0.0, 0.0, 0.0), |b| {
                     (
                         b.gc_copied_bytes as f64,
@@ -287,14 +287,13 @@ fn scheme_table(
                     f.io_blocking_s,
                 );
             }
-            None => {
-                let why = error(results, &Key::scheme(form, s.name, workload)).unwrap_or("not run");
-                let _ = writeln!(
-                    t,
-                    "| {} | {policies} | failed: {why} | | | | | | | | | | | | | | | |",
-                    s.name
-                );
-            }
+        } else {
+            let why = error(results, &Key::scheme(form, s.name, workload)).unwrap_or("not run");
+            let _ = writeln!(
+                t,
+                "| {} | {policies} | failed: {why} | | | | | | | | | | | | | | | |",
+                s.name
+            );
         }
     }
     t.push('\n');

@@ -84,9 +84,9 @@ pub(crate) struct State {
     pub(crate) next_compaction_index: Vec<usize>,
     pub(crate) compact_cursor: Vec<Vec<u8>>,
     pub(crate) flush_running: bool,
-    /// Scheduling waits for zone cleaning to end (the authors' ZenFS blocking model,
-    /// `FsOptions::zc_blocking_poll_ns`); one waiter at a time.
-    pub(crate) waiting_for_cleaning: bool,
+    /// The job number of the task waiting for zone cleaning to end before scheduling again
+    /// (the authors' ZenFS blocking model, `FsOptions::zc_blocking_poll_ns`); one at a time.
+    pub(crate) cleaning_waiter: Option<u64>,
     pub(crate) compactions_running: u32,
     pub(crate) pending_compaction_bytes: u64,
     pub(crate) bg_error: Option<BackgroundError>,
@@ -115,7 +115,7 @@ impl State {
             next_compaction_index: vec![0; levels],
             compact_cursor: vec![Vec::new(); levels],
             flush_running: false,
-            waiting_for_cleaning: false,
+            cleaning_waiter: None,
             compactions_running: 0,
             pending_compaction_bytes: 0,
             bg_error: None,

@@ -38,16 +38,7 @@ pub(crate) fn maybe_schedule<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
     if st.bg_error.is_some() || st.closing || st.closed {
         return;
     }
-    if inner.fs.cleaning_blocks_jobs() {
-        if !st.waiting_for_cleaning {
-            st.waiting_for_cleaning = true;
-            let i = inner.clone();
-            drop(inner.env.spawn_background("wait-for-cleaning", async move {
-                i.fs.wait_for_cleaning().await;
-                i.lock().waiting_for_cleaning = false;
-                maybe_schedule(&i);
-            }));
-        }
+    if held_back_by_cleaning(inner, &mut st) {
         return;
     }
     if !st.flush_running && !st.imm.is_empty() {
@@ -137,6 +128,26 @@ pub(crate) fn maybe_schedule<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
             });
         }));
     }
+}
+
+/// Under the authors' ZenFS blocking model, whether zone cleaning holds new jobs back now; if
+/// so, one waiter task schedules again once cleaning has stopped.
+fn held_back_by_cleaning<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>, st: &mut State) -> bool {
+    if !inner.fs.cleaning_blocks_jobs() {
+        return false;
+    }
+    if st.cleaning_waiter.is_none() {
+        let job = st.next_job;
+        st.next_job += 1;
+        st.cleaning_waiter = Some(job);
+        let i = inner.clone();
+        drop(inner.env.spawn_background("wait-for-cleaning", async move {
+            i.fs.wait_for_cleaning().await;
+            i.lock().cleaning_waiter = None;
+            maybe_schedule(&i);
+        }));
+    }
+    true
 }
 
 pub(super) fn finish_job<E: Env, D: ZonedDevice>(
