@@ -142,22 +142,10 @@ impl<'a> Builder<'a> {
                 cmp_idx += 1;
                 continue;
             }
-            let mut inputs = vec![i];
-            if !self.expand_to_clean_cut(start, &mut inputs)
-                || self.overlaps_running(&self.files(start, &inputs), output as u32)
-            {
-                cmp_idx += 1;
-                continue;
-            }
-            let Some((lo, hi)) = self.range_of(start, &inputs) else {
+            let Some((inputs, _)) = self.v.candidate_group(start, output, i) else {
                 cmp_idx += 1;
                 continue;
             };
-            let mut out = self.overlapping(output, &lo, &hi);
-            if !out.is_empty() && !self.expand_to_clean_cut(output, &mut out) {
-                cmp_idx += 1;
-                continue;
-            }
             let cursor = round_robin
                 .then(|| {
                     self.files(start, &inputs)

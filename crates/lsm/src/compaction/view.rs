@@ -87,6 +87,31 @@ impl<'a> PickView<'a> {
         !self.any_being_compacted(level, idx)
     }
 
+    /// The compaction file `i` of `start` would begin, as RocksDB's picker checks a candidate:
+    /// `i` expanded to a clean cut, its range clear of running compactions into `output`, and
+    /// the overlapping files of `output` expanded to a clean cut. `None` when a step refuses
+    /// it. Whether `i` itself is being compacted is left to the caller (at level 0 the clean
+    /// cut does not check it).
+    pub fn candidate_group(
+        &self,
+        start: usize,
+        output: usize,
+        i: usize,
+    ) -> Option<(Picked, Picked)> {
+        let mut inputs = vec![i];
+        if !self.expand_to_clean_cut(start, &mut inputs)
+            || self.overlaps_running(&self.files(start, &inputs), output as u32)
+        {
+            return None;
+        }
+        let (lo, hi) = self.range_of(start, &inputs)?;
+        let mut out = self.overlapping(output, &lo, &hi);
+        if !out.is_empty() && !self.expand_to_clean_cut(output, &mut out) {
+            return None;
+        }
+        Some((inputs, out))
+    }
+
     /// `FilesRangeOverlapWithCompaction`: the user-key range of `files` overlaps a running
     /// compaction whose output level is `output_level`.
     pub fn overlaps_running(&self, files: &[&LevelFile<'_>], output_level: u32) -> bool {

@@ -96,19 +96,9 @@ pub fn pick_start_files(
         if candidate.being_compacted {
             continue;
         }
-        let mut inputs = vec![i];
-        if !b.expand_to_clean_cut(start, &mut inputs)
-            || b.overlaps_running(&b.files(start, &inputs), output as u32)
-        {
-            continue;
-        }
-        let Some((lo, hi)) = b.range_of(start, &inputs) else {
+        let Some((inputs, out)) = b.candidate_group(start, output, i) else {
             continue;
         };
-        let mut out = b.overlapping(output, &lo, &hi);
-        if !out.is_empty() && !b.expand_to_clean_cut(output, &mut out) {
-            continue;
-        }
         if inputs.len() + out.len() == 1 {
             // `goto baseline`: the stock loop takes over, whatever was found before.
             return None;
