@@ -90,6 +90,7 @@ pub mod bench;
 #[cfg(target_os = "linux")]
 pub mod blkzoned;
 pub mod checker;
+pub mod elided;
 mod error;
 pub mod flash;
 pub mod payload;
@@ -104,6 +105,7 @@ use std::future::Future;
 
 #[cfg(target_os = "linux")]
 pub use blkzoned::BlkZonedDevice;
+pub use elided::{ElidedBytes, Hole};
 pub use error::{DeviceError, DeviceErrorKind, ZoneOp};
 pub use profile::Profile;
 pub use real::RealDevice;
@@ -270,6 +272,32 @@ pub trait ZonedDevice: Send + Sync + 'static {
         std::future::ready(Err(DeviceError::Unsupported {
             command: "sparse write",
         }))
+    }
+
+    /// Writes the logical string `data` at `offset` (the zone's write pointer), as
+    /// [`ZonedDevice::write`] of `data.len()` bytes would: same command, same byte count, same
+    /// timing. A device that can keep holes unstored (the simulated device) does; the default
+    /// writes the holes as zeros.
+    fn write_elided(
+        &self,
+        offset: u64,
+        data: &ElidedBytes,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        let bytes = data.materialize();
+        async move { self.write(offset, &bytes).await }
+    }
+
+    /// Reads `len` bytes at `offset` as [`ZonedDevice::read`] does (same command, timing and
+    /// errors), returning ranges written as holes as holes where the device kept them so
+    /// (the default returns a string without holes).
+    fn read_elided(
+        &self,
+        offset: u64,
+        len: u64,
+        class: IoClass,
+    ) -> impl Future<Output = Result<ElidedBytes, DeviceError>> + Send {
+        let read = self.read(offset, len, class);
+        async move { read.await.map(ElidedBytes::from_vec) }
     }
 
     /// Bytes of written data the device holds in the host's memory (simulated devices with an

@@ -292,6 +292,23 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         self.read_device(id, offset, len, class).await
     }
 
+    /// As [`ZoneFs::read_class`], returning ranges that were appended as holes
+    /// ([`crate::WritableFile::append_elided`]) as holes where the device kept them so.
+    ///
+    /// # Errors
+    /// As [`ZoneFs::read`].
+    pub async fn read_elided(
+        &self,
+        name: &str,
+        offset: u64,
+        len: u64,
+        class: IoClass,
+    ) -> Result<zonedb_device::ElidedBytes, FsError> {
+        self.read_class(name, offset, len, class)
+            .await
+            .map(zonedb_device::ElidedBytes::from_vec)
+    }
+
     /// Reads up to `len` bytes of file `id` (of `size` synced bytes) at `offset` through the
     /// page cache: cached pages cost nothing, each run of missing pages is read from the
     /// device as one readahead window ([`PageCache::miss_window`]).

@@ -209,6 +209,23 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
         Ok(())
     }
 
+    /// Appends the logical string `data`: exactly as [`WritableFile::append`] of
+    /// `data.len()` bytes (same offsets, buffering, device writes and byte counts), but the
+    /// holes need not be stored by the device (they read back as holes through
+    /// [`ZoneFs::read_elided`], or as zeros).
+    ///
+    /// # Errors
+    /// As [`WritableFile::append`].
+    pub async fn append_elided(
+        &mut self,
+        data: &zonedb_device::ElidedBytes,
+    ) -> Result<(), FsError> {
+        if data.is_dense() {
+            return self.append(data.data()).await;
+        }
+        self.append(&data.materialize()).await
+    }
+
     /// Fails with the first write error, once there was one.
     fn check_failed(&self) -> Result<(), FsError> {
         match &self.failed {

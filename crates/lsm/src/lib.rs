@@ -25,6 +25,7 @@ pub mod block_cache;
 pub mod compaction;
 pub mod cost;
 pub mod db;
+pub mod elided;
 mod error;
 pub mod fuzz;
 pub mod hints;

@@ -173,6 +173,8 @@ pub(crate) struct Inner<E: Env, D: ZonedDevice> {
     pub(crate) bg_done: tokio::sync::Notify,
     /// What the open's WAL replay dropped.
     pub(crate) wal_recovery: WalRecovery,
+    /// The generator that regenerates elided values ([`Db::set_value_regenerator`]).
+    pub(crate) regenerator: std::sync::OnceLock<Arc<dyn crate::elided::ValueRegenerator>>,
 }
 
 impl<E: Env, D: ZonedDevice> Inner<E, D> {
@@ -276,6 +278,34 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
         let mut b = WriteBatch::with_capacity(key.len() + value.len() + 21);
         b.put(key, value);
         self.write(b).await
+    }
+
+    /// Writes under `key` the value of `len` bytes that the registered
+    /// [`crate::elided::ValueRegenerator`] makes from `desc` (an elided value: see
+    /// [`crate::elided`]).
+    ///
+    /// # Errors
+    /// [`LsmError::InvalidArgument`] without a regenerator or for a descriptor it does not
+    /// know; otherwise see [`Db::write`].
+    pub async fn put_elided(&self, key: &[u8], len: usize, desc: &[u8]) -> Result<(), LsmError> {
+        let mut value = Vec::with_capacity(len);
+        let known = self
+            .inner
+            .regenerator
+            .get()
+            .is_some_and(|r| r.regenerate(desc, len, &mut value));
+        if !known {
+            return Err(LsmError::InvalidArgument(
+                "an elided value without a regenerator that knows its descriptor".into(),
+            ));
+        }
+        self.put(key, &value).await
+    }
+
+    /// Registers the generator of elided values (once; later calls are ignored and return
+    /// `false`).
+    pub fn set_value_regenerator(&self, r: Arc<dyn crate::elided::ValueRegenerator>) -> bool {
+        self.inner.regenerator.set(r).is_ok()
     }
 
     /// Deletes `key` (writes a tombstone).

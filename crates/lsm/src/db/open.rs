@@ -464,6 +464,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
             lifetimes: Mutex::new(Lifetimes::default()),
             bg_done: tokio::sync::Notify::new(),
             wal_recovery,
+            regenerator: std::sync::OnceLock::new(),
         });
         background::refresh_scores(&inner);
         background::maybe_schedule(&inner);

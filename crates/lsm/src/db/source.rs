@@ -28,6 +28,15 @@ impl<E: Env, D: ZonedDevice> BlockSource for FsSource<E, D> {
         Ok(self.fs.read_class(&self.name, offset, len, class).await?)
     }
 
+    async fn read_elided(
+        &self,
+        offset: u64,
+        len: u64,
+        class: IoClass,
+    ) -> Result<zonedb_device::ElidedBytes, LsmError> {
+        Ok(self.fs.read_elided(&self.name, offset, len, class).await?)
+    }
+
     fn name(&self) -> &str {
         &self.name
     }

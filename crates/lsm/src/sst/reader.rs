@@ -33,6 +33,18 @@ pub trait BlockSource: Send + Sync + 'static {
         let _ = class;
         self.read(offset, len)
     }
+    /// Reads `len` bytes at `offset` on behalf of `class`, returning ranges written as holes
+    /// as holes where the source kept them so (by default: [`BlockSource::read_class`], no
+    /// holes).
+    fn read_elided(
+        &self,
+        offset: u64,
+        len: u64,
+        class: IoClass,
+    ) -> impl Future<Output = Result<zonedb_device::ElidedBytes, LsmError>> + Send {
+        let read = self.read_class(offset, len, class);
+        async move { read.await.map(zonedb_device::ElidedBytes::from_vec) }
+    }
     /// Name for error messages.
     fn name(&self) -> &str;
 }

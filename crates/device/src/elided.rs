@@ -1,0 +1,245 @@
+//! Bytes with elided ranges: a logical byte string in which some ranges ("holes") count in
+//! every offset, length and timing but are not stored. Simulation elides value payloads the
+//! workload generator can regenerate (see `docs/architecture.md`, "Elided payloads"): the
+//! device is asked to write, read and copy exactly as many bytes as without elision, and
+//! keeps only the bytes that are not holes. A hole reads as zeros when materialized.
+
+/// A range of elided bytes: `len` bytes at logical offset `at` (from the start of the
+/// string).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hole {
+    /// Logical offset of the hole's first byte.
+    pub at: u64,
+    /// Bytes in the hole (never 0 in a normalized string).
+    pub len: u64,
+}
+
+/// A logical byte string of [`ElidedBytes::len`] bytes: the stored bytes in order
+/// ([`ElidedBytes::data`]) with the holes between them. Holes are sorted, never empty, never
+/// adjacent (adjacent holes are merged).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ElidedBytes {
+    data: Vec<u8>,
+    holes: Vec<Hole>,
+    len: u64,
+}
+
+impl ElidedBytes {
+    /// An empty string.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An empty string with room for `stored` stored bytes.
+    pub fn with_capacity(stored: usize) -> Self {
+        Self {
+            data: Vec::with_capacity(stored),
+            holes: Vec::new(),
+            len: 0,
+        }
+    }
+
+    /// A string with no holes.
+    pub fn from_vec(data: Vec<u8>) -> Self {
+        let len = data.len() as u64;
+        Self {
+            data,
+            holes: Vec::new(),
+            len,
+        }
+    }
+
+    /// Logical length (stored bytes plus holes).
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the logical length is 0.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The stored bytes, in order (holes left out).
+    pub fn data(&self) -> &[u8] {
+        &self.data
+    }
+
+    /// The holes, sorted by offset.
+    pub fn holes(&self) -> &[Hole] {
+        &self.holes
+    }
+
+    /// Whether the string has no holes (its stored bytes are all of it).
+    pub fn is_dense(&self) -> bool {
+        self.holes.is_empty()
+    }
+
+    /// Bytes in holes.
+    pub fn hole_bytes(&self) -> u64 {
+        self.len - self.data.len() as u64
+    }
+
+    /// Appends stored bytes.
+    pub fn push_bytes(&mut self, bytes: &[u8]) {
+        self.data.extend_from_slice(bytes);
+        self.len += bytes.len() as u64;
+    }
+
+    /// Appends a hole of `len` bytes (nothing for 0; merged with a hole just before it).
+    pub fn push_hole(&mut self, len: u64) {
+        if len == 0 {
+            return;
+        }
+        match self.holes.last_mut() {
+            Some(h) if h.at + h.len == self.len => h.len += len,
+            _ => self.holes.push(Hole { at: self.len, len }),
+        }
+        self.len += len;
+    }
+
+    /// Appends another string.
+    pub fn push(&mut self, other: &Self) {
+        let mut stored = 0usize;
+        let mut at = 0u64;
+        for h in &other.holes {
+            let n = usize::try_from(h.at - at).unwrap_or(usize::MAX);
+            self.push_bytes(&other.data[stored..stored + n]);
+            stored += n;
+            self.push_hole(h.len);
+            at = h.at + h.len;
+        }
+        self.push_bytes(&other.data[stored..]);
+    }
+
+    /// Empties the string, keeping its buffers.
+    pub fn clear(&mut self) {
+        self.data.clear();
+        self.holes.clear();
+        self.len = 0;
+    }
+
+    /// The pieces in order: `Ok(stored bytes)` or `Err(hole length)`.
+    pub fn pieces(&self) -> impl Iterator<Item = Result<&[u8], u64>> + '_ {
+        let mut out = Vec::with_capacity(self.holes.len() * 2 + 1);
+        let mut stored = 0usize;
+        let mut at = 0u64;
+        for h in &self.holes {
+            let n = usize::try_from(h.at - at).unwrap_or(usize::MAX);
+            if n > 0 {
+                out.push(Ok(&self.data[stored..stored + n]));
+            }
+            stored += n;
+            out.push(Err(h.len));
+            at = h.at + h.len;
+        }
+        if stored < self.data.len() {
+            out.push(Ok(&self.data[stored..]));
+        }
+        out.into_iter()
+    }
+
+    /// The logical range `[at, at + len)` (clipped to the string) as a new string.
+    pub fn slice(&self, at: u64, len: u64) -> Self {
+        let end = at.saturating_add(len).min(self.len);
+        let mut out = Self::new();
+        let mut pos = 0u64;
+        for p in self.pieces() {
+            let plen = match p {
+                Ok(b) => b.len() as u64,
+                Err(n) => n,
+            };
+            let (s, e) = (pos.max(at), (pos + plen).min(end));
+            if s < e {
+                match p {
+                    Ok(b) => out.push_bytes(
+                        &b[usize::try_from(s - pos).unwrap_or(0)
+                            ..usize::try_from(e - pos).unwrap_or(0)],
+                    ),
+                    Err(_) => out.push_hole(e - s),
+                }
+            }
+            pos += plen;
+            if pos >= end {
+                break;
+            }
+        }
+        out
+    }
+
+    /// The string with its holes as zeros.
+    pub fn materialize(&self) -> Vec<u8> {
+        if self.holes.is_empty() {
+            return self.data.clone();
+        }
+        let mut out = Vec::with_capacity(usize::try_from(self.len).unwrap_or(0));
+        for p in self.pieces() {
+            match p {
+                Ok(b) => out.extend_from_slice(b),
+                Err(n) => out.resize(out.len() + usize::try_from(n).unwrap_or(0), 0),
+            }
+        }
+        out
+    }
+
+    /// The string's stored bytes, when it has no holes.
+    pub fn into_dense(self) -> Result<Vec<u8>, Self> {
+        if self.holes.is_empty() {
+            Ok(self.data)
+        } else {
+            Err(self)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> ElidedBytes {
+        let mut e = ElidedBytes::new();
+        e.push_bytes(b"ab");
+        e.push_hole(3);
+        e.push_hole(1);
+        e.push_bytes(b"cde");
+        e.push_hole(2);
+        e
+    }
+
+    #[test]
+    fn holes_merge_and_count_in_the_length() {
+        let e = sample();
+        assert_eq!(e.len(), 11);
+        assert_eq!(e.data(), b"abcde");
+        assert_eq!(e.holes(), &[Hole { at: 2, len: 4 }, Hole { at: 9, len: 2 }]);
+        assert_eq!(e.hole_bytes(), 6);
+        assert_eq!(e.materialize(), b"ab\0\0\0\0cde\0\0".to_vec());
+    }
+
+    #[test]
+    fn slices_and_pushes_agree_with_the_materialized_bytes() {
+        let e = sample();
+        let full = e.materialize();
+        for at in 0..=e.len() {
+            for len in 0..=e.len() - at {
+                let s = e.slice(at, len);
+                assert_eq!(s.len(), len);
+                assert_eq!(
+                    s.materialize(),
+                    full[at as usize..(at + len) as usize].to_vec(),
+                    "{at}+{len}"
+                );
+                let mut joined = e.slice(0, at);
+                joined.push(&e.slice(at, e.len() - at));
+                assert_eq!(joined, e, "split at {at}");
+            }
+        }
+    }
+
+    #[test]
+    fn dense_strings_have_no_holes() {
+        let e = ElidedBytes::from_vec(b"xyz".to_vec());
+        assert!(e.is_dense());
+        assert_eq!(e.into_dense(), Ok(b"xyz".to_vec()));
+        assert!(sample().into_dense().is_err());
+    }
+}
