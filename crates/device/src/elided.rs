@@ -139,6 +139,7 @@ impl ElidedBytes {
     }
 
     /// The logical range `[at, at + len)` (clipped to the string) as a new string.
+    #[must_use]
     pub fn slice(&self, at: u64, len: u64) -> Self {
         let end = at.saturating_add(len).min(self.len);
         let mut out = Self::new();
@@ -182,6 +183,9 @@ impl ElidedBytes {
     }
 
     /// The string's stored bytes, when it has no holes.
+    ///
+    /// # Errors
+    /// The string itself when it has holes.
     pub fn into_dense(self) -> Result<Vec<u8>, Self> {
         if self.holes.is_empty() {
             Ok(self.data)

@@ -17,13 +17,32 @@ use super::media::{Completion, Media, Poll};
 use crate::checker::WritePointerChecker;
 use crate::payload::Payload;
 use crate::zone::{ZoneGeometry, ZoneInfo, ZoneState, ZoneTable};
-use crate::{DeviceCapabilities, DeviceError, DeviceStats, IoClass, ZoneOp, ZonedDevice};
+use crate::{
+    DeviceCapabilities, DeviceError, DeviceStats, ElidedBytes, IoClass, ZoneOp, ZonedDevice,
+};
 
 /// Where a write goes.
 #[derive(Debug, Clone, Copy)]
 enum Target {
     At(u64),
     Append(u32),
+}
+
+/// What a write carries: bytes, or a logical string whose holes the payload does not store.
+#[derive(Debug, Clone, Copy)]
+enum WriteData<'a> {
+    Dense(&'a [u8]),
+    Elided(&'a ElidedBytes),
+}
+
+impl WriteData<'_> {
+    /// Logical bytes (what the device is asked to write and times).
+    fn len(&self) -> u64 {
+        match self {
+            Self::Dense(d) => d.len() as u64,
+            Self::Elided(e) => e.len(),
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -206,9 +225,9 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
     fn admit_write(
         &self,
         target: Target,
-        data: &[u8],
+        data: WriteData<'_>,
     ) -> Result<(u32, u64, Completion), DeviceError> {
-        let len = data.len() as u64;
+        let len = data.len();
         let now = self.env.now();
         let mut s = self.lock();
         let State {
@@ -243,7 +262,10 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
         stats.page_ops = media.page_ops();
         checker.check(table, "after write admission", None);
         drop(s);
-        self.payload.write(adm.zone, start, adm.offset, data)?;
+        match data {
+            WriteData::Dense(d) => self.payload.write(adm.zone, start, adm.offset, d)?,
+            WriteData::Elided(e) => self.payload.write_elided(adm.zone, start, adm.offset, e)?,
+        }
         Ok((adm.zone, adm.offset, done))
     }
 
@@ -262,12 +284,14 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
         let _ = self.complete(Completion::At(at), (), moment).await;
     }
 
-    fn admit_read(
+    /// Admits a read; `fetch` takes its bytes from the payload (zone, zone start).
+    fn admit_read<T>(
         &self,
         offset: u64,
         len: u64,
         class: IoClass,
-    ) -> Result<(Vec<u8>, Completion), DeviceError> {
+        fetch: impl FnOnce(&Payload, u32, u64) -> Result<T, DeviceError>,
+    ) -> Result<(T, Completion), DeviceError> {
         let now = self.env.now();
         let mut s = self.lock();
         let zone = s.table.check_read(offset, len)?;
@@ -281,7 +305,7 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
         s.stats.reads += 1;
         s.stats.page_ops = s.media.page_ops();
         drop(s);
-        Ok((self.payload.read(zone, start, offset, len)?, done))
+        Ok((fetch(&self.payload, zone, start)?, done))
     }
 
     fn admit_manage(&self, zone: u32, op: ZoneOp) -> Result<Completion, DeviceError> {
@@ -360,7 +384,25 @@ impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
         len: u64,
         class: IoClass,
     ) -> impl Future<Output = Result<Vec<u8>, DeviceError>> + Send {
-        let admitted = self.admit_read(offset, len, class);
+        let admitted = self.admit_read(offset, len, class, |p, zone, start| {
+            p.read(zone, start, offset, len)
+        });
+        async move {
+            let (data, done) = admitted?;
+            self.complete(done, data, "after read").await
+        }
+    }
+
+    /// As `read`; holes the payload kept come back as holes.
+    fn read_elided(
+        &self,
+        offset: u64,
+        len: u64,
+        class: IoClass,
+    ) -> impl Future<Output = Result<ElidedBytes, DeviceError>> + Send {
+        let admitted = self.admit_read(offset, len, class, |p, zone, start| {
+            p.read_elided(zone, start, offset, len)
+        });
         async move {
             let (data, done) = admitted?;
             self.complete(done, data, "after read").await
@@ -372,7 +414,21 @@ impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
         offset: u64,
         data: &[u8],
     ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        let admitted = self.admit_write(Target::At(offset), data);
+        let admitted = self.admit_write(Target::At(offset), WriteData::Dense(data));
+        async move {
+            let (zone, offset, done) = admitted?;
+            self.complete_write(zone, offset, done, "after write").await;
+            Ok(())
+        }
+    }
+
+    /// As `write` of `data.len()` bytes; the payload does not store the holes.
+    fn write_elided(
+        &self,
+        offset: u64,
+        data: &ElidedBytes,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        let admitted = self.admit_write(Target::At(offset), WriteData::Elided(data));
         async move {
             let (zone, offset, done) = admitted?;
             self.complete_write(zone, offset, done, "after write").await;
@@ -385,7 +441,7 @@ impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
         zone: u32,
         data: &[u8],
     ) -> impl Future<Output = Result<u64, DeviceError>> + Send {
-        let admitted = self.admit_write(Target::Append(zone), data);
+        let admitted = self.admit_write(Target::Append(zone), WriteData::Dense(data));
         async move {
             let (zone, offset, done) = admitted?;
             self.complete_write(zone, offset, done, "after append")

@@ -11,7 +11,9 @@ use crate::payload::Payload;
 use crate::profile::{Profile, parse_scale};
 use crate::sim::MediaKind;
 use crate::zone::{ZoneGeometry, ZoneInfo};
-use crate::{DeviceCapabilities, DeviceError, DeviceStats, IoClass, ZnsSsd, ZoneOp, ZonedDevice};
+use crate::{
+    DeviceCapabilities, DeviceError, DeviceStats, ElidedBytes, IoClass, ZnsSsd, ZoneOp, ZonedDevice,
+};
 
 /// Where a simulated device keeps written bytes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -246,6 +248,27 @@ impl<E: Env> ZonedDevice for SimDevice<E> {
     ) -> impl Future<Output = Result<u64, DeviceError>> + Send {
         match self {
             Self::Zns(d) => d.append(zone, data),
+        }
+    }
+
+    fn write_elided(
+        &self,
+        offset: u64,
+        data: &ElidedBytes,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        match self {
+            Self::Zns(d) => d.write_elided(offset, data),
+        }
+    }
+
+    fn read_elided(
+        &self,
+        offset: u64,
+        len: u64,
+        class: IoClass,
+    ) -> impl Future<Output = Result<ElidedBytes, DeviceError>> + Send {
+        match self {
+            Self::Zns(d) => d.read_elided(offset, len, class),
         }
     }
 
