@@ -99,16 +99,7 @@ impl ElidedBytes {
 
     /// Appends another string.
     pub fn push(&mut self, other: &Self) {
-        let mut stored = 0usize;
-        let mut at = 0u64;
-        for h in &other.holes {
-            let n = usize::try_from(h.at - at).unwrap_or(usize::MAX);
-            self.push_bytes(&other.data[stored..stored + n]);
-            stored += n;
-            self.push_hole(h.len);
-            at = h.at + h.len;
-        }
-        self.push_bytes(&other.data[stored..]);
+        self.push_range(other, 0, other.len);
     }
 
     /// Empties the string, keeping its buffers.
@@ -141,30 +132,51 @@ impl ElidedBytes {
     /// The logical range `[at, at + len)` (clipped to the string) as a new string.
     #[must_use]
     pub fn slice(&self, at: u64, len: u64) -> Self {
-        let end = at.saturating_add(len).min(self.len);
         let mut out = Self::new();
-        let mut pos = 0u64;
-        for p in self.pieces() {
-            let plen = match p {
-                Ok(b) => b.len() as u64,
-                Err(n) => n,
-            };
-            let (s, e) = (pos.max(at), (pos + plen).min(end));
-            if s < e {
-                match p {
-                    Ok(b) => out.push_bytes(
-                        &b[usize::try_from(s - pos).unwrap_or(0)
-                            ..usize::try_from(e - pos).unwrap_or(0)],
-                    ),
-                    Err(_) => out.push_hole(e - s),
-                }
-            }
-            pos += plen;
-            if pos >= end {
-                break;
-            }
-        }
+        out.push_range(self, at, len);
         out
+    }
+
+    /// Appends the logical range `[at, at + len)` of `other` (clipped to it), without an
+    /// intermediate string.
+    pub fn push_range(&mut self, other: &Self, at: u64, len: u64) {
+        let end = at.saturating_add(len).min(other.len);
+        if at >= end {
+            return;
+        }
+        let idx = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
+        if other.holes.is_empty() {
+            self.push_bytes(&other.data[idx(at)..idx(end)]);
+            return;
+        }
+        // Stored bytes before logical `pos` = pos - hole bytes before it.
+        let mut pos = 0u64;
+        let mut stored = 0u64;
+        let stored_run = |this: &mut Self, from: u64, to: u64, stored: u64| {
+            let (s, e) = (from.max(at), to.min(end));
+            if s < e {
+                let first = stored + (s - from);
+                this.push_bytes(&other.data[idx(first)..idx(first + (e - s))]);
+            }
+        };
+        for h in &other.holes {
+            if pos >= end {
+                return;
+            }
+            if h.at + h.len <= at {
+                stored += h.at - pos;
+                pos = h.at + h.len;
+                continue;
+            }
+            stored_run(self, pos, h.at, stored);
+            stored += h.at - pos;
+            let (s, e) = (h.at.max(at), (h.at + h.len).min(end));
+            if s < e {
+                self.push_hole(e - s);
+            }
+            pos = h.at + h.len;
+        }
+        stored_run(self, pos, other.len, stored);
     }
 
     /// The string with its holes as zeros.
@@ -221,7 +233,17 @@ mod tests {
 
     #[test]
     fn slices_and_pushes_agree_with_the_materialized_bytes() {
-        let e = sample();
+        let mut lead = ElidedBytes::new();
+        lead.push_hole(3);
+        lead.push(&sample());
+        lead.push_bytes(b"fg");
+        for e in [sample(), lead] {
+            slices_agree(&e);
+        }
+    }
+
+    fn slices_agree(e: &ElidedBytes) {
+        let e = e.clone();
         let full = e.materialize();
         for at in 0..=e.len() {
             for len in 0..=e.len() - at {

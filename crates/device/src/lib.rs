@@ -283,7 +283,11 @@ pub trait ZonedDevice: Send + Sync + 'static {
         offset: u64,
         data: &ElidedBytes,
     ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        let bytes = data.materialize();
+        let bytes = if data.is_dense() {
+            std::borrow::Cow::Borrowed(data.data())
+        } else {
+            std::borrow::Cow::Owned(data.materialize())
+        };
         async move { self.write(offset, &bytes).await }
     }
 

@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use zonedb_device::{IoClass, ZonedDevice};
+use zonedb_device::{ElidedBytes, IoClass, ZonedDevice};
 use zonedb_env::Env;
 
 use crate::FsError;
@@ -278,22 +278,17 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         len: u64,
         class: IoClass,
     ) -> Result<Vec<u8>, FsError> {
-        let (id, size) = {
-            let st = self.lock();
-            let id = *st
-                .names
-                .get(name)
-                .ok_or_else(|| FsError::NotFound(name.to_owned()))?;
-            (id, st.files.get(&id).map_or(0, |f| f.meta.size))
-        };
+        let (id, size) = self.id_and_size(name)?;
         if self.page_cache.is_some() {
             return self.read_cached(id, size, offset, len, class).await;
         }
         self.read_device(id, offset, len, class).await
     }
 
-    /// As [`ZoneFs::read_class`], returning ranges that were appended as holes
-    /// ([`crate::WritableFile::append_elided`]) as holes where the device kept them so.
+    /// As [`ZoneFs::read_class`] (the same device reads), returning ranges that were appended
+    /// as holes ([`crate::WritableFile::append_elided`]) as holes where the device kept them
+    /// so ([`ZonedDevice::read_elided`]). Through the page cache (which holds bytes) the
+    /// result has no holes.
     ///
     /// # Errors
     /// As [`ZoneFs::read`].
@@ -303,10 +298,43 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         offset: u64,
         len: u64,
         class: IoClass,
-    ) -> Result<zonedb_device::ElidedBytes, FsError> {
-        self.read_class(name, offset, len, class)
-            .await
-            .map(zonedb_device::ElidedBytes::from_vec)
+    ) -> Result<ElidedBytes, FsError> {
+        let (id, size) = self.id_and_size(name)?;
+        if self.page_cache.is_some() {
+            return self
+                .read_cached(id, size, offset, len, class)
+                .await
+                .map(ElidedBytes::from_vec);
+        }
+        let (pieces, _readers) = self.extent_pieces(id, offset, len)?;
+        let mut out = ElidedBytes::new();
+        for (dev_off, n) in pieces {
+            let (a, b) = self.block_span(dev_off, n);
+            let data = self.dev.read_elided(a, b - a, class).await?;
+            if data.len() != b - a {
+                return Err(FsError::Corrupt("short device read".into()));
+            }
+            out.push_range(&data, dev_off - a, n);
+        }
+        Ok(out)
+    }
+
+    /// A file's id and synced size.
+    fn id_and_size(&self, name: &str) -> Result<(u64, u64), FsError> {
+        let st = self.lock();
+        let id = *st
+            .names
+            .get(name)
+            .ok_or_else(|| FsError::NotFound(name.to_owned()))?;
+        Ok((id, st.files.get(&id).map_or(0, |f| f.meta.size)))
+    }
+
+    /// The block-aligned device range `[a, b)` holding `n` bytes at `dev_off`.
+    fn block_span(&self, dev_off: u64, n: u64) -> (u64, u64) {
+        (
+            dev_off / self.block * self.block,
+            align_up(dev_off + n, self.block),
+        )
     }
 
     /// Reads up to `len` bytes of file `id` (of `size` synced bytes) at `offset` through the
@@ -382,7 +410,30 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         len: u64,
         class: IoClass,
     ) -> Result<Vec<u8>, FsError> {
-        let pieces = {
+        let (pieces, _readers) = self.extent_pieces(id, offset, len)?;
+        let mut out = Vec::with_capacity(usize::try_from(len).unwrap_or(0).min(1 << 30));
+        for (dev_off, n) in pieces {
+            let (a, b) = self.block_span(dev_off, n);
+            let data = self.dev.read(a, b - a, class).await?;
+            let from = usize::try_from(dev_off - a).unwrap_or(0);
+            let to = from + usize::try_from(n).unwrap_or(0);
+            out.extend_from_slice(
+                data.get(from..to)
+                    .ok_or_else(|| FsError::Corrupt("short device read".into()))?,
+            );
+        }
+        Ok(out)
+    }
+
+    /// The device ranges (offset, bytes) holding up to `len` bytes of file `id` at `offset`,
+    /// one per extent piece, with their zones marked as being read.
+    fn extent_pieces(
+        &self,
+        id: u64,
+        offset: u64,
+        len: u64,
+    ) -> Result<(Vec<(u64, u64)>, ZoneReaders<'_, E, D>), FsError> {
+        {
             let mut st = self.lock();
             let file = st
                 .files
@@ -402,22 +453,8 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             }
             // Marked under the same lock the extents were read under.
             let readers = ZoneReaders::new(self, &mut st, pieces.iter().map(|p| p.0));
-            (pieces, readers)
-        };
-        let (pieces, _readers) = pieces;
-        let mut out = Vec::with_capacity(usize::try_from(len).unwrap_or(0).min(1 << 30));
-        for (dev_off, n) in pieces {
-            let a = dev_off / self.block * self.block;
-            let b = align_up(dev_off + n, self.block);
-            let data = self.dev.read(a, b - a, class).await?;
-            let from = usize::try_from(dev_off - a).unwrap_or(0);
-            let to = from + usize::try_from(n).unwrap_or(0);
-            out.extend_from_slice(
-                data.get(from..to)
-                    .ok_or_else(|| FsError::Corrupt("short device read".into()))?,
-            );
+            Ok((pieces, readers))
         }
-        Ok(out)
     }
 
     /// Reads a whole file.

@@ -8,7 +8,9 @@
 
 use std::sync::Arc;
 
-use zonedb_device::ZonedDevice;
+use std::borrow::Cow;
+
+use zonedb_device::{ElidedBytes, ZonedDevice};
 use zonedb_env::Env;
 
 use crate::FsError;
@@ -29,8 +31,9 @@ pub struct WritableFile<E: Env, D: ZonedDevice> {
     sparse: bool,
     kind: FileKind,
     lifetime: Lifetime,
-    buf: Vec<u8>,
-    buf_cap: usize,
+    /// Appended bytes not yet written: stored bytes and holes (a plain append adds no hole).
+    buf: ElidedBytes,
+    buf_cap: u64,
     zone: Option<u32>,
     closed: bool,
     /// The first write error (every later call fails with it).
@@ -115,11 +118,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             },
         )
         .await?;
-        let buf_cap = usize::try_from(align_up(
-            self.opts.write_buffer_bytes.max(self.block),
-            self.block,
-        ))
-        .unwrap_or(1 << 20);
+        let buf_cap = align_up(self.opts.write_buffer_bytes.max(self.block), self.block);
         Ok(WritableFile {
             fs: self.clone(),
             id: meta.id,
@@ -127,7 +126,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             sparse,
             kind,
             lifetime,
-            buf: Vec::with_capacity(buf_cap),
+            buf: ElidedBytes::with_capacity(usize::try_from(buf_cap).unwrap_or(1 << 20)),
             buf_cap,
             zone: None,
             closed: false,
@@ -170,7 +169,7 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
 
     /// Bytes appended so far (synced or buffered).
     pub fn len(&self) -> u64 {
-        self.fs.stat_id(self.id).map_or(0, |m| m.size) + self.buf.len() as u64
+        self.fs.stat_id(self.id).map_or(0, |m| m.size) + self.buf.len()
     }
 
     /// Whether nothing was appended.
@@ -183,47 +182,52 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
     /// # Errors
     /// [`FsError::NoSpace`], device errors.
     pub async fn append(&mut self, data: &[u8]) -> Result<(), FsError> {
+        self.append_data(Data::Dense(data)).await
+    }
+
+    /// Appends the logical string `data`: exactly as [`WritableFile::append`] of
+    /// `data.len()` bytes (same offsets, buffering, padding, device writes, metadata and byte
+    /// counts), but the holes stay holes in the buffer and go to the device as holes
+    /// ([`ZonedDevice::write_elided`]); they read back as holes through
+    /// [`ZoneFs::read_elided`], or as zeros.
+    ///
+    /// # Errors
+    /// As [`WritableFile::append`].
+    pub async fn append_elided(&mut self, data: &ElidedBytes) -> Result<(), FsError> {
+        self.append_data(Data::of(data)).await
+    }
+
+    async fn append_data(&mut self, data: Data<'_>) -> Result<(), FsError> {
         if self.closed {
             return Err(FsError::InvalidArgument(format!("{} is closed", self.name)));
         }
         self.check_failed()?;
-        self.fs.counters().user_bytes += data.len() as u64;
-        let mut rest = data;
+        let total = data.len();
+        self.fs.counters().user_bytes += total;
+        let mut pos = 0;
         // Whole buffers of an empty buffer go out without being copied into it.
-        if self.buf.is_empty() && rest.len() >= self.buf_cap {
-            let n = rest.len() - rest.len() % self.buf_cap;
-            self.write_out_or_fail(&rest[..n]).await?;
-            rest = &rest[n..];
+        if self.buf.is_empty() && total >= self.buf_cap {
+            pos = total - total % self.buf_cap;
+            self.write_out_or_fail(data, pos).await?;
         }
-        while !rest.is_empty() {
-            let n = (self.buf_cap - self.buf.len()).min(rest.len());
-            self.buf.extend_from_slice(&rest[..n]);
-            rest = &rest[n..];
+        while pos < total {
+            let n = (self.buf_cap - self.buf.len()).min(total - pos);
+            data.push_into(&mut self.buf, pos, n);
+            pos += n;
             if self.buf.len() == self.buf_cap {
-                let chunk = std::mem::take(&mut self.buf);
-                self.write_out_or_fail(&chunk).await?;
-                self.buf = chunk;
-                self.buf.clear();
+                self.write_buffer().await?;
             }
         }
         Ok(())
     }
 
-    /// Appends the logical string `data`: exactly as [`WritableFile::append`] of
-    /// `data.len()` bytes (same offsets, buffering, device writes and byte counts), but the
-    /// holes need not be stored by the device (they read back as holes through
-    /// [`ZoneFs::read_elided`], or as zeros).
-    ///
-    /// # Errors
-    /// As [`WritableFile::append`].
-    pub async fn append_elided(
-        &mut self,
-        data: &zonedb_device::ElidedBytes,
-    ) -> Result<(), FsError> {
-        if data.is_dense() {
-            return self.append(data.data()).await;
-        }
-        self.append(&data.materialize()).await
+    /// Writes the whole buffer out and empties it (keeping its memory).
+    async fn write_buffer(&mut self) -> Result<(), FsError> {
+        let chunk = std::mem::take(&mut self.buf);
+        let r = self.write_out_or_fail(Data::of(&chunk), chunk.len()).await;
+        self.buf = chunk;
+        self.buf.clear();
+        r
     }
 
     /// Fails with the first write error, once there was one.
@@ -240,8 +244,8 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
 
     /// [`Self::write_out`], remembering a failure: the bytes are gone from the buffer, so
     /// nothing may be written after them.
-    async fn write_out_or_fail(&mut self, data: &[u8]) -> Result<(), FsError> {
-        let r = self.write_out(data).await;
+    async fn write_out_or_fail(&mut self, data: Data<'_>, len: u64) -> Result<(), FsError> {
+        let r = self.write_out(data, len).await;
         if let Err(e) = &r {
             self.failed = Some((e.to_string(), e.kind() == crate::FsErrorKind::NoSpace));
         }
@@ -302,19 +306,16 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
         if self.buf.is_empty() {
             return Ok(());
         }
-        let chunk = std::mem::take(&mut self.buf);
-        self.write_out_or_fail(&chunk).await?;
-        self.buf = chunk;
-        self.buf.clear();
-        Ok(())
+        self.write_buffer().await
     }
 
-    /// Writes `data` at the write pointers of the file's zones, switching zones as they fill.
-    async fn write_out(&mut self, data: &[u8]) -> Result<(), FsError> {
+    /// Writes the first `len` bytes of `data` at the write pointers of the file's zones,
+    /// switching zones as they fill.
+    async fn write_out(&mut self, data: Data<'_>, len: u64) -> Result<(), FsError> {
         let fs = self.fs.clone();
         let block = fs.block;
-        let mut rest = data;
-        while !rest.is_empty() {
+        let mut pos = 0;
+        while pos < len {
             let zone = if let Some(z) = self.zone {
                 z
             } else {
@@ -333,57 +334,43 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
                 .lock()
                 .zone(zone)
                 .map_or((0, 0), |a| (a.wp, a.remaining()));
-            let (piece, extent, n) = if self.sparse {
-                let n = (rest.len() as u64).min(remaining.saturating_sub(8));
-                let mut piece =
-                    Vec::with_capacity(usize::try_from(align_up(n + 8, block)).unwrap_or(0));
-                piece.extend_from_slice(&n.to_le_bytes());
-                piece.extend_from_slice(&rest[..usize::try_from(n).unwrap_or(0)]);
-                piece.resize(usize::try_from(align_up(n + 8, block)).unwrap_or(0), 0);
-                (
-                    std::borrow::Cow::Owned(piece),
-                    Extent {
-                        start: wp + 8,
-                        len: n,
-                    },
-                    n,
-                )
+            let rest = len - pos;
+            // WAL files frame each piece with its 8-byte length.
+            let (n, header) = if self.sparse {
+                let n = rest.min(remaining.saturating_sub(8));
+                (n, Some(n))
             } else {
-                let n = (rest.len() as u64).min(remaining);
-                let whole = &rest[..usize::try_from(n).unwrap_or(0)];
-                let piece = if n % block == 0 {
-                    // Block-aligned: written from the caller's buffer, no copy.
-                    std::borrow::Cow::Borrowed(whole)
-                } else {
-                    let mut p = whole.to_vec();
-                    p.resize(usize::try_from(align_up(n, block)).unwrap_or(0), 0);
-                    std::borrow::Cow::Owned(p)
-                };
-                (piece, Extent { start: wp, len: n }, n)
+                (rest.min(remaining), None)
+            };
+            let extent = Extent {
+                start: wp + header.map_or(0, |_| 8),
+                len: n,
             };
             if n == 0 {
                 return Err(FsError::Corrupt(format!(
                     "zone {zone} has no room for a frame"
                 )));
             }
+            let framed = align_up(n + header.map_or(0, |_| 8), block);
+            let piece = frame(data, pos, n, header, framed);
             let padded = !self.sparse && n % block != 0;
             let full = if padded {
                 // A padded piece ends a sync. Persist its extent before writing it: were the
                 // padding on the device first, a crash would let mount take it for file data.
                 // Mount clips extents that run past the write pointer instead.
-                let full = self.record_piece(zone, wp, piece.len() as u64, extent, n);
+                let full = self.record_piece(zone, wp, piece.len(), extent, n);
                 fs.persist_file(self.id, false).await?;
-                fs.write_piece(zone, wp, &piece).await?;
+                fs.write_frame(zone, wp, &piece).await?;
                 full
             } else {
-                fs.write_piece(zone, wp, &piece).await?;
-                self.record_piece(zone, wp, piece.len() as u64, extent, n)
+                fs.write_frame(zone, wp, &piece).await?;
+                self.record_piece(zone, wp, piece.len(), extent, n)
             };
             {
                 let mut c = fs.counters();
-                c.device_bytes += piece.len() as u64;
+                c.device_bytes += piece.len();
             }
-            rest = &rest[usize::try_from(n).unwrap_or(0)..];
+            pos += n;
             if full {
                 self.zone = None;
                 fs.release_zone(zone, Token::Writer).await?;
@@ -394,6 +381,18 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
 }
 
 impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
+    /// Writes a framed piece at `wp` of `zone`; one with holes as one elided write (holes
+    /// materialized as zeros under [`crate::FsOptions::zone_append`]).
+    async fn write_frame(&self, zone: u32, wp: u64, piece: &Piece<'_>) -> Result<(), FsError> {
+        match piece {
+            Piece::Bytes(bytes) => self.write_piece(zone, wp, bytes).await,
+            Piece::Elided(e) if self.opts.zone_append => {
+                self.write_piece(zone, wp, &e.materialize()).await
+            }
+            Piece::Elided(e) => Ok(self.dev.write_elided(wp, e).await?),
+        }
+    }
+
     /// Writes a piece of file data at `wp` of `zone`: one write at the write pointer, or zone
     /// appends of at most the device's append limit each when [`crate::FsOptions::zone_append`]
     /// is on (the writer owns the zone, so each must land where the layer expects).
@@ -466,5 +465,100 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
 impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     pub(crate) fn stat_id(&self, id: u64) -> Option<FileMeta> {
         self.lock().files.get(&id).map(|f| f.meta.clone())
+    }
+}
+
+/// Data a writer appends: plain bytes, or a logical string with holes.
+#[derive(Debug, Clone, Copy)]
+enum Data<'a> {
+    Dense(&'a [u8]),
+    Elided(&'a ElidedBytes),
+}
+
+impl<'a> Data<'a> {
+    /// `e`, as plain bytes when it has no holes.
+    fn of(e: &'a ElidedBytes) -> Self {
+        if e.is_dense() {
+            Self::Dense(e.data())
+        } else {
+            Self::Elided(e)
+        }
+    }
+
+    /// Logical bytes.
+    fn len(&self) -> u64 {
+        match self {
+            Self::Dense(d) => d.len() as u64,
+            Self::Elided(e) => e.len(),
+        }
+    }
+
+    /// Appends the logical range `[at, at + n)` to `buf`.
+    fn push_into(&self, buf: &mut ElidedBytes, at: u64, n: u64) {
+        match self {
+            Self::Dense(d) => buf.push_bytes(&d[idx(at)..idx(at + n)]),
+            Self::Elided(e) => buf.push_range(e, at, n),
+        }
+    }
+}
+
+fn idx(v: u64) -> usize {
+    usize::try_from(v).unwrap_or(usize::MAX)
+}
+
+/// A piece framed for the device: bytes (borrowed when written as they are), or a logical
+/// string with holes.
+#[derive(Debug)]
+enum Piece<'a> {
+    Bytes(Cow<'a, [u8]>),
+    Elided(ElidedBytes),
+}
+
+impl Piece<'_> {
+    /// Logical bytes.
+    fn len(&self) -> u64 {
+        match self {
+            Self::Bytes(b) => b.len() as u64,
+            Self::Elided(e) => e.len(),
+        }
+    }
+}
+
+/// The piece for `n` bytes of `data` from `at`: after `header` (a WAL frame's length) when
+/// given, padded with zeros to `framed` bytes. A whole-block piece of plain bytes without a
+/// header is the caller's buffer itself (no copy).
+fn frame(data: Data<'_>, at: u64, n: u64, header: Option<u64>, framed: u64) -> Piece<'_> {
+    let dense = |body: &[u8]| {
+        let mut p = Vec::with_capacity(idx(framed));
+        if let Some(h) = header {
+            p.extend_from_slice(&h.to_le_bytes());
+        }
+        p.extend_from_slice(body);
+        p.resize(idx(framed), 0);
+        p
+    };
+    match data {
+        Data::Dense(d) => {
+            let body = &d[idx(at)..idx(at + n)];
+            if header.is_none() && framed == n {
+                Piece::Bytes(Cow::Borrowed(body))
+            } else {
+                Piece::Bytes(Cow::Owned(dense(body)))
+            }
+        }
+        Data::Elided(e) => {
+            let body = e.slice(at, n);
+            if body.is_dense() {
+                return Piece::Bytes(Cow::Owned(dense(body.data())));
+            }
+            let mut p = ElidedBytes::with_capacity(body.data().len() + 8 + idx(framed - n));
+            if let Some(h) = header {
+                p.push_bytes(&h.to_le_bytes());
+            }
+            p.push(&body);
+            // Padding is written as zeros, as for plain bytes.
+            p.push_bytes(&vec![0u8; idx(framed - p.len())]);
+            Piece::Elided(p)
+        }
     }
 }

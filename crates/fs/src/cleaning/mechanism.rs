@@ -314,8 +314,12 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 *target = None;
                 continue;
             }
-            let data = self.dev.read(cur, n, IoClass::BackgroundRead).await?;
-            self.dev.write(wp, &data).await?;
+            // Holes stay holes: the same read and write, no bytes for what was elided.
+            let data = self
+                .dev
+                .read_elided(cur, n, IoClass::BackgroundRead)
+                .await?;
+            self.dev.write_elided(wp, &data).await?;
             let file_lo = e.start.max(cur);
             let file_hi = (e.start + e.len).min(cur + n);
             let piece = Extent {
