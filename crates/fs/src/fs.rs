@@ -120,6 +120,9 @@ pub struct ZoneFs<E: Env, D: ZonedDevice> {
     pub(crate) page_cache: Option<Mutex<PageCache>>,
 }
 
+/// A range of device bytes: (offset, length).
+type DeviceRange = (u64, u64);
+
 pub(crate) fn align_up(v: u64, block: u64) -> u64 {
     v.div_ceil(block) * block
 }
@@ -432,7 +435,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         id: u64,
         offset: u64,
         len: u64,
-    ) -> Result<(Vec<(u64, u64)>, ZoneReaders<'_, E, D>), FsError> {
+    ) -> Result<(Vec<DeviceRange>, ZoneReaders<'_, E, D>), FsError> {
         {
             let mut st = self.lock();
             let file = st
