@@ -269,6 +269,36 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
         Ok((adm.zone, adm.offset, done))
     }
 
+    /// A read admitted now (`fetch` takes its bytes from the payload) that completes when the
+    /// media has served it.
+    fn read_with<T: Send + 'static>(
+        &self,
+        offset: u64,
+        len: u64,
+        class: IoClass,
+        fetch: impl FnOnce(&Payload, u32, u64) -> Result<T, DeviceError>,
+    ) -> impl Future<Output = Result<T, DeviceError>> + Send + '_ {
+        let admitted = self.admit_read(offset, len, class, fetch);
+        async move {
+            let (data, done) = admitted?;
+            self.complete(done, data, "after read").await
+        }
+    }
+
+    /// A write at `offset` admitted now that completes when the media has programmed it.
+    fn write_at(
+        &self,
+        offset: u64,
+        data: WriteData<'_>,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send + '_ {
+        let admitted = self.admit_write(Target::At(offset), data);
+        async move {
+            let (zone, offset, done) = admitted?;
+            self.complete_write(zone, offset, done, "after write").await;
+            Ok(())
+        }
+    }
+
     /// Completes an admitted write: waits for the media, records when it completed.
     async fn complete_write(&self, zone: u32, offset: u64, c: Completion, moment: &str) {
         let at = self.settle(c).await;
@@ -384,13 +414,9 @@ impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
         len: u64,
         class: IoClass,
     ) -> impl Future<Output = Result<Vec<u8>, DeviceError>> + Send {
-        let admitted = self.admit_read(offset, len, class, |p, zone, start| {
+        self.read_with(offset, len, class, move |p, zone, start| {
             p.read(zone, start, offset, len)
-        });
-        async move {
-            let (data, done) = admitted?;
-            self.complete(done, data, "after read").await
-        }
+        })
     }
 
     /// As `read`; holes the payload kept come back as holes.
@@ -400,13 +426,9 @@ impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
         len: u64,
         class: IoClass,
     ) -> impl Future<Output = Result<ElidedBytes, DeviceError>> + Send {
-        let admitted = self.admit_read(offset, len, class, |p, zone, start| {
+        self.read_with(offset, len, class, move |p, zone, start| {
             p.read_elided(zone, start, offset, len)
-        });
-        async move {
-            let (data, done) = admitted?;
-            self.complete(done, data, "after read").await
-        }
+        })
     }
 
     fn write(
@@ -414,12 +436,7 @@ impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
         offset: u64,
         data: &[u8],
     ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        let admitted = self.admit_write(Target::At(offset), WriteData::Dense(data));
-        async move {
-            let (zone, offset, done) = admitted?;
-            self.complete_write(zone, offset, done, "after write").await;
-            Ok(())
-        }
+        self.write_at(offset, WriteData::Dense(data))
     }
 
     /// As `write` of `data.len()` bytes; the payload does not store the holes.
@@ -428,12 +445,7 @@ impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
         offset: u64,
         data: &ElidedBytes,
     ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        let admitted = self.admit_write(Target::At(offset), WriteData::Elided(data));
-        async move {
-            let (zone, offset, done) = admitted?;
-            self.complete_write(zone, offset, done, "after write").await;
-            Ok(())
-        }
+        self.write_at(offset, WriteData::Elided(data))
     }
 
     fn append(
