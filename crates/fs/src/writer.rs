@@ -181,8 +181,12 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
     ///
     /// # Errors
     /// [`FsError::NoSpace`], device errors.
-    pub async fn append(&mut self, data: &[u8]) -> Result<(), FsError> {
-        self.append_data(Data::Dense(data)).await
+    pub fn append<'a>(
+        &'a mut self,
+        data: &'a [u8],
+    ) -> impl Future<Output = Result<(), FsError>> + Send + 'a {
+        // The future of `append_data` itself (no wrapper state machine on the hot path).
+        self.append_data(Data::Dense(data))
     }
 
     /// Appends the logical string `data`: exactly as [`WritableFile::append`] of
@@ -193,8 +197,11 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
     ///
     /// # Errors
     /// As [`WritableFile::append`].
-    pub async fn append_elided(&mut self, data: &ElidedBytes) -> Result<(), FsError> {
-        self.append_data(Data::of(data)).await
+    pub fn append_elided<'a>(
+        &'a mut self,
+        data: &'a ElidedBytes,
+    ) -> impl Future<Output = Result<(), FsError>> + Send + 'a {
+        self.append_data(Data::of(data))
     }
 
     async fn append_data(&mut self, data: Data<'_>) -> Result<(), FsError> {
@@ -204,6 +211,11 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
         self.check_failed()?;
         let total = data.len();
         self.fs.counters().user_bytes += total;
+        if total < self.buf_cap - self.buf.len() {
+            // Fits in the buffer without filling it (the common case of small appends).
+            data.push_into(&mut self.buf, 0, total);
+            return Ok(());
+        }
         let mut pos = 0;
         // Whole buffers of an empty buffer go out without being copied into it.
         if self.buf.is_empty() && total >= self.buf_cap {
