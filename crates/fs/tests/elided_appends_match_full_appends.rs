@@ -7,24 +7,20 @@
 //! holes as holes.
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
+mod common;
+
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use zonedb_device::payload::Payload;
-use zonedb_device::{ElidedBytes, IoClass, Profile, ZnsSsd, ZonedDevice};
+use zonedb_device::{ElidedBytes, IoClass, ZnsSsd, ZonedDevice};
 use zonedb_env::{Env, SimConfig, SimEnv, SimRng};
 use zonedb_fs::placement::Lifetime;
 use zonedb_fs::{FsOptions, ZoneFs};
 
 type Dev = ZnsSsd<SimEnv>;
 
-fn device(env: &SimEnv) -> Arc<Dev> {
-    let mut p = Profile::by_name("tiny").unwrap();
-    p.zones.zone_count = 32;
-    p.zones.max_open_zones = 8;
-    p.zones.max_active_zones = 10;
-    p.validate().unwrap();
-    Arc::new(ZnsSsd::new(env.clone(), p.clone(), Payload::memory(p.zones.zone_count)).unwrap())
+fn device(env: &SimEnv) -> Arc<ZnsSsd<SimEnv>> {
+    common::tiny_device(env)
 }
 
 /// A logical string of about `len` bytes whose value-like runs are holes: stored runs of 1-200

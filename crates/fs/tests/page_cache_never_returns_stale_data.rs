@@ -4,22 +4,18 @@
 //! pages were dropped), a file left in place is served from the cache without a device read.
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use zonedb_device::payload::Payload;
-use zonedb_device::{Profile, ZnsSsd, ZonedDevice};
+use zonedb_device::{ZnsSsd, ZonedDevice};
 use zonedb_env::{SimConfig, SimEnv, SimRng};
 use zonedb_fs::placement::Lifetime;
 use zonedb_fs::{FsOptions, ZoneFs};
 
 fn device(env: &SimEnv) -> Arc<ZnsSsd<SimEnv>> {
-    let mut p = Profile::by_name("tiny").unwrap();
-    p.zones.zone_count = 32;
-    p.zones.max_open_zones = 8;
-    p.zones.max_active_zones = 10;
-    p.validate().unwrap();
-    Arc::new(ZnsSsd::new(env.clone(), p.clone(), Payload::memory(p.zones.zone_count)).unwrap())
+    common::tiny_device(env)
 }
 
 /// Formats `dev` and mounts it with `opts`.
