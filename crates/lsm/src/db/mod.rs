@@ -185,6 +185,16 @@ impl<E: Env, D: ZonedDevice> Inner<E, D> {
     pub(crate) fn hint(&self, h: &Hint) {
         self.hints.on_hint(h);
     }
+
+    /// The registered value regenerator, if any.
+    pub(crate) fn regen(&self) -> Option<&dyn crate::elided::ValueRegenerator> {
+        self.regenerator.get().map(|r| &**r)
+    }
+
+    /// The full bytes of an elided value's stub.
+    pub(crate) fn regenerate(&self, stub: &[u8]) -> Result<Vec<u8>, LsmError> {
+        crate::elided::regenerate(self.regen(), stub)
+    }
 }
 
 /// A ZoneDB database on a zone file layer, in environment `E` (real or simulated).
@@ -288,18 +298,14 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
     /// [`LsmError::InvalidArgument`] without a regenerator or for a descriptor it does not
     /// know; otherwise see [`Db::write`].
     pub async fn put_elided(&self, key: &[u8], len: usize, desc: &[u8]) -> Result<(), LsmError> {
-        let mut value = Vec::with_capacity(len);
-        let known = self
-            .inner
-            .regenerator
-            .get()
-            .is_some_and(|r| r.regenerate(desc, len, &mut value));
-        if !known {
+        if self.inner.regenerator.get().is_none() {
             return Err(LsmError::InvalidArgument(
-                "an elided value without a regenerator that knows its descriptor".into(),
+                "an elided value without a registered value regenerator".into(),
             ));
         }
-        self.put(key, &value).await
+        let mut b = WriteBatch::with_capacity(key.len() + desc.len() + 24);
+        b.put_elided(key, len, desc);
+        self.write(b).await
     }
 
     /// Registers the generator of elided values (once; later calls are ignored and return
@@ -370,6 +376,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
         for m in std::iter::once(&mem).chain(imm.iter()) {
             match m.get(user_key, seq) {
                 Lookup::Value(v) => return Ok(Some(v)),
+                Lookup::Elided(stub) => return self.inner.regenerate(&stub).map(Some),
                 Lookup::Deleted => return Ok(None),
                 Lookup::NotFound => {}
             }
@@ -389,10 +396,11 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
                     let p = key::parse(&ik).ok_or_else(|| {
                         LsmError::corruption(&sst_name(f.meta.number), 0, "malformed key")
                     })?;
-                    return Ok(match p.value_type {
-                        ValueType::Value => Some(v),
-                        ValueType::Deletion => None,
-                    });
+                    return match p.value_type {
+                        ValueType::Value => Ok(Some(v)),
+                        ValueType::ElidedValue => self.inner.regenerate(&v).map(Some),
+                        ValueType::Deletion => Ok(None),
+                    };
                 }
             }
         }
@@ -449,6 +457,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
             seq,
             version,
         )
+        .with_regenerator(self.inner.regenerator.get().cloned())
     }
 
     /// Up to `limit` pairs with `start <= key < end` (`end` empty = no bound), in order.

@@ -147,7 +147,7 @@ pub(crate) async fn write<E: Env, D: ZonedDevice>(
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .as_ref()
-                .map(WriteBatch::size_bytes)
+                .map(WriteBatch::logical_size_bytes)
         })
         .sum();
     let mut r = commit_group(inner, &mut w, &group, bytes as u64).await;
@@ -198,7 +198,8 @@ async fn commit_group<E: Env, D: ZonedDevice>(
         seq += u64::from(b.count());
         ops += u64::from(b.count());
         for op in b.ops().flatten() {
-            user_bytes += (op.key.len() + op.value.len()) as u64;
+            user_bytes += op.key.len() as u64
+                + crate::elided::logical_value_len(op.value_type, op.value);
         }
     }
     let want_sync = group.iter().any(|p| p.sync);
