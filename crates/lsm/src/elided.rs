@@ -43,6 +43,16 @@ pub fn logical_value_len(t: ValueType, value: &[u8]) -> u64 {
     }
 }
 
+/// [`logical_value_len`] of an entry given its internal key.
+pub fn logical_entry_value_len(ikey: &[u8], value: &[u8]) -> u64 {
+    let t = ikey
+        .len()
+        .checked_sub(8)
+        .and_then(|n| ValueType::from_u8(ikey[n]))
+        .unwrap_or(ValueType::Value);
+    logical_value_len(t, value)
+}
+
 /// How many bytes longer a length-prefixed value is in full than as its stub (an elided
 /// value's `varint(len) | value` against `varint(stub len) | stub`; 0 for anything else;
 /// negative never: a stub longer than its value counts as 0 here, callers that must be exact

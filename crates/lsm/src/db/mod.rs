@@ -55,6 +55,10 @@ pub struct DbConfig {
     pub picker: Arc<dyn CompactionPicker>,
     /// Hint listener.
     pub hints: Arc<dyn HintListener>,
+    /// The generator of elided values, registered at open (recovery may need it: a WAL
+    /// with elided values flushed to a compressed L0 table); see
+    /// [`Db::set_value_regenerator`].
+    pub regenerator: Option<Arc<dyn crate::elided::ValueRegenerator>>,
 }
 
 impl DbConfig {
@@ -64,7 +68,15 @@ impl DbConfig {
             picker: crate::compaction::picker_for(&options),
             options,
             hints: Arc::new(NoHints),
+            regenerator: None,
         }
+    }
+
+    /// The same, with `regen` as the generator of elided values.
+    #[must_use]
+    pub fn with_regenerator(mut self, regen: Arc<dyn crate::elided::ValueRegenerator>) -> Self {
+        self.regenerator = Some(regen);
+        self
     }
 }
 
