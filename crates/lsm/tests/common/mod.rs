@@ -98,3 +98,29 @@ pub async fn fill_random<E: Env, D: ZonedDevice>(
     }
     oracle
 }
+
+/// A test generator of elided values: the descriptor is a u64 seed (8 bytes LE); the value
+/// is a compressible pattern of the seed, so Snappy finds something to do.
+#[derive(Debug, Default)]
+pub struct TestRegen;
+
+impl zonedb_lsm::elided::ValueRegenerator for TestRegen {
+    fn regenerate(&self, desc: &[u8], len: usize, out: &mut Vec<u8>) -> bool {
+        let Ok(d) = <[u8; 8]>::try_from(desc) else {
+            return false;
+        };
+        let seed = u64::from_le_bytes(d);
+        out.extend((0..len as u64).map(|i| {
+            let run = (seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (i / 11)).wrapping_mul(31);
+            b'a' + (run % 7) as u8 + if i % 5 == 0 { (seed % 13) as u8 } else { 0 }
+        }));
+        true
+    }
+}
+
+/// The value [`TestRegen`] makes of `seed` and `len`.
+pub fn regen_value(seed: u64, len: usize) -> Vec<u8> {
+    let mut v = Vec::new();
+    zonedb_lsm::elided::ValueRegenerator::regenerate(&TestRegen, &seed.to_le_bytes(), len, &mut v);
+    v
+}
