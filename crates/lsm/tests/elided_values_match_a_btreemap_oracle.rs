@@ -12,6 +12,7 @@ use std::sync::Arc;
 use zonedb_device::ZnsSsd;
 use zonedb_env::{SimConfig, SimEnv, SimRng};
 use zonedb_lsm::batch::WriteBatch;
+use zonedb_lsm::log_format::{RecoveryMode, read_log};
 use zonedb_lsm::options::{Compression, DbOptions};
 use zonedb_lsm::{Db, DbConfig};
 
@@ -125,6 +126,16 @@ fn run(compression: Compression, seed: u64) {
             // Unflushed elided writes: the reopen replays them from the WAL.
             mixed_ops(&db, &mut oracle, &mut rng, 1_500, 20_000).await;
             db.close().await.unwrap();
+            // The WAL holds compact records of elided batches.
+            let mut compact = 0;
+            for name in fs.list().into_iter().filter(|n| n.ends_with(".log")) {
+                let data = fs.read_all(&name).await.unwrap();
+                let c = read_log(&name, &data, RecoveryMode::AbsoluteConsistency).unwrap();
+                for (_, r) in &c.records {
+                    compact += u32::from(WriteBatch::from_data(&name, r).unwrap().has_elided());
+                }
+            }
+            assert!(compact > 10, "{compact} compact WAL records");
             let db = Db::open_with(fs.clone(), config(compression, true)).await.unwrap();
             assert!(db.wal_recovery().records_replayed > 0);
             check(&db, &oracle, "after WAL replay").await;
