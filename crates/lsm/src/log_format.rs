@@ -395,7 +395,12 @@ mod tests {
             assert_eq!(el.len(), full.len() as u64, "record {i}");
         }
         assert!(elided > 10);
-        assert!(el.hole_bytes() > full.len() as u64 / 5, "{} of {}", el.hole_bytes(), full.len());
+        assert!(
+            el.hole_bytes() > full.len() as u64 / 5,
+            "{} of {}",
+            el.hole_bytes(),
+            full.len()
+        );
         let got = read_log("l", &el.materialize(), RecoveryMode::AbsoluteConsistency).unwrap();
         let got: Vec<Vec<u8>> = got.records.into_iter().map(|r| r.1).collect();
         assert_eq!(got, want);

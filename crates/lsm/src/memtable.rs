@@ -152,10 +152,8 @@ impl MemTable {
     /// Adds an entry.
     pub fn add(&self, seq: u64, t: ValueType, user_key: &[u8], value: &[u8]) {
         // An elided value counts as its full (logical) length.
-        let n = user_key.len() as u64
-            + 8
-            + crate::elided::logical_value_len(t, value)
-            + ENTRY_OVERHEAD;
+        let n =
+            user_key.len() as u64 + 8 + crate::elided::logical_value_len(t, value) + ENTRY_OVERHEAD;
         let e = Entry::put(user_key, seq, t, value);
         self.write().insert(e);
         self.bytes.fetch_add(n, Ordering::Relaxed);

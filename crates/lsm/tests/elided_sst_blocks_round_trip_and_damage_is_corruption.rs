@@ -54,7 +54,11 @@ fn entries(tiny_only: bool) -> Vec<(Vec<u8>, u64, ValueType, Vec<u8>)> {
             let kind = if tiny_only { 0 } else { (i * 7 + v) % 5 };
             let (t, val) = match kind {
                 0..=2 => {
-                    let len = if tiny_only || i % 11 == 0 { i % 3 } else { i * 13 % 900 };
+                    let len = if tiny_only || i % 11 == 0 {
+                        i % 3
+                    } else {
+                        i * 13 % 900
+                    };
                     let mut s = Vec::new();
                     encode_stub(len, &(i + v).to_le_bytes(), &mut s);
                     (ValueType::ElidedValue, s)
@@ -105,12 +109,19 @@ fn build(compression: Compression, tiny_only: bool) -> (ElidedBytes, Vec<u8>) {
     assert_eq!(built.props.num_data_blocks, full_props.num_data_blocks);
     assert_eq!(built.props.index_size, full_props.index_size);
     let m = built.bytes.materialize();
-    assert_eq!(m[m.len() - 64..], full_bytes[full_bytes.len() - 64..], "footers differ");
+    assert_eq!(
+        m[m.len() - 64..],
+        full_bytes[full_bytes.len() - 64..],
+        "footers differ"
+    );
     (built.bytes, full_bytes)
 }
 
 /// Every entry of the table, elided values regenerated and typed `Value`.
-fn read_all(src: Holey) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LsmError> {
+/// A table's entries: (internal key, value).
+type Entries = Vec<(Vec<u8>, Vec<u8>)>;
+
+fn read_all(src: Holey) -> Result<Entries, LsmError> {
     let size = src.0.len();
     block_on(async move {
         let t = Arc::new(Table::open(src, 1, size, None).await?);
@@ -119,7 +130,12 @@ fn read_all(src: Holey) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LsmError> {
         let mut out = Vec::new();
         while let Some((k, v)) = it.current() {
             let p = zonedb_lsm::key::parse(k).unwrap();
-            out.push(full(&(p.user_key.to_vec(), p.seq, p.value_type, v.to_vec())));
+            out.push(full(&(
+                p.user_key.to_vec(),
+                p.seq,
+                p.value_type,
+                v.to_vec(),
+            )));
             it.next().await?;
         }
         Ok(out)
@@ -130,10 +146,19 @@ fn read_all(src: Holey) -> Result<Vec<(Vec<u8>, Vec<u8>)>, LsmError> {
 fn elided_tables_have_the_full_tables_layout_and_entries() {
     for c in [Compression::None, Compression::Snappy, Compression::Lz4] {
         let (el, full_bytes) = build(c, false);
-        assert!(el.hole_bytes() > el.len() / 4, "{c:?}: {} of {}", el.hole_bytes(), el.len());
+        assert!(
+            el.hole_bytes() > el.len() / 4,
+            "{c:?}: {} of {}",
+            el.hole_bytes(),
+            el.len()
+        );
         let want = read_all(Holey(ElidedBytes::from_vec(full_bytes))).unwrap();
         assert_eq!(want.len(), entries(false).len());
-        assert_eq!(read_all(Holey(el.clone())).unwrap(), want, "{c:?} with holes");
+        assert_eq!(
+            read_all(Holey(el.clone())).unwrap(),
+            want,
+            "{c:?} with holes"
+        );
         let zeros = ElidedBytes::from_vec(el.materialize());
         assert_eq!(read_all(Holey(zeros)).unwrap(), want, "{c:?} zero-filled");
     }
@@ -221,22 +246,34 @@ fn elided_values_without_a_regenerator_are_typed_errors() {
             Err(LsmError::InvalidArgument(_))
         ));
         db.close().await.unwrap();
-        let cfg = DbConfig::new(common::small_options())
-            .with_regenerator(Arc::new(common::TestRegen));
+        let cfg =
+            DbConfig::new(common::small_options()).with_regenerator(Arc::new(common::TestRegen));
         let db = Db::open_with(fs.clone(), cfg).await.unwrap();
         db.put_elided(b"k", 100, &3u64.to_le_bytes()).await.unwrap();
         db.put_elided(b"u", 100, &[1, 2]).await.unwrap();
-        assert_eq!(db.get(b"k").await.unwrap(), Some(common::regen_value(3, 100)));
+        assert_eq!(
+            db.get(b"k").await.unwrap(),
+            Some(common::regen_value(3, 100))
+        );
         // A descriptor the regenerator does not know.
-        assert!(matches!(db.get(b"u").await, Err(LsmError::InvalidArgument(_))));
+        assert!(matches!(
+            db.get(b"u").await,
+            Err(LsmError::InvalidArgument(_))
+        ));
         db.delete(b"u").await.unwrap();
         db.flush().await.unwrap();
         db.close().await.unwrap();
         // Reopened without a regenerator: elided values cannot be read, and say so.
         let db = Db::open(fs, common::small_options()).await.unwrap();
-        assert!(matches!(db.get(b"k").await, Err(LsmError::InvalidArgument(_))));
+        assert!(matches!(
+            db.get(b"k").await,
+            Err(LsmError::InvalidArgument(_))
+        ));
         let mut it = db.iter();
-        assert!(matches!(it.seek_to_first().await, Err(LsmError::InvalidArgument(_))));
+        assert!(matches!(
+            it.seek_to_first().await,
+            Err(LsmError::InvalidArgument(_))
+        ));
     })
     .unwrap();
 }

@@ -14,8 +14,8 @@ use zonedb_env::{Env, SimConfig, SimEnv, SimRng};
 use zonedb_lsm::batch::WriteBatch;
 use zonedb_lsm::db::source::TableCache;
 use zonedb_lsm::key::{self, ValueType};
-use zonedb_lsm::sst::TableIter;
 use zonedb_lsm::options::{Compression, DbOptions};
+use zonedb_lsm::sst::TableIter;
 use zonedb_lsm::{Db, DbConfig};
 
 const KEYS: u64 = 2000;
@@ -40,92 +40,90 @@ fn run(compression: Compression, disable_wal: bool, elide: bool) -> Outcome {
     let dev = common::sim_device(&env, 300);
     let e2 = env.clone();
     let d2 = dev.clone();
-    let out = env
-        .run(async move {
-            let fs = common::mount(&e2, &d2, true).await;
-            let cfg = DbConfig::new(DbOptions {
-                compression,
-                disable_wal,
-                ..common::small_options()
-            })
-            .with_regenerator(Arc::new(common::TestRegen));
-            let db = Db::open_with(fs.clone(), cfg).await.unwrap();
-            let mut rng = SimRng::seed_from_u64(99);
-            for op in 0..15_000u64 {
-                let k = rng.gen_range(0..KEYS);
-                let key = common::key(k);
-                let seed = rng.gen_range(0..u64::MAX);
-                let len = match rng.gen_range(0..20) {
-                    0 => rng.gen_range(0..4) as usize,
-                    1 => rng.gen_range(0..40_000) as usize,
-                    _ => rng.gen_range(50..1200) as usize,
-                };
-                match rng.gen_range(0..12) {
-                    0..=6 => {
-                        if elide {
-                            db.put_elided(&key, len, &seed.to_le_bytes()).await.unwrap();
-                        } else {
-                            db.put(&key, &common::regen_value(seed, len)).await.unwrap();
-                        }
-                    }
-                    7 => db.put(&key, &common::value(k, op)).await.unwrap(),
-                    8 => db.delete(&key).await.unwrap(),
-                    9 => {
-                        let mut b = WriteBatch::new();
-                        for j in 0..3u64 {
-                            let kj = common::key((k + j) % KEYS);
-                            let lj = len / (j as usize + 1);
-                            if elide {
-                                b.put_elided(&kj, lj, &(seed + j).to_le_bytes());
-                            } else {
-                                b.put(&kj, &common::regen_value(seed + j, lj));
-                            }
-                        }
-                        b.delete(&common::key((k + 5) % KEYS));
-                        db.write(b).await.unwrap();
-                    }
-                    10 => {
-                        let _ = db.get(&key).await.unwrap();
-                    }
-                    _ => {
-                        let _ = db.scan(&key, &[], 20).await.unwrap();
-                    }
-                }
-            }
-            db.flush().await.unwrap();
-            db.wait_for_compactions().await.unwrap();
-            for k in (0..KEYS).step_by(5) {
-                let _ = db.get(&common::key(k)).await.unwrap();
-            }
-            db.close().await.unwrap();
-            let files: Vec<_> = db
-                .files()
-                .into_iter()
-                .map(|(l, f)| (l, f.number, f.file_size, f.num_entries, f.num_deletions))
-                .collect();
-            let tables = TableCache::new(fs.clone(), None);
-            let mut elided_entries = 0;
-            for &(_, number, size, _, _) in &files {
-                let mut it = TableIter::new(tables.get(number, size).await.unwrap());
-                it.seek_to_first().await.unwrap();
-                while let Some((k, _)) = it.current() {
-                    if key::parse(k).unwrap().value_type == ValueType::ElidedValue {
-                        elided_entries += 1;
-                    }
-                    it.next().await.unwrap();
-                }
-            }
-            Outcome {
-                db: format!("{:?}", db.stats()),
-                fs: format!("{:?}", fs.stats()),
-                device: format!("{:?}", d2.stats()),
-                end_ns: e2.now(),
-                files,
-                elided_entries,
-            }
+    env.run(async move {
+        let fs = common::mount(&e2, &d2, true).await;
+        let cfg = DbConfig::new(DbOptions {
+            compression,
+            disable_wal,
+            ..common::small_options()
         })
-        .unwrap();
-    out
+        .with_regenerator(Arc::new(common::TestRegen));
+        let db = Db::open_with(fs.clone(), cfg).await.unwrap();
+        let mut rng = SimRng::seed_from_u64(99);
+        for op in 0..15_000u64 {
+            let k = rng.gen_range(0..KEYS);
+            let key = common::key(k);
+            let seed = rng.gen_range(0..u64::MAX);
+            let len = match rng.gen_range(0..20) {
+                0 => rng.gen_range(0..4) as usize,
+                1 => rng.gen_range(0..40_000) as usize,
+                _ => rng.gen_range(50..1200) as usize,
+            };
+            match rng.gen_range(0..12) {
+                0..=6 => {
+                    if elide {
+                        db.put_elided(&key, len, &seed.to_le_bytes()).await.unwrap();
+                    } else {
+                        db.put(&key, &common::regen_value(seed, len)).await.unwrap();
+                    }
+                }
+                7 => db.put(&key, &common::value(k, op)).await.unwrap(),
+                8 => db.delete(&key).await.unwrap(),
+                9 => {
+                    let mut b = WriteBatch::new();
+                    for j in 0..3u64 {
+                        let kj = common::key((k + j) % KEYS);
+                        let lj = len / (j as usize + 1);
+                        if elide {
+                            b.put_elided(&kj, lj, &(seed + j).to_le_bytes());
+                        } else {
+                            b.put(&kj, &common::regen_value(seed + j, lj));
+                        }
+                    }
+                    b.delete(&common::key((k + 5) % KEYS));
+                    db.write(b).await.unwrap();
+                }
+                10 => {
+                    let _ = db.get(&key).await.unwrap();
+                }
+                _ => {
+                    let _ = db.scan(&key, &[], 20).await.unwrap();
+                }
+            }
+        }
+        db.flush().await.unwrap();
+        db.wait_for_compactions().await.unwrap();
+        for k in (0..KEYS).step_by(5) {
+            let _ = db.get(&common::key(k)).await.unwrap();
+        }
+        db.close().await.unwrap();
+        let files: Vec<_> = db
+            .files()
+            .into_iter()
+            .map(|(l, f)| (l, f.number, f.file_size, f.num_entries, f.num_deletions))
+            .collect();
+        let tables = TableCache::new(fs.clone(), None);
+        let mut elided_entries = 0;
+        for &(_, number, size, _, _) in &files {
+            let mut it = TableIter::new(tables.get(number, size).await.unwrap());
+            it.seek_to_first().await.unwrap();
+            while let Some((k, _)) = it.current() {
+                if key::parse(k).unwrap().value_type == ValueType::ElidedValue {
+                    elided_entries += 1;
+                }
+                it.next().await.unwrap();
+            }
+        }
+        Outcome {
+            db: format!("{:?}", db.stats()),
+            fs: format!("{:?}", fs.stats()),
+            device: format!("{:?}", d2.stats()),
+            end_ns: e2.now(),
+            files,
+            elided_entries,
+        }
+    })
+    .unwrap()
 }
 
 fn same(compression: Compression, disable_wal: bool) {

@@ -73,7 +73,11 @@ async fn mixed_ops(db: &TestDb, oracle: &mut Oracle, rng: &mut SimRng, ops: u64,
                 oracle.insert(k3, common::regen_value(seed3, len3));
             }
             _ => {
-                assert_eq!(db.get(&key).await.unwrap().as_ref(), oracle.get(&key), "get {k}");
+                assert_eq!(
+                    db.get(&key).await.unwrap().as_ref(),
+                    oracle.get(&key),
+                    "get {k}"
+                );
             }
         }
         if op % 3000 == 2999 {
@@ -91,11 +95,20 @@ async fn check(db: &TestDb, oracle: &Oracle, what: &str) {
         .collect();
     assert_eq!(got.len(), oracle.len(), "{what}: scan length");
     for (k, v) in oracle {
-        assert_eq!(got.get(k), Some(v), "{what}: scan of {:?}", String::from_utf8_lossy(k));
+        assert_eq!(
+            got.get(k),
+            Some(v),
+            "{what}: scan of {:?}",
+            String::from_utf8_lossy(k)
+        );
     }
     for k in (0..KEYS).step_by(3) {
         let key = common::key(k);
-        assert_eq!(db.get(&key).await.unwrap().as_ref(), oracle.get(&key), "{what}: get {k}");
+        assert_eq!(
+            db.get(&key).await.unwrap().as_ref(),
+            oracle.get(&key),
+            "{what}: get {k}"
+        );
     }
 }
 
@@ -112,7 +125,9 @@ fn run(compression: Compression, seed: u64) {
     let (rng2, oracle2) = env
         .run(async move {
             let fs = common::mount(&e2, &d2, true).await;
-            let db = Db::open_with(fs.clone(), config(compression, false)).await.unwrap();
+            let db = Db::open_with(fs.clone(), config(compression, false))
+                .await
+                .unwrap();
             mixed_ops(&db, &mut oracle, &mut rng, 12_000, 0).await;
             db.wait_for_compactions().await.unwrap();
             check(&db, &oracle, "after compactions").await;
@@ -121,7 +136,9 @@ fn run(compression: Compression, seed: u64) {
             assert!(s.level_files.iter().skip(1).any(|&n| n > 0), "{s:?}");
             db.close().await.unwrap();
             // A clean reopen.
-            let db = Db::open_with(fs.clone(), config(compression, false)).await.unwrap();
+            let db = Db::open_with(fs.clone(), config(compression, false))
+                .await
+                .unwrap();
             check(&db, &oracle, "after reopen").await;
             // Unflushed elided writes: the reopen replays them from the WAL.
             mixed_ops(&db, &mut oracle, &mut rng, 1_500, 20_000).await;
@@ -136,7 +153,9 @@ fn run(compression: Compression, seed: u64) {
                 }
             }
             assert!(compact > 10, "{compact} compact WAL records");
-            let db = Db::open_with(fs.clone(), config(compression, true)).await.unwrap();
+            let db = Db::open_with(fs.clone(), config(compression, true))
+                .await
+                .unwrap();
             assert!(db.wal_recovery().records_replayed > 0);
             check(&db, &oracle, "after WAL replay").await;
             // Synced writes, then power loss.

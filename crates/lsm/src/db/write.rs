@@ -198,8 +198,8 @@ async fn commit_group<E: Env, D: ZonedDevice>(
         seq += u64::from(b.count());
         ops += u64::from(b.count());
         for op in b.ops().flatten() {
-            user_bytes += op.key.len() as u64
-                + crate::elided::logical_value_len(op.value_type, op.value);
+            user_bytes +=
+                op.key.len() as u64 + crate::elided::logical_value_len(op.value_type, op.value);
         }
     }
     let want_sync = group.iter().any(|p| p.sync);

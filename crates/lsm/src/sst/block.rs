@@ -50,8 +50,8 @@ fn logical_shared(a: &[u8], b: &[u8], shared: usize) -> usize {
 /// Bytes of an entry's header and key suffix: `varint(shared) varint(non_shared)` and the
 /// suffix.
 fn key_part(shared: usize, klen: usize) -> i64 {
-    let v = |n: usize| crate::elided::varint_len(n as u64) as i64;
-    v(shared) + v(klen - shared) + (klen - shared) as i64
+    let v = |n: usize| crate::elided::varint_len(n as u64).cast_signed();
+    v(shared) + v(klen - shared) + (klen - shared).cast_signed() as i64
 }
 
 impl BlockBuilder {
@@ -75,7 +75,7 @@ impl BlockBuilder {
     /// `Value`).
     pub fn add_elided(&mut self, key: &[u8], stub: &[u8]) {
         let full = crate::elided::logical_value_len(crate::key::ValueType::ElidedValue, stub);
-        let v = |n: u64| crate::elided::varint_len(n) as i64 + n as i64;
+        let v = |n: u64| (crate::elided::varint_len(n) + n).cast_signed();
         self.logical_delta += v(full) - v(stub.len() as u64);
         self.elided += 1;
         self.add(key, stub);
@@ -125,7 +125,9 @@ impl BlockBuilder {
     /// Bytes the finished block would take in full (elided values counted at their full
     /// length: blocks are cut exactly where they would be without elision).
     pub fn estimated_size(&self) -> usize {
-        usize::try_from(self.compact_size() as i64 + self.logical_delta).unwrap_or(0)
+        (self.compact_size() as u64)
+            .checked_add_signed(self.logical_delta)
+            .map_or(0, |n| n as usize)
     }
 
     /// Whether nothing was added.

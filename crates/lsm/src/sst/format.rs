@@ -175,7 +175,8 @@ pub fn decode_elided_block(
     handle: BlockHandle,
     tail: &[u8],
 ) -> Result<(Vec<u8>, u64), LsmError> {
-    let bad = |what: &str| LsmError::corruption(file, handle.offset, format!("elided block: {what}"));
+    let bad =
+        |what: &str| LsmError::corruption(file, handle.offset, format!("elided block: {what}"));
     let body_end = tail
         .len()
         .checked_sub(TRAILER_LEN)
@@ -219,10 +220,16 @@ pub fn verify_elided_bytes(
     };
     let n = usize::try_from(handle.size).unwrap_or(usize::MAX);
     if raw.len() != n.saturating_add(TRAILER_LEN) as u64 {
-        return Err(LsmError::corruption(file, handle.offset, "short block read"));
+        return Err(LsmError::corruption(
+            file,
+            handle.offset,
+            "short block read",
+        ));
     }
     match raw.pieces().last() {
-        Some(Ok(tail)) if tail.len() >= TRAILER_LEN && tail[tail.len() - TRAILER_LEN] == ELIDED_BLOCK => {
+        Some(Ok(tail))
+            if tail.len() >= TRAILER_LEN && tail[tail.len() - TRAILER_LEN] == ELIDED_BLOCK =>
+        {
             decode_elided_block(file, handle, tail)
         }
         _ => verify_block_charged(file, handle, raw.materialize(), version),

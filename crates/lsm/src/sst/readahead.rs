@@ -162,7 +162,10 @@ mod tests {
         while off < 100_000 {
             let len = 4000.min(100_000 - off);
             let got = block_on(ra.read(&src, off, len, 100_000, IoClass::BackgroundRead)).unwrap();
-            assert_eq!(got.materialize(), src.0.0[off as usize..(off + len) as usize]);
+            assert_eq!(
+                got.materialize(),
+                src.0.0[off as usize..(off + len) as usize]
+            );
             off += len;
         }
         // 100,000 bytes in 32 KiB windows, plus the blocks straddling a window's end.
