@@ -304,11 +304,15 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
 
     /// Writes under `key` the value of `len` bytes that the registered
     /// [`crate::elided::ValueRegenerator`] makes from `desc` (an elided value: see
-    /// [`crate::elided`]).
+    /// [`crate::elided`]): the batch holds the stub, never the bytes, and counts as the full
+    /// value everywhere. The descriptor is not checked here: one the regenerator does not
+    /// know fails the reads of the value and, where the engine must regenerate it (compressed
+    /// tables, a WAL record or block whose compact form does not fit), the write path or the
+    /// flush (a background error).
     ///
     /// # Errors
-    /// [`LsmError::InvalidArgument`] without a regenerator or for a descriptor it does not
-    /// know; otherwise see [`Db::write`].
+    /// [`LsmError::InvalidArgument`] without a registered regenerator; otherwise see
+    /// [`Db::write`].
     pub async fn put_elided(&self, key: &[u8], len: usize, desc: &[u8]) -> Result<(), LsmError> {
         if self.inner.regenerator.get().is_none() {
             return Err(LsmError::InvalidArgument(
