@@ -115,6 +115,12 @@ impl BlockCache {
     /// whole cache is not kept.
     pub fn insert(&self, key: BlockKey, value: Arc<Vec<u8>>) {
         let charge = value.len() as u64;
+        self.insert_charged(key, value, charge);
+    }
+
+    /// Inserts a block charged as `charge` bytes (an elided block is charged as its full
+    /// uncompressed size, so the cache holds as many blocks as without elision).
+    pub fn insert_charged(&self, key: BlockKey, value: Arc<Vec<u8>>, charge: u64) {
         if charge > self.capacity_bytes {
             return;
         }

@@ -15,6 +15,10 @@ pub enum ValueType {
     Deletion = 0,
     /// A value.
     Value = 1,
+    /// An elided value: the entry's value bytes are a stub (`crate::elided::encode_stub`:
+    /// the full value's length and the generator's descriptor); it is a live value like
+    /// [`ValueType::Value`] everywhere, and reads regenerate its bytes.
+    ElidedValue = 2,
 }
 
 impl ValueType {
@@ -23,10 +27,20 @@ impl ValueType {
         match v {
             0 => Some(Self::Deletion),
             1 => Some(Self::Value),
+            2 => Some(Self::ElidedValue),
             _ => None,
         }
     }
+
+    /// Whether the entry is a live value (plain or elided).
+    pub fn is_value(self) -> bool {
+        matches!(self, Self::Value | Self::ElidedValue)
+    }
 }
+
+/// The highest entry type: lookup keys carry it, so that at equal sequence they sort before
+/// (or at) an entry of any type.
+pub const MAX_VALUE_TYPE: ValueType = ValueType::ElidedValue;
 
 /// Builds the internal key of `user_key` at `seq` with type `t`.
 pub fn internal_key(user_key: &[u8], seq: u64, t: ValueType) -> Vec<u8> {
@@ -43,10 +57,10 @@ pub fn trailer(seq: u64, t: ValueType) -> u64 {
 }
 
 /// The key to seek for the newest version of `user_key` visible at snapshot `seq`
-/// (type `Value` sorts before `Deletion` at equal sequence, so this is the smallest internal
-/// key of `user_key` with sequence <= `seq`).
+/// (types sort descending at equal sequence and [`MAX_VALUE_TYPE`] is the highest, so this
+/// is the smallest internal key of `user_key` with sequence <= `seq`, whatever its type).
 pub fn lookup_key(user_key: &[u8], seq: u64) -> Vec<u8> {
-    internal_key(user_key, seq, ValueType::Value)
+    internal_key(user_key, seq, MAX_VALUE_TYPE)
 }
 
 /// An internal key taken apart.
@@ -130,5 +144,18 @@ mod tests {
             (&b"a"[..], 7, ValueType::Deletion)
         );
         assert!(parse(b"short").is_none());
+    }
+
+    #[test]
+    fn lookup_keys_find_elided_values_at_their_own_sequence() {
+        let e5 = internal_key(b"a", 5, ValueType::ElidedValue);
+        let v5 = internal_key(b"a", 5, ValueType::Value);
+        let d5 = internal_key(b"a", 5, ValueType::Deletion);
+        for k in [&e5, &v5, &d5] {
+            assert_ne!(compare(&lookup_key(b"a", 5), k), Ordering::Greater);
+            assert_eq!(compare(&lookup_key(b"a", 4), k), Ordering::Greater);
+        }
+        assert_eq!(parse(&e5).unwrap().value_type, ValueType::ElidedValue);
+        assert!(ValueType::ElidedValue.is_value() && !ValueType::Deletion.is_value());
     }
 }

@@ -2,6 +2,14 @@
 //! blocks; a record is stored as one or more fragments, each with a 7-byte header
 //! `masked crc32c (4) | length u16 (2) | type (1)`, type FULL, FIRST, MIDDLE or LAST. A block
 //! tail shorter than a header is zero-filled. The CRC covers the type byte and the payload.
+//!
+//! Elided records (`docs/architecture.md`, "Elided payloads"): a record whose full form the
+//! writer does not hold (a write batch with elided values) is stored where its full form
+//! would start as one fragment of type ELIDED, payload `varint(span) | compact record`,
+//! followed by a hole: `span` is the number of bytes the full record's fragments (and any
+//! block padding between them) take from this fragment's start, so the log is exactly as long
+//! as with the full record and the reader resumes where the full record would end. The hole
+//! may read back as zeros or as a hole; it is never read.
 
 use crate::LsmError;
 use crate::sst::format::{mask_crc, unmask_crc};
@@ -15,6 +23,8 @@ const FULL: u8 = 1;
 const FIRST: u8 = 2;
 const MIDDLE: u8 = 3;
 const LAST: u8 = 4;
+/// A compact record standing for a full record of `span` bytes (see the module docs).
+const ELIDED: u8 = 5;
 
 /// What a reader does with damage (RocksDB's `WALRecoveryMode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
@@ -95,6 +105,66 @@ impl LogWriter {
     }
 }
 
+impl LogWriter {
+    /// Bytes [`LogWriter::add_record`] of a `len`-byte record appends from block offset
+    /// `at` (any padding at a block's end included), and the block offset after it.
+    fn span(mut at: usize, len: usize) -> (usize, usize) {
+        let mut total = 0;
+        let mut left = len;
+        loop {
+            let room = LOG_BLOCK - at;
+            if room < HEADER {
+                total += room;
+                at = 0;
+            }
+            let n = left.min(LOG_BLOCK - at - HEADER);
+            total += HEADER + n;
+            at += HEADER + n;
+            left -= n;
+            if left == 0 {
+                return (total, at);
+            }
+        }
+    }
+
+    /// Appends, in place of a record of `full_len` bytes, the elided record of `compact`
+    /// (same logical length as [`LogWriter::add_record`] of the full record; see the module
+    /// docs) to `out`. `false`, with nothing appended, when the compact record does not fit
+    /// in the full record's first block or span: write the full record instead.
+    pub fn add_elided_record(
+        &mut self,
+        compact: &[u8],
+        full_len: usize,
+        out: &mut zonedb_device::ElidedBytes,
+    ) -> bool {
+        let pad = if LOG_BLOCK - self.block_offset < HEADER {
+            LOG_BLOCK - self.block_offset
+        } else {
+            0
+        };
+        let (total, end_offset) = Self::span(self.block_offset, full_len);
+        let span = total - pad;
+        let start = (self.block_offset + pad) % LOG_BLOCK;
+        let mut payload = Vec::with_capacity(compact.len() + 10);
+        crate::sst::format::put_varint(&mut payload, span as u64);
+        payload.extend_from_slice(compact);
+        let frag = HEADER + payload.len();
+        if frag > span || start + frag > LOG_BLOCK || payload.len() > usize::from(u16::MAX) {
+            return false;
+        }
+        let mut head = vec![0u8; pad];
+        let crc = mask_crc(crc32c::crc32c_append(crc32c::crc32c(&[ELIDED]), &payload));
+        head.extend_from_slice(&crc.to_le_bytes());
+        head.extend_from_slice(&(payload.len() as u16).to_le_bytes());
+        head.push(ELIDED);
+        head.extend_from_slice(&payload);
+        out.push_bytes(&head);
+        out.push_hole((span - frag) as u64);
+        self.block_offset = end_offset;
+        true
+    }
+}
+
 /// Result of reading a whole log.
 #[derive(Debug, Default)]
 pub struct LogContents {
@@ -119,6 +189,7 @@ pub fn read_log(file: &str, data: &[u8], mode: RecoveryMode) -> Result<LogConten
     let mut pos = 0usize;
     let mut partial: Option<(u64, Vec<u8>)> = None;
     while pos < data.len() {
+        let mut elided_tail = false;
         let in_block = pos % LOG_BLOCK;
         if LOG_BLOCK - in_block < HEADER {
             pos += LOG_BLOCK - in_block;
@@ -143,10 +214,28 @@ pub fn read_log(file: &str, data: &[u8], mode: RecoveryMode) -> Result<LogConten
                 Err(damage("truncated fragment", pos))
             } else {
                 let payload = &data[pos + HEADER..end];
-                if unmask_crc(crc) == crc32c::crc32c_append(crc32c::crc32c(&[t]), payload) {
-                    Ok((t, payload, end))
-                } else {
+                if unmask_crc(crc) != crc32c::crc32c_append(crc32c::crc32c(&[t]), payload) {
                     Err(damage("fragment checksum mismatch", pos))
+                } else if t == ELIDED {
+                    // The compact record, then the rest of the full record's span.
+                    let mut p = 0;
+                    match crate::sst::format::get_varint(payload, &mut p)
+                        .and_then(|s| usize::try_from(s).ok())
+                    {
+                        Some(span) if span >= HEADER + len => {
+                            if pos + span > data.len() {
+                                // Cut short by a crash: what follows the fragment is the
+                                // record's own (unwritten) hole.
+                                elided_tail = data[end..].iter().all(|&b| b == 0);
+                                Err(damage("truncated elided record", pos))
+                            } else {
+                                Ok((t, &payload[p..], pos + span))
+                            }
+                        }
+                        _ => Err(damage("elided record with a bad span", pos)),
+                    }
+                } else {
+                    Ok((t, payload, end))
                 }
             }
         };
@@ -155,7 +244,7 @@ pub fn read_log(file: &str, data: &[u8], mode: RecoveryMode) -> Result<LogConten
                 let at = pos as u64;
                 pos = end;
                 match t {
-                    FULL => {
+                    FULL | ELIDED => {
                         if let Some((p, _)) = partial.take() {
                             out.skipped
                                 .push((p, "record missing its last fragment".into()));
@@ -190,12 +279,13 @@ pub fn read_log(file: &str, data: &[u8], mode: RecoveryMode) -> Result<LogConten
                 // may be dropped; a complete fragment whose checksum fails is corruption,
                 // wherever it lies (RocksDB's kTolerateCorruptedTailRecords).
                 let torn = what.starts_with("truncated");
-                let is_tail = torn
-                    && !data[pos..]
-                        .chunks(LOG_BLOCK)
-                        .skip(1)
-                        .any(|c| c.iter().any(|&b| b != 0))
-                    && data.len() - pos <= LOG_BLOCK;
+                let is_tail = elided_tail
+                    || (torn
+                        && !data[pos..]
+                            .chunks(LOG_BLOCK)
+                            .skip(1)
+                            .any(|c| c.iter().any(|&b| b != 0))
+                        && data.len() - pos <= LOG_BLOCK);
                 match mode {
                     RecoveryMode::AbsoluteConsistency => {
                         return Err(LsmError::corruption(file, at, what));
@@ -279,6 +369,51 @@ mod tests {
         let cut = &buf[..buf.len() - 10];
         let got = read_log("l", cut, RecoveryMode::TolerateCorruptedTailRecords).unwrap();
         assert_eq!(got.records.len(), recs.len() - 1);
+    }
+
+    #[test]
+    fn elided_records_take_the_full_records_bytes_and_read_back_compact() {
+        // Full records of many sizes at many offsets; every third one elided.
+        let mut full_w = LogWriter::new();
+        let mut full = Vec::new();
+        let mut el_w = LogWriter::new();
+        let mut el = zonedb_device::ElidedBytes::new();
+        let mut want = Vec::new();
+        let mut elided = 0;
+        for (i, r) in records().into_iter().enumerate() {
+            full_w.add_record(&r, &mut full);
+            let compact = vec![i as u8 ^ 0x5a; 1 + i % 40];
+            if i % 3 == 0 && el_w.add_elided_record(&compact, r.len(), &mut el) {
+                want.push(compact);
+                elided += 1;
+            } else {
+                let mut b = Vec::new();
+                el_w.add_record(&r, &mut b);
+                el.push_bytes(&b);
+                want.push(r);
+            }
+            assert_eq!(el.len(), full.len() as u64, "record {i}");
+        }
+        assert!(elided > 10);
+        assert!(
+            el.hole_bytes() > full.len() as u64 / 5,
+            "{} of {}",
+            el.hole_bytes(),
+            full.len()
+        );
+        let got = read_log("l", &el.materialize(), RecoveryMode::AbsoluteConsistency).unwrap();
+        let got: Vec<Vec<u8>> = got.records.into_iter().map(|r| r.1).collect();
+        assert_eq!(got, want);
+        // Cut short inside an elided record's hole: a torn tail, dropped by the tail mode.
+        let last = el.holes().last().unwrap();
+        let cut = el.materialize()[..(last.at + last.len / 2) as usize].to_vec();
+        let got = read_log("l", &cut, RecoveryMode::TolerateCorruptedTailRecords).unwrap();
+        assert!(got.torn_tail);
+        // A damaged elided fragment is corruption.
+        let at = el.holes()[0].at as usize - 3;
+        let mut d = el.materialize();
+        d[at] ^= 1;
+        assert!(read_log("l", &d, RecoveryMode::AbsoluteConsistency).is_err());
     }
 
     #[test]

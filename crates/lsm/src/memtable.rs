@@ -109,6 +109,8 @@ pub struct MemTable {
 pub enum Lookup {
     /// A value.
     Value(Vec<u8>),
+    /// An elided value: its stub (`crate::elided::decode_stub`).
+    Elided(Vec<u8>),
     /// A tombstone: the key is deleted (stop looking).
     Deleted,
     /// Nothing here (look further).
@@ -149,7 +151,9 @@ impl MemTable {
 
     /// Adds an entry.
     pub fn add(&self, seq: u64, t: ValueType, user_key: &[u8], value: &[u8]) {
-        let n = user_key.len() as u64 + 8 + value.len() as u64 + ENTRY_OVERHEAD;
+        // An elided value counts as its full (logical) length.
+        let n =
+            user_key.len() as u64 + 8 + crate::elided::logical_value_len(t, value) + ENTRY_OVERHEAD;
         let e = Entry::put(user_key, seq, t, value);
         self.write().insert(e);
         self.bytes.fetch_add(n, Ordering::Relaxed);
@@ -181,7 +185,7 @@ impl MemTable {
 
     /// The newest version of `user_key` visible at `seq`.
     pub fn get(&self, user_key: &[u8], seq: u64) -> Lookup {
-        let lk = Entry::put(user_key, seq, ValueType::Value, &[]);
+        let lk = Entry::put(user_key, seq, key::MAX_VALUE_TYPE, &[]);
         let set = self.read();
         let Some(e) = set.range((Bound::Included(&lk), Bound::Unbounded)).next() else {
             return Lookup::NotFound;
@@ -189,6 +193,7 @@ impl MemTable {
         match key::parse(e.key()) {
             Some(p) if p.user_key == user_key => match p.value_type {
                 ValueType::Value => Lookup::Value(e.value().to_vec()),
+                ValueType::ElidedValue => Lookup::Elided(e.value().to_vec()),
                 ValueType::Deletion => Lookup::Deleted,
             },
             _ => Lookup::NotFound,

@@ -9,22 +9,13 @@ mod common;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
+use common::{Op, WriteLog};
 use zonedb_device::ZnsSsd;
-use zonedb_env::{Env, SimConfig, SimEnv, SimRng};
-use zonedb_lsm::Db;
+use zonedb_env::{SimEnv, SimRng};
 use zonedb_lsm::batch::WriteBatch;
+use zonedb_lsm::{Db, DbConfig};
 
-/// One logical write: the keys it sets (None = delete).
-type Op = Vec<(u64, Option<Vec<u8>>)>;
-
-#[derive(Debug, Default)]
-struct Log {
-    ops: Vec<Op>,
-    /// Number of ops acknowledged when the last synced write was acknowledged.
-    synced_prefix: usize,
-}
-
-async fn writer(db: Db<SimEnv, ZnsSsd<SimEnv>>, log: Arc<Mutex<Log>>, seed: u64) {
+async fn writer(db: Db<SimEnv, ZnsSsd<SimEnv>>, log: Arc<Mutex<WriteLog>>, seed: u64) {
     let mut rng = SimRng::seed_from_u64(seed ^ 0xabc);
     for i in 0..2500u64 {
         let mut op: Op = Vec::new();
@@ -41,47 +32,19 @@ async fn writer(db: Db<SimEnv, ZnsSsd<SimEnv>>, log: Arc<Mutex<Log>>, seed: u64)
             }
         }
         let sync = rng.gen_range(0..10) == 0;
-        log.lock().unwrap().ops.push(op);
-        let r = if sync {
-            db.write_sync(b).await
-        } else {
-            db.write(b).await
-        };
-        if r.is_err() {
+        if !common::logged_write(&db, &log, (i, op), b, sync).await {
             return;
-        }
-        if sync {
-            let mut l = log.lock().unwrap();
-            l.synced_prefix = (i + 1) as usize;
         }
     }
 }
 
 fn crash_once(seed: u64, crash_at: u64) -> u64 {
-    let env = SimEnv::new(SimConfig {
+    let (env, dev, end, log) = common::run_until_power_loss(
         seed,
-        shuffle_same_instant: true,
-        ..SimConfig::default()
-    });
-    let dev = common::sim_device(&env, 300);
-    let log: Arc<Mutex<Log>> = Arc::default();
-    {
-        let (e2, d2, l2) = (env.clone(), dev.clone(), log.clone());
-        env.run(async move {
-            let fs = common::mount(&e2, &d2, true).await;
-            let db = Db::open(fs, common::small_options()).await.unwrap();
-            let h = e2.spawn("writer", writer(db.clone(), l2, seed));
-            zonedb_env::until(&e2, crash_at, async move {
-                let _ = h.await;
-            })
-            .await;
-        })
-        .unwrap();
-    }
-    let end = env.now();
-    env.kill_all_tasks();
-    dev.power_cycle().unwrap();
-    let log = std::mem::take(&mut *log.lock().unwrap());
+        crash_at,
+        DbConfig::new(common::small_options()),
+        move |db, log| writer(db, log, seed),
+    );
     let e2 = env.clone();
     env.run(async move {
         let fs = common::mount(&e2, &dev, false).await;

@@ -253,6 +253,8 @@ pub struct DbIter<E: Env, D: ZonedDevice> {
     value: Vec<u8>,
     valid: bool,
     _version: Arc<Version>,
+    /// Regenerates elided values.
+    regen: Option<Arc<dyn crate::elided::ValueRegenerator>>,
 }
 
 impl<E: Env, D: ZonedDevice> DbIter<E, D> {
@@ -265,7 +267,18 @@ impl<E: Env, D: ZonedDevice> DbIter<E, D> {
             value: Vec::new(),
             valid: false,
             _version: version,
+            regen: None,
         }
+    }
+
+    /// Regenerates elided values with `regen` (without one, an elided value is an error).
+    #[must_use]
+    pub(crate) fn with_regenerator(
+        mut self,
+        regen: Option<Arc<dyn crate::elided::ValueRegenerator>>,
+    ) -> Self {
+        self.regen = regen;
+        self
     }
 
     async fn settle(&mut self, mut skip: Option<Vec<u8>>) -> Result<(), LsmError> {
@@ -277,9 +290,18 @@ impl<E: Env, D: ZonedDevice> DbIter<E, D> {
             if !hidden {
                 match p.value_type {
                     ValueType::Deletion => skip = Some(p.user_key.to_vec()),
-                    ValueType::Value => {
+                    t @ (ValueType::Value | ValueType::ElidedValue) => {
+                        if t == ValueType::ElidedValue {
+                            crate::elided::regenerate_into(
+                                self.regen.as_deref(),
+                                v,
+                                &mut self.value,
+                            )?;
+                        } else {
+                            self.value.clear();
+                            self.value.extend_from_slice(v);
+                        }
                         self.key = p.user_key.to_vec();
-                        self.value = v.to_vec();
                         self.valid = true;
                         self.env.cpu(cost::ITER_ENTRY_NS).await;
                         return Ok(());

@@ -55,6 +55,10 @@ pub struct DbConfig {
     pub picker: Arc<dyn CompactionPicker>,
     /// Hint listener.
     pub hints: Arc<dyn HintListener>,
+    /// The generator of elided values, registered at open (recovery may need it: a WAL
+    /// with elided values flushed to a compressed L0 table); see
+    /// [`Db::set_value_regenerator`].
+    pub regenerator: Option<Arc<dyn crate::elided::ValueRegenerator>>,
 }
 
 impl DbConfig {
@@ -64,7 +68,15 @@ impl DbConfig {
             picker: crate::compaction::picker_for(&options),
             options,
             hints: Arc::new(NoHints),
+            regenerator: None,
         }
+    }
+
+    /// The same, with `regen` as the generator of elided values.
+    #[must_use]
+    pub fn with_regenerator(mut self, regen: Arc<dyn crate::elided::ValueRegenerator>) -> Self {
+        self.regenerator = Some(regen);
+        self
     }
 }
 
@@ -185,6 +197,16 @@ impl<E: Env, D: ZonedDevice> Inner<E, D> {
     pub(crate) fn hint(&self, h: &Hint) {
         self.hints.on_hint(h);
     }
+
+    /// The registered value regenerator, if any.
+    pub(crate) fn regen(&self) -> Option<&dyn crate::elided::ValueRegenerator> {
+        self.regenerator.get().map(|r| &**r)
+    }
+
+    /// The full bytes of an elided value's stub.
+    pub(crate) fn regenerate(&self, stub: &[u8]) -> Result<Vec<u8>, LsmError> {
+        crate::elided::regenerate(self.regen(), stub)
+    }
 }
 
 /// A ZoneDB database on a zone file layer, in environment `E` (real or simulated).
@@ -282,24 +304,24 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
 
     /// Writes under `key` the value of `len` bytes that the registered
     /// [`crate::elided::ValueRegenerator`] makes from `desc` (an elided value: see
-    /// [`crate::elided`]).
+    /// [`crate::elided`]): the batch holds the stub, never the bytes, and counts as the full
+    /// value everywhere. The descriptor is not checked here: one the regenerator does not
+    /// know fails the reads of the value and, where the engine must regenerate it (compressed
+    /// tables, a WAL record or block whose compact form does not fit), the write path or the
+    /// flush (a background error).
     ///
     /// # Errors
-    /// [`LsmError::InvalidArgument`] without a regenerator or for a descriptor it does not
-    /// know; otherwise see [`Db::write`].
+    /// [`LsmError::InvalidArgument`] without a registered regenerator; otherwise see
+    /// [`Db::write`].
     pub async fn put_elided(&self, key: &[u8], len: usize, desc: &[u8]) -> Result<(), LsmError> {
-        let mut value = Vec::with_capacity(len);
-        let known = self
-            .inner
-            .regenerator
-            .get()
-            .is_some_and(|r| r.regenerate(desc, len, &mut value));
-        if !known {
+        if self.inner.regenerator.get().is_none() {
             return Err(LsmError::InvalidArgument(
-                "an elided value without a regenerator that knows its descriptor".into(),
+                "an elided value without a registered value regenerator".into(),
             ));
         }
-        self.put(key, &value).await
+        let mut b = WriteBatch::with_capacity(key.len() + desc.len() + 24);
+        b.put_elided(key, len, desc);
+        self.write(b).await
     }
 
     /// Registers the generator of elided values (once; later calls are ignored and return
@@ -370,6 +392,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
         for m in std::iter::once(&mem).chain(imm.iter()) {
             match m.get(user_key, seq) {
                 Lookup::Value(v) => return Ok(Some(v)),
+                Lookup::Elided(stub) => return self.inner.regenerate(&stub).map(Some),
                 Lookup::Deleted => return Ok(None),
                 Lookup::NotFound => {}
             }
@@ -389,10 +412,11 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
                     let p = key::parse(&ik).ok_or_else(|| {
                         LsmError::corruption(&sst_name(f.meta.number), 0, "malformed key")
                     })?;
-                    return Ok(match p.value_type {
-                        ValueType::Value => Some(v),
-                        ValueType::Deletion => None,
-                    });
+                    return match p.value_type {
+                        ValueType::Value => Ok(Some(v)),
+                        ValueType::ElidedValue => self.inner.regenerate(&v).map(Some),
+                        ValueType::Deletion => Ok(None),
+                    };
                 }
             }
         }
@@ -449,6 +473,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
             seq,
             version,
         )
+        .with_regenerator(self.inner.regenerator.get().cloned())
     }
 
     /// Up to `limit` pairs with `start <= key < end` (`end` empty = no bound), in order.

@@ -230,7 +230,7 @@ async fn write_open_state<E: Env, D: ZonedDevice>(
     hints: &dyn HintListener,
     graveyard: &Graveyard,
     version: Version,
-    mem: &MemTable,
+    (mem, regen): (&MemTable, Option<&Arc<dyn crate::elided::ValueRegenerator>>),
     numbers: OpenNumbers,
     last_seq: u64,
 ) -> Result<(Version, Option<WritableFile<E, D>>, ManifestWriter<E, D>), LsmError> {
@@ -241,7 +241,7 @@ async fn write_open_state<E: Env, D: ZonedDevice>(
             env,
             fs,
             hints,
-            TableBuilder::new(background::table_options(opts)),
+            TableBuilder::new(background::table_options(opts)).with_regenerator(regen.cloned()),
             mem,
             0,
             (numbers.sst, 0),
@@ -286,7 +286,7 @@ async fn open_state<E: Env, D: ZonedDevice>(
     hints: &dyn HintListener,
     graveyard: &Graveyard,
     version: Version,
-    mem: &MemTable,
+    (mem, regen): (&MemTable, Option<&Arc<dyn crate::elided::ValueRegenerator>>),
     log_number: u64,
     current_manifest: Option<u64>,
     next_file: u64,
@@ -305,7 +305,7 @@ async fn open_state<E: Env, D: ZonedDevice>(
         hints,
         graveyard,
         version.clone(),
-        mem,
+        (mem, regen),
         numbers,
         last_seq,
     )
@@ -423,7 +423,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
             &*hints,
             &graveyard,
             version,
-            &mem,
+            (&mem, cfg.regenerator.as_ref()),
             log_number,
             current_manifest,
             next_file,
@@ -464,7 +464,10 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
             lifetimes: Mutex::new(Lifetimes::default()),
             bg_done: tokio::sync::Notify::new(),
             wal_recovery,
-            regenerator: std::sync::OnceLock::new(),
+            regenerator: cfg
+                .regenerator
+                .clone()
+                .map_or_else(std::sync::OnceLock::new, std::sync::OnceLock::from),
         });
         background::refresh_scores(&inner);
         background::maybe_schedule(&inner);

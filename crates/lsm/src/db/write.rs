@@ -147,7 +147,7 @@ pub(crate) async fn write<E: Env, D: ZonedDevice>(
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .as_ref()
-                .map(WriteBatch::size_bytes)
+                .map(WriteBatch::logical_size_bytes)
         })
         .sum();
     let mut r = commit_group(inner, &mut w, &group, bytes as u64).await;
@@ -198,19 +198,30 @@ async fn commit_group<E: Env, D: ZonedDevice>(
         seq += u64::from(b.count());
         ops += u64::from(b.count());
         for op in b.ops().flatten() {
-            user_bytes += (op.key.len() + op.value.len()) as u64;
+            user_bytes +=
+                op.key.len() as u64 + crate::elided::logical_value_len(op.value_type, op.value);
         }
     }
     let want_sync = group.iter().any(|p| p.sync);
     let mut wal_bytes = 0;
     if let Some(f) = &mut w.file {
-        let mut buf =
-            Vec::with_capacity(batches.iter().map(WriteBatch::size_bytes).sum::<usize>() + 64);
-        for b in &batches {
-            w.log.add_record(b.data(), &mut buf);
-        }
-        wal_bytes = buf.len() as u64;
-        let mut r = f.append(&buf).await;
+        let mut r = if batches.iter().any(WriteBatch::has_elided) {
+            match elided_records(inner, &mut w.log, &batches) {
+                Ok(buf) => {
+                    wal_bytes = buf.len();
+                    f.append_elided(&buf).await
+                }
+                Err(e) => return Err(wal_failed(inner, e)),
+            }
+        } else {
+            let mut buf =
+                Vec::with_capacity(batches.iter().map(WriteBatch::size_bytes).sum::<usize>() + 64);
+            for b in &batches {
+                w.log.add_record(b.data(), &mut buf);
+            }
+            wal_bytes = buf.len() as u64;
+            f.append(&buf).await
+        };
         if r.is_ok() && want_sync {
             r = f.sync().await;
         }
@@ -239,6 +250,33 @@ async fn commit_group<E: Env, D: ZonedDevice>(
         st.stats.wal_syncs += 1;
     }
     Ok(())
+}
+
+/// The WAL records of a group with elided values: each such batch as an elided record (the
+/// same logical bytes as its full record; `crate::log_format`), or in full (regenerated)
+/// when its compact record does not fit.
+fn elided_records<E: Env, D: ZonedDevice>(
+    inner: &Inner<E, D>,
+    log: &mut LogWriter,
+    batches: &[WriteBatch],
+) -> Result<zonedb_device::ElidedBytes, LsmError> {
+    let mut out = zonedb_device::ElidedBytes::with_capacity(
+        batches.iter().map(WriteBatch::size_bytes).sum::<usize>() + 64,
+    );
+    let mut buf = Vec::new();
+    for b in batches {
+        if b.has_elided() && log.add_elided_record(b.data(), b.logical_size_bytes(), &mut out) {
+            continue;
+        }
+        buf.clear();
+        if b.has_elided() {
+            log.add_record(b.materialize(inner.regen())?.data(), &mut buf);
+        } else {
+            log.add_record(b.data(), &mut buf);
+        }
+        out.push_bytes(&buf);
+    }
+    Ok(out)
 }
 
 /// Switches, stops or delays until the memtable can take `bytes` more.

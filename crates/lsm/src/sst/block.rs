@@ -20,6 +20,38 @@ pub struct BlockBuilder {
     counter: usize,
     last_key: Vec<u8>,
     entries: usize,
+    /// Bytes the block has more in full than as built: elided values count their full
+    /// length, and keys the prefix they would share with type `Value` (see
+    /// [`BlockBuilder::add_elided`]).
+    logical_delta: i64,
+    /// Elided entries in the block.
+    elided: usize,
+}
+
+/// The common prefix length of two internal keys with an `ElidedValue` type byte read as
+/// `Value` (what the keys of the full block share).
+fn logical_shared(a: &[u8], b: &[u8], shared: usize) -> usize {
+    let at = shared;
+    if at + 8 != a.len() || at + 8 != b.len() {
+        return shared;
+    }
+    let t = |x: u8| if x == 2 { 1 } else { x };
+    if t(a[at]) != t(b[at]) {
+        return shared;
+    }
+    at + 1
+        + a[at + 1..]
+            .iter()
+            .zip(&b[at + 1..])
+            .take_while(|(x, y)| x == y)
+            .count()
+}
+
+/// Bytes of an entry's header and key suffix: `varint(shared) varint(non_shared)` and the
+/// suffix.
+fn key_part(shared: usize, klen: usize) -> i64 {
+    let v = |n: usize| crate::elided::varint_len(n as u64).cast_signed();
+    v(shared) + v(klen - shared) + (klen - shared).cast_signed() as i64
 }
 
 impl BlockBuilder {
@@ -32,17 +64,48 @@ impl BlockBuilder {
             counter: 0,
             last_key: Vec::new(),
             entries: 0,
+            logical_delta: 0,
+            elided: 0,
         }
+    }
+
+    /// Appends an entry whose value is an elided value's stub (`crate::elided`), keyed by an
+    /// internal key of type `ElidedValue`: stored as given, counted in
+    /// [`BlockBuilder::estimated_size`] as the full entry (the full value, the key typed
+    /// `Value`).
+    pub fn add_elided(&mut self, key: &[u8], stub: &[u8]) {
+        let full = crate::elided::logical_value_len(crate::key::ValueType::ElidedValue, stub);
+        let v = |n: u64| (crate::elided::varint_len(n) + n).cast_signed();
+        self.logical_delta += v(full) - v(stub.len() as u64);
+        self.elided += 1;
+        self.add(key, stub);
+    }
+
+    /// Whether the block holds elided entries.
+    pub fn has_elided(&self) -> bool {
+        self.elided > 0
+    }
+
+    /// Bytes the block as built (stubs, not full values) takes.
+    pub fn compact_size(&self) -> usize {
+        self.buf.len() + self.restarts.len() * 4 + 4
     }
 
     /// Appends an entry; keys must come in increasing order.
     pub fn add(&mut self, key: &[u8], value: &[u8]) {
         let shared = if self.counter < self.restart_interval {
-            self.last_key
+            let shared = self
+                .last_key
                 .iter()
                 .zip(key)
                 .take_while(|(a, b)| a == b)
-                .count()
+                .count();
+            if self.elided > 0 {
+                // Type bytes may differ where the full block's keys agree.
+                let full = logical_shared(&self.last_key, key, shared);
+                self.logical_delta += key_part(full, key.len()) - key_part(shared, key.len());
+            }
+            shared
         } else {
             self.restarts.push(self.buf.len() as u32);
             self.counter = 0;
@@ -59,9 +122,12 @@ impl BlockBuilder {
         self.entries += 1;
     }
 
-    /// Bytes the finished block would take.
+    /// Bytes the finished block would take in full (elided values counted at their full
+    /// length: blocks are cut exactly where they would be without elision).
     pub fn estimated_size(&self) -> usize {
-        self.buf.len() + self.restarts.len() * 4 + 4
+        (self.compact_size() as u64)
+            .checked_add_signed(self.logical_delta)
+            .map_or(0, |n| n as usize)
     }
 
     /// Whether nothing was added.
@@ -76,7 +142,7 @@ impl BlockBuilder {
 
     /// Finishes the block and resets the builder.
     pub fn finish(&mut self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.estimated_size());
+        let mut out = Vec::with_capacity(self.compact_size());
         self.finish_into(&mut out);
         out
     }
@@ -84,7 +150,7 @@ impl BlockBuilder {
     /// Finishes the block onto the end of `out` and resets the builder, which keeps its
     /// buffer for the next block.
     pub fn finish_into(&mut self, out: &mut Vec<u8>) {
-        out.reserve(self.estimated_size());
+        out.reserve(self.compact_size());
         out.extend_from_slice(&self.buf);
         for r in &self.restarts {
             out.extend_from_slice(&r.to_le_bytes());
@@ -96,6 +162,8 @@ impl BlockBuilder {
         self.counter = 0;
         self.last_key.clear();
         self.entries = 0;
+        self.logical_delta = 0;
+        self.elided = 0;
     }
 }
 

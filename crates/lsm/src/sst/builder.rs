@@ -1,6 +1,14 @@
 //! Builds an SST in memory: data blocks cut at `block_size`, a whole-table Bloom filter, an
 //! index block (last key of each data block → handle), properties, footer. Every block gets a
 //! trailer with its compression type and a masked CRC32C.
+//!
+//! Elided values (`crate::elided`): a data block holding some is stored as
+//! `[hole][compact block][meta][trailer]` ([`super::format::ELIDED_BLOCK`]) exactly as long
+//! as the full block would be on disk (compressed when compression is on: the values are
+//! regenerated and the full block compressed to learn its size), or, when the compact form
+//! does not fit, as the full block itself (values regenerated, keys typed `Value`). Every
+//! offset, handle, property and size is the full table's: the table is an [`ElidedBytes`]
+//! whose logical layout is the full table's.
 
 use super::block::BlockBuilder;
 use super::bloom::BloomBuilder;
@@ -8,8 +16,25 @@ use super::format::{
     BlockHandle, FORMAT_VERSION, Footer, LZ4_COMPRESSION, NO_COMPRESSION, Properties,
     SNAPPY_COMPRESSION, block_trailer, good_compression_ratio,
 };
+use super::format::{ELIDED_META_LEN, elided_trailer};
+use crate::LsmError;
+use crate::elided::ValueRegenerator;
 use crate::key;
 use crate::options::Compression;
+use std::sync::Arc;
+use zonedb_device::ElidedBytes;
+
+/// A finished table: its bytes (holes where elided blocks leave them), properties, and the
+/// builder's buffer for reuse.
+#[derive(Debug)]
+pub struct BuiltTable {
+    /// The table (logical length = file size).
+    pub bytes: ElidedBytes,
+    /// Its properties.
+    pub props: Properties,
+    /// A buffer to reuse (empty when `bytes` took it).
+    pub spare: Vec<u8>,
+}
 
 /// How tables are built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +69,12 @@ pub struct TableBuilder {
     index: BlockBuilder,
     bloom: Option<BloomBuilder>,
     props: Properties,
+    /// Holes in the table: (stored offset where each starts, length).
+    holes: Vec<(usize, u64)>,
+    hole_bytes: u64,
+    regen: Option<Arc<dyn ValueRegenerator>>,
+    /// The first regeneration failure ([`TableBuilder::finish_elided`] returns it).
+    error: Option<LsmError>,
 }
 
 impl TableBuilder {
@@ -72,7 +103,24 @@ impl TableBuilder {
                 smallest_seq: u64::MAX,
                 ..Properties::default()
             },
+            holes: Vec::new(),
+            hole_bytes: 0,
+            regen: None,
+            error: None,
         }
+    }
+
+    /// Regenerates elided values with `regen` (needed for compressed tables and for blocks
+    /// whose compact form does not fit).
+    #[must_use]
+    pub fn with_regenerator(mut self, regen: Option<Arc<dyn ValueRegenerator>>) -> Self {
+        self.regen = regen;
+        self
+    }
+
+    /// Logical offset of the next byte (stored bytes plus holes).
+    fn pos(&self) -> u64 {
+        self.out.len() as u64 + self.hole_bytes
     }
 
     /// Adds an entry; internal keys must come in increasing order.
@@ -84,18 +132,26 @@ impl TableBuilder {
         self.props.largest_key.extend_from_slice(ikey);
         self.props.num_entries += 1;
         self.props.raw_key_size += ikey.len() as u64;
-        self.props.raw_value_size += value.len() as u64;
+        let mut elided = false;
         if let Some(p) = key::parse(ikey) {
             self.props.smallest_seq = self.props.smallest_seq.min(p.seq);
             self.props.largest_seq = self.props.largest_seq.max(p.seq);
             if p.value_type == key::ValueType::Deletion {
                 self.props.num_deletions += 1;
             }
+            elided = p.value_type == key::ValueType::ElidedValue;
         }
         if let Some(b) = &mut self.bloom {
             b.add(key::user_key(ikey));
         }
-        self.data.add(ikey, value);
+        if elided {
+            self.props.raw_value_size +=
+                crate::elided::logical_value_len(key::ValueType::ElidedValue, value);
+            self.data.add_elided(ikey, value);
+        } else {
+            self.props.raw_value_size += value.len() as u64;
+            self.data.add(ikey, value);
+        }
         if self.data.estimated_size() >= self.opts.block_size {
             self.flush_data_block();
         }
@@ -113,10 +169,12 @@ impl TableBuilder {
 
     /// File size so far (data written plus the open block).
     pub fn estimated_file_size(&self) -> u64 {
-        (self.out.len() + self.data.estimated_size()) as u64
+        self.pos() + self.data.estimated_size() as u64
     }
 
-    fn write_block(&mut self, raw: &[u8], compress: bool) -> BlockHandle {
+    /// `raw` compressed with the table's codec when that is worth keeping (RocksDB's
+    /// `GoodCompressionRatio`): the body to store and its compression byte.
+    fn compress(&self, raw: &[u8], compress: bool) -> Option<(Vec<u8>, u8)> {
         let compressed = match self.opts.compression {
             _ if !compress => None,
             Compression::None => None,
@@ -129,12 +187,17 @@ impl TableBuilder {
                 .ok()
                 .map(|c| (c, SNAPPY_COMPRESSION)),
         };
+        compressed.filter(|(c, _)| good_compression_ratio(c.len(), raw.len()))
+    }
+
+    fn write_block(&mut self, raw: &[u8], compress: bool) -> BlockHandle {
+        let compressed = self.compress(raw, compress);
         let (body, ctype) = match &compressed {
-            Some((c, t)) if good_compression_ratio(c.len(), raw.len()) => (&c[..], *t),
-            _ => (raw, NO_COMPRESSION),
+            Some((c, t)) => (&c[..], *t),
+            None => (raw, NO_COMPRESSION),
         };
         let handle = BlockHandle {
-            offset: self.out.len() as u64,
+            offset: self.pos(),
             size: body.len() as u64,
         };
         self.out.extend_from_slice(body);
@@ -142,19 +205,106 @@ impl TableBuilder {
         handle
     }
 
+    /// The full block of a compact one: elided values regenerated, their keys typed
+    /// `Value` (the block a run without elision builds).
+    fn full_block(&mut self, compact: &[u8]) -> Vec<u8> {
+        let mut b = BlockBuilder::new(self.opts.restart_interval);
+        let Some(entries) = super::block::Block::new(compact).and_then(|b| b.entries()) else {
+            return compact.to_vec();
+        };
+        let mut value = Vec::new();
+        for (mut k, v) in entries {
+            match key::parse(&k).map(|p| p.value_type) {
+                Some(key::ValueType::ElidedValue) => {
+                    if let Err(e) =
+                        crate::elided::regenerate_into(self.regen.as_deref(), &v, &mut value)
+                    {
+                        self.error.get_or_insert(e);
+                    }
+                    let n = k.len() - 8;
+                    k[n] = key::ValueType::Value as u8;
+                    b.add(&k, &value);
+                }
+                _ => b.add(&k, &v),
+            }
+        }
+        b.finish()
+    }
+
+    /// Writes the open data block, which holds elided entries: as an elided block when its
+    /// compact form fits in the full block's on-disk length, else in full. Returns its handle
+    /// and the index key (its last key).
+    fn flush_elided_block(&mut self) -> (BlockHandle, Vec<u8>) {
+        let mut last = self.data.last_key().to_vec();
+        let full_len = self.data.estimated_size();
+        let compact = self.data.finish();
+        let mut full = None;
+        let (body_len, fits) = if self.opts.compression == Compression::None {
+            (full_len, compact.len() + ELIDED_META_LEN <= full_len)
+        } else {
+            let f = self.full_block(&compact);
+            let body_len = self.compress(&f, true).map_or(f.len(), |(c, _)| c.len());
+            full = Some(f);
+            (body_len, compact.len() + ELIDED_META_LEN <= body_len)
+        };
+        if !fits || u32::try_from(full_len).is_err() {
+            // The full block itself; its keys are typed `Value` again, so is the index's.
+            let f = match full {
+                Some(f) => f,
+                None => self.full_block(&compact),
+            };
+            // The block's last key is the table's largest so far.
+            retype_value(&mut last);
+            retype_value(&mut self.props.largest_key);
+            if self.props.num_data_blocks == 0 {
+                retype_value(&mut self.props.smallest_key);
+            }
+            return (self.write_block(&f, true), last);
+        }
+        let offset = self.pos();
+        let hole = (body_len - compact.len() - ELIDED_META_LEN) as u64;
+        if hole > 0 {
+            self.holes.push((self.out.len(), hole));
+            self.hole_bytes += hole;
+        }
+        let start = self.out.len();
+        self.out.extend_from_slice(&compact);
+        self.out
+            .extend_from_slice(&(compact.len() as u32).to_le_bytes());
+        self.out.extend_from_slice(&(full_len as u32).to_le_bytes());
+        let trailer = elided_trailer(&self.out[start..]);
+        self.out.extend_from_slice(&trailer);
+        (
+            BlockHandle {
+                offset,
+                size: body_len as u64,
+            },
+            last,
+        )
+    }
+
     fn flush_data_block(&mut self) {
         if self.data.is_empty() {
+            return;
+        }
+        if self.data.has_elided() {
+            let (h, last) = self.flush_elided_block();
+            self.props.num_data_blocks += 1;
+            let mut v = Vec::with_capacity(20);
+            h.encode(&mut v);
+            self.index.add(&last, &v);
             return;
         }
         let last = self.data.last_key().to_vec();
         let h = if self.opts.compression == Compression::None {
             // Straight into the table buffer: no block-sized copy.
+            let offset = self.pos();
             let start = self.out.len();
             self.data.finish_into(&mut self.out);
             let trailer = block_trailer(&self.out[start..], NO_COMPRESSION);
             self.out.extend_from_slice(&trailer);
             BlockHandle {
-                offset: start as u64,
+                offset,
                 size: (self.out.len() - start - trailer.len()) as u64,
             }
         } else {
@@ -167,10 +317,32 @@ impl TableBuilder {
         self.index.add(&last, &v);
     }
 
-    /// Finishes the table: its bytes and properties.
-    pub fn finish(mut self) -> (Vec<u8>, Properties) {
+    /// Finishes the table: its bytes (holes as zeros) and properties.
+    pub fn finish(self) -> (Vec<u8>, Properties) {
+        let (t, _) = self.finish_parts();
+        let bytes = match t.bytes.into_dense() {
+            Ok(v) => v,
+            Err(e) => e.materialize(),
+        };
+        (bytes, t.props)
+    }
+
+    /// Finishes the table: its bytes with the holes elided blocks leave, properties, and the
+    /// buffer for reuse.
+    ///
+    /// # Errors
+    /// [`LsmError::InvalidArgument`] when an elided value had to be regenerated (compression,
+    /// or a compact block that did not fit) and could not be.
+    pub fn finish_elided(self) -> Result<BuiltTable, LsmError> {
+        match self.finish_parts() {
+            (_, Some(e)) => Err(e),
+            (t, None) => Ok(t),
+        }
+    }
+
+    fn finish_parts(mut self) -> (BuiltTable, Option<LsmError>) {
         self.flush_data_block();
-        self.props.data_size = self.out.len() as u64;
+        self.props.data_size = self.pos();
         if self.props.num_entries == 0 {
             self.props.smallest_seq = 0;
         }
@@ -195,6 +367,37 @@ impl TableBuilder {
             properties,
         };
         self.out.extend_from_slice(&footer.encode());
-        (self.out, self.props)
+        if self.holes.is_empty() {
+            let t = BuiltTable {
+                bytes: ElidedBytes::from_vec(self.out),
+                props: self.props,
+                spare: Vec::new(),
+            };
+            return (t, self.error);
+        }
+        let mut bytes = ElidedBytes::with_capacity(self.out.len());
+        let mut at = 0;
+        for &(stored, len) in &self.holes {
+            bytes.push_bytes(&self.out[at..stored]);
+            bytes.push_hole(len);
+            at = stored;
+        }
+        bytes.push_bytes(&self.out[at..]);
+        let t = BuiltTable {
+            bytes,
+            props: self.props,
+            spare: self.out,
+        };
+        (t, self.error)
+    }
+}
+
+/// Types an `ElidedValue` internal key `Value`.
+fn retype_value(ikey: &mut [u8]) {
+    if ikey.len() >= 8 {
+        let n = ikey.len() - 8;
+        if ikey[n] == key::ValueType::ElidedValue as u8 {
+            ikey[n] = key::ValueType::Value as u8;
+        }
     }
 }

@@ -24,6 +24,16 @@ pub const SNAPPY_COMPRESSION: u8 = 1;
 /// Compression byte of an LZ4 block (RocksDB's `kLZ4Compression`; ours is size-prepended
 /// as `lz4_flex` writes it).
 pub const LZ4_COMPRESSION: u8 = 4;
+/// Compression byte of an elided data block (`docs/architecture.md`, "Elided payloads"):
+/// the block's on-disk bytes are `[hole][compact block][meta][trailer]`, exactly as long as
+/// the full block (compressed, if it was), where the compact block is the block as built
+/// (elided values as stubs, uncompressed), meta is `compact length u32 LE | full uncompressed
+/// length u32 LE`, and the trailer's CRC covers the compact block, the meta and this byte
+/// (never the hole, which may read back as zeros or as a hole).
+pub const ELIDED_BLOCK: u8 = 0x80;
+/// Bytes of an elided block's meta.
+pub const ELIDED_META_LEN: usize = 8;
+
 /// Compression byte of an LZ4 block in a format version 1 table.
 pub const LEGACY_LZ4_COMPRESSION: u8 = 1;
 
@@ -143,9 +153,100 @@ pub fn block_trailer(block: &[u8], ctype: u8) -> [u8; TRAILER_LEN] {
 pub fn verify_block(
     file: &str,
     handle: BlockHandle,
-    mut raw: Vec<u8>,
+    raw: Vec<u8>,
     version: u32,
 ) -> Result<Vec<u8>, LsmError> {
+    verify_block_charged(file, handle, raw, version).map(|(b, _)| b)
+}
+
+/// The trailer of an elided block whose stored part is `stored` (compact block and meta).
+pub fn elided_trailer(stored: &[u8]) -> [u8; TRAILER_LEN] {
+    block_trailer(stored, ELIDED_BLOCK)
+}
+
+/// Decodes an elided block from `tail`, the last bytes of the block read with its trailer
+/// (at least the compact block, meta and trailer; all of it is fine): the compact block and
+/// the full uncompressed length (the block cache's charge).
+///
+/// # Errors
+/// [`LsmError::Corruption`] for a checksum mismatch or lengths that do not fit.
+pub fn decode_elided_block(
+    file: &str,
+    handle: BlockHandle,
+    tail: &[u8],
+) -> Result<(Vec<u8>, u64), LsmError> {
+    let bad =
+        |what: &str| LsmError::corruption(file, handle.offset, format!("elided block: {what}"));
+    let body_end = tail
+        .len()
+        .checked_sub(TRAILER_LEN)
+        .ok_or_else(|| bad("shorter than its trailer"))?;
+    let meta_at = body_end
+        .checked_sub(ELIDED_META_LEN)
+        .ok_or_else(|| bad("shorter than its meta"))?;
+    let compact = get_u32(tail, meta_at).ok_or_else(|| bad("meta"))? as usize;
+    let full = get_u32(tail, meta_at + 4).ok_or_else(|| bad("meta"))?;
+    let start = meta_at
+        .checked_sub(compact)
+        .filter(|_| (compact + ELIDED_META_LEN) as u64 <= handle.size)
+        .ok_or_else(|| bad("compact block longer than the block"))?;
+    let trailer = &tail[body_end..];
+    if trailer[0] != ELIDED_BLOCK {
+        return Err(bad("not an elided block"));
+    }
+    let stored = u32::from_le_bytes([trailer[1], trailer[2], trailer[3], trailer[4]]);
+    let crc = crc32c::crc32c_append(crc32c::crc32c(&tail[start..body_end]), &[ELIDED_BLOCK]);
+    if unmask_crc(stored) != crc {
+        return Err(bad("checksum mismatch"));
+    }
+    Ok((tail[start..meta_at].to_vec(), u64::from(full)))
+}
+
+/// As [`verify_block`], a block whose stored bytes may have holes (read with
+/// `BlockSource::read_elided`), also returning what the block cache charges for it (its full
+/// uncompressed length).
+///
+/// # Errors
+/// As [`verify_block`].
+pub fn verify_elided_bytes(
+    file: &str,
+    handle: BlockHandle,
+    raw: zonedb_device::ElidedBytes,
+    version: u32,
+) -> Result<(Vec<u8>, u64), LsmError> {
+    let raw = match raw.into_dense() {
+        Ok(v) => return verify_block_charged(file, handle, v, version),
+        Err(e) => e,
+    };
+    let n = usize::try_from(handle.size).unwrap_or(usize::MAX);
+    if raw.len() != n.saturating_add(TRAILER_LEN) as u64 {
+        return Err(LsmError::corruption(
+            file,
+            handle.offset,
+            "short block read",
+        ));
+    }
+    match raw.pieces().last() {
+        Some(Ok(tail))
+            if tail.len() >= TRAILER_LEN && tail[tail.len() - TRAILER_LEN] == ELIDED_BLOCK =>
+        {
+            decode_elided_block(file, handle, tail)
+        }
+        _ => verify_block_charged(file, handle, raw.materialize(), version),
+    }
+}
+
+/// As [`verify_block`], also returning what the block cache charges for the block (its
+/// uncompressed length; an elided block's full one).
+///
+/// # Errors
+/// As [`verify_block`].
+pub fn verify_block_charged(
+    file: &str,
+    handle: BlockHandle,
+    mut raw: Vec<u8>,
+    version: u32,
+) -> Result<(Vec<u8>, u64), LsmError> {
     let n = usize::try_from(handle.size).unwrap_or(usize::MAX);
     if raw.len() != n.saturating_add(TRAILER_LEN) {
         return Err(LsmError::corruption(
@@ -156,6 +257,9 @@ pub fn verify_block(
     }
     let (body, trailer) = raw.split_at(n);
     let ctype = trailer[0];
+    if ctype == ELIDED_BLOCK {
+        return decode_elided_block(file, handle, &raw);
+    }
     let stored = u32::from_le_bytes([trailer[1], trailer[2], trailer[3], trailer[4]]);
     let crc = crc32c::crc32c_append(crc32c::crc32c(body), &[ctype]);
     if unmask_crc(stored) != crc {
@@ -166,7 +270,7 @@ pub fn verify_block(
         ));
     }
     let bad = |what: String| LsmError::corruption(file, handle.offset, what);
-    match (ctype, version) {
+    let block = match (ctype, version) {
         (NO_COMPRESSION, _) => {
             raw.truncate(n);
             Ok(raw)
@@ -193,7 +297,9 @@ pub fn verify_block(
             handle.offset,
             format!("unknown compression type {t}"),
         )),
-    }
+    }?;
+    let charge = block.len() as u64;
+    Ok((block, charge))
 }
 
 /// Table properties (RocksDB's `TableProperties`, the fields the engine and pickers use).

@@ -18,7 +18,7 @@ pub mod format;
 pub mod readahead;
 pub mod reader;
 
-pub use builder::{TableBuilder, TableOptions};
+pub use builder::{BuiltTable, TableBuilder, TableOptions};
 pub use format::Properties;
 pub use readahead::ReadaheadBuffer;
 pub use reader::{BlockSource, MemSource, Table, TableIter};

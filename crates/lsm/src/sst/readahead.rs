@@ -9,7 +9,7 @@
 //! `size_bytes` (rounded up to the alignment), clipped to the end of the table's data. The
 //! source gets that as one request, so a device serves it through its parallelism.
 
-use zonedb_device::IoClass;
+use zonedb_device::{ElidedBytes, IoClass};
 
 use super::reader::BlockSource;
 use crate::LsmError;
@@ -45,7 +45,8 @@ pub fn readahead_window(
 pub struct ReadaheadBuffer {
     size_bytes: u64,
     offset: u64,
-    data: Vec<u8>,
+    /// The window last read, holes kept as holes (`BlockSource::read_elided`).
+    data: ElidedBytes,
     reads: u64,
 }
 
@@ -76,13 +77,13 @@ impl ReadaheadBuffer {
         len: u64,
         data_end_bytes: u64,
         class: IoClass,
-    ) -> Result<Vec<u8>, LsmError> {
+    ) -> Result<ElidedBytes, LsmError> {
         if self.size_bytes == 0 {
             self.reads += 1;
-            return src.read_class(offset, len, class).await;
+            return src.read_elided(offset, len, class).await;
         }
         if let Some(b) = self.held(offset, len) {
-            return Ok(b.to_vec());
+            return Ok(b);
         }
         let (start, end) = readahead_window(
             offset,
@@ -92,18 +93,17 @@ impl ReadaheadBuffer {
             data_end_bytes,
         );
         self.reads += 1;
-        self.data = src.read_class(start, end - start, class).await?;
+        self.data = src.read_elided(start, end - start, class).await?;
         self.offset = start;
         self.held(offset, len)
-            .map(<[u8]>::to_vec)
             .ok_or_else(|| LsmError::corruption(src.name(), offset, "short readahead read"))
     }
 
     /// The buffered bytes `[offset, offset + len)`, if the buffer holds all of them.
-    fn held(&self, offset: u64, len: u64) -> Option<&[u8]> {
-        let from = usize::try_from(offset.checked_sub(self.offset)?).ok()?;
-        let to = from.checked_add(usize::try_from(len).ok()?)?;
-        self.data.get(from..to)
+    fn held(&self, offset: u64, len: u64) -> Option<ElidedBytes> {
+        let from = offset.checked_sub(self.offset)?;
+        let to = from.checked_add(len)?;
+        (to <= self.data.len()).then(|| self.data.slice(from, len))
     }
 }
 
@@ -162,7 +162,10 @@ mod tests {
         while off < 100_000 {
             let len = 4000.min(100_000 - off);
             let got = block_on(ra.read(&src, off, len, 100_000, IoClass::BackgroundRead)).unwrap();
-            assert_eq!(got, src.0.0[off as usize..(off + len) as usize]);
+            assert_eq!(
+                got.materialize(),
+                src.0.0[off as usize..(off + len) as usize]
+            );
             off += len;
         }
         // 100,000 bytes in 32 KiB windows, plus the blocks straddling a window's end.
@@ -203,7 +206,7 @@ mod tests {
                 let got = block_on(ra.read(&src, pos, len, data_end, IoClass::BackgroundRead))
                     .unwrap();
                 let want = block_on(src.0.read(pos, len)).unwrap();
-                prop_assert_eq!(got, want);
+                prop_assert_eq!(got.materialize(), want);
                 pos += len;
             }
         }

@@ -11,7 +11,9 @@ use zonedb_device::IoClass;
 
 use super::block::Block;
 use super::bloom;
-use super::format::{BlockHandle, FOOTER_LEN, Footer, Properties, TRAILER_LEN, verify_block};
+use super::format::{
+    BlockHandle, FOOTER_LEN, Footer, Properties, TRAILER_LEN, verify_block, verify_elided_bytes,
+};
 use super::readahead::ReadaheadBuffer;
 use crate::LsmError;
 use crate::block_cache::BlockCache;
@@ -215,16 +217,20 @@ impl<S: BlockSource> Table<S> {
             return Ok(b);
         }
         let len = h.size + TRAILER_LEN as u64;
+        // Holes stay holes (an elided block is decoded from its stored tail; zero-filled
+        // reads decode alike).
         let raw = match readahead {
             Some(ra) => {
                 ra.read(&self.source, h.offset, len, self.props.data_size, class)
                     .await?
             }
-            None => self.source.read_class(h.offset, len, class).await?,
+            None => self.source.read_elided(h.offset, len, class).await?,
         };
-        let b = Arc::new(verify_block(self.source.name(), h, raw, self.version)?);
+        let (block, charge) = verify_elided_bytes(self.source.name(), h, raw, self.version)?;
+        let b = Arc::new(block);
         if fill_cache && let Some(c) = &self.cache {
-            c.insert((self.number, h.offset), b.clone());
+            // Charged as the full uncompressed block: hit rates are as without elision.
+            c.insert_charged((self.number, h.offset), b.clone(), charge);
         }
         Ok(b)
     }

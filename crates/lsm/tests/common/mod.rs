@@ -98,3 +98,103 @@ pub async fn fill_random<E: Env, D: ZonedDevice>(
     }
     oracle
 }
+
+/// A test generator of elided values: the descriptor is a u64 seed (8 bytes LE); the value
+/// is a compressible pattern of the seed, so Snappy finds something to do.
+#[derive(Debug, Default)]
+pub struct TestRegen;
+
+impl zonedb_lsm::elided::ValueRegenerator for TestRegen {
+    fn regenerate(&self, desc: &[u8], len: usize, out: &mut Vec<u8>) -> bool {
+        let Ok(d) = <[u8; 8]>::try_from(desc) else {
+            return false;
+        };
+        let seed = u64::from_le_bytes(d);
+        out.extend((0..len as u64).map(|i| {
+            let run = (seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (i / 11)).wrapping_mul(31);
+            b'a' + (run % 7) as u8 + if i % 5 == 0 { (seed % 13) as u8 } else { 0 }
+        }));
+        true
+    }
+}
+
+/// The value [`TestRegen`] makes of `seed` and `len`.
+pub fn regen_value(seed: u64, len: usize) -> Vec<u8> {
+    let mut v = Vec::new();
+    zonedb_lsm::elided::ValueRegenerator::regenerate(&TestRegen, &seed.to_le_bytes(), len, &mut v);
+    v
+}
+
+/// One logical write of a crash workload: the keys it sets (`None` = delete).
+pub type Op = Vec<(u64, Option<Vec<u8>>)>;
+
+/// What a crash workload's writer issued.
+#[derive(Debug, Default)]
+pub struct WriteLog {
+    /// Every write issued, in order.
+    pub ops: Vec<Op>,
+    /// Number of writes acknowledged when the last synced write was acknowledged.
+    pub synced_prefix: usize,
+}
+
+/// Logs `op` as write number `i`, then commits `b` (synced if `sync`); `false` when the
+/// write failed (the writer stops).
+pub async fn logged_write(
+    db: &Db<SimEnv, ZnsSsd<SimEnv>>,
+    log: &std::sync::Mutex<WriteLog>,
+    (i, op): (u64, Op),
+    b: zonedb_lsm::batch::WriteBatch,
+    sync: bool,
+) -> bool {
+    log.lock().unwrap().ops.push(op);
+    let r = if sync {
+        db.write_sync(b).await
+    } else {
+        db.write(b).await
+    };
+    if r.is_err() {
+        return false;
+    }
+    if sync {
+        log.lock().unwrap().synced_prefix = (i + 1) as usize;
+    }
+    true
+}
+
+/// A crash run: opens a fresh database with `cfg` on a simulated device, runs `writer` until
+/// `crash_at` (ns), kills every task and cycles the device's power. Returns the environment
+/// and device to reopen on, the virtual time the run ended, and what the writer issued.
+pub fn run_until_power_loss<W, F>(
+    seed: u64,
+    crash_at: u64,
+    cfg: zonedb_lsm::DbConfig,
+    writer: W,
+) -> (SimEnv, Arc<ZnsSsd<SimEnv>>, u64, WriteLog)
+where
+    W: FnOnce(Db<SimEnv, ZnsSsd<SimEnv>>, Arc<std::sync::Mutex<WriteLog>>) -> F + Send + 'static,
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
+    let env = SimEnv::new(zonedb_env::SimConfig {
+        seed,
+        shuffle_same_instant: true,
+        ..zonedb_env::SimConfig::default()
+    });
+    let dev = sim_device(&env, 300);
+    let log: Arc<std::sync::Mutex<WriteLog>> = Arc::default();
+    let (e2, d2, l2) = (env.clone(), dev.clone(), log.clone());
+    env.run(async move {
+        let fs = mount(&e2, &d2, true).await;
+        let db = Db::open_with(fs, cfg).await.unwrap();
+        let h = e2.spawn("writer", writer(db, l2));
+        zonedb_env::until(&e2, crash_at, async move {
+            let _ = h.await;
+        })
+        .await;
+    })
+    .unwrap();
+    let end = env.now();
+    env.kill_all_tasks();
+    dev.power_cycle().unwrap();
+    let log = std::mem::take(&mut *log.lock().unwrap());
+    (env, dev, end, log)
+}

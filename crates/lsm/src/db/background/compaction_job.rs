@@ -17,7 +17,7 @@ use super::super::{Inner, State};
 use super::install::install;
 use super::level_view;
 use super::obsolete::{delete_obsolete, delete_sst};
-use super::output::{builder_for, give_buffer, placement_context, write_built};
+use super::output::{builder_for, give_buffer, placement_context, take_buffer, write_built};
 use crate::LsmError;
 use crate::compaction::drop_rule::DropRule;
 use crate::compaction::output_cutting::{Grandparent, OutputCutter};
@@ -374,7 +374,7 @@ pub(super) async fn merge_inputs<E: Env, D: ZonedDevice>(
             break;
         }
         entries += 1;
-        input_bytes += (k.len() + v.len()) as u64;
+        input_bytes += k.len() as u64 + crate::elided::logical_entry_value_len(k, v);
         if filter.keep(k) {
             let open = builder.as_ref().map(TableBuilder::estimated_file_size);
             if cutter.cut_before(k, open)
@@ -436,11 +436,12 @@ pub(super) async fn finish_output<E: Env, D: ZonedDevice>(
 ) -> Result<FileMeta, LsmError> {
     let number = inner.lock().new_file_number();
     let compression = b.compression();
-    let (bytes, props) = b.finish();
+    let built = b.finish_elided()?;
+    let (bytes, props) = (&built.bytes, &built.props);
     inner
         .env
         .cpu(
-            bytes.len() as u64 / 1024 * cost::BUILD_NS_PER_KIB
+            bytes.len() / 1024 * cost::BUILD_NS_PER_KIB
                 + cost::compress_ns(compression, props.raw_key_size + props.raw_value_size),
         )
         .await;
@@ -449,7 +450,7 @@ pub(super) async fn finish_output<E: Env, D: ZonedDevice>(
         &NewSst {
             number,
             level,
-            size: bytes.len() as u64,
+            size: bytes.len(),
             smallest: key::user_key(&props.smallest_key),
             largest: key::user_key(&props.largest_key),
         },
@@ -459,12 +460,12 @@ pub(super) async fn finish_output<E: Env, D: ZonedDevice>(
         &*inner.hints,
         (number, level),
         lifetime,
-        &bytes,
-        &props,
+        bytes,
+        props,
         job,
         context,
     )
     .await?;
-    give_buffer(inner, bytes);
+    give_buffer(inner, take_buffer(built));
     Ok(nf)
 }

@@ -12,7 +12,7 @@ use super::super::Inner;
 use super::super::zones::NewSst;
 use super::install::install;
 use super::obsolete::delete_obsolete;
-use super::output::{builder_for, give_buffer, placement_context, write_built};
+use super::output::{builder_for, give_buffer, placement_context, take_buffer, write_built};
 use crate::LsmError;
 use crate::compaction::calculate_sst_write_hint;
 use crate::compaction::drop_rule::DropRule;
@@ -46,20 +46,21 @@ pub(crate) async fn write_memtable<E: Env, D: ZonedDevice>(
     });
     let n = b.num_entries();
     let compression = b.compression();
-    let (bytes, props) = b.finish();
+    let built = b.finish_elided()?;
+    let (bytes, props) = (&built.bytes, &built.props);
     if n == 0 {
-        return Ok((None, bytes));
+        return Ok((None, take_buffer(built)));
     }
     env.cpu(
         n * cost::MERGE_ENTRY_NS
-            + bytes.len() as u64 / 1024 * cost::BUILD_NS_PER_KIB
+            + bytes.len() / 1024 * cost::BUILD_NS_PER_KIB
             + cost::compress_ns(compression, props.raw_key_size + props.raw_value_size),
     )
     .await;
     let context = place(&NewSst {
         number,
         level: 0,
-        size: bytes.len() as u64,
+        size: bytes.len(),
         smallest: key::user_key(&props.smallest_key),
         largest: key::user_key(&props.largest_key),
     });
@@ -68,13 +69,13 @@ pub(crate) async fn write_memtable<E: Env, D: ZonedDevice>(
         hints,
         (number, 0),
         calculate_sst_write_hint(0, 1),
-        &bytes,
-        &props,
+        bytes,
+        props,
         job,
         context,
     )
     .await?;
-    Ok((Some((0, nf)), bytes))
+    Ok((Some((0, nf)), take_buffer(built)))
 }
 
 pub(super) async fn flush_one<E: Env, D: ZonedDevice>(

@@ -33,7 +33,7 @@ pub(super) async fn write_built<E: Env, D: ZonedDevice>(
     hints: &dyn HintListener,
     (number, level): (u64, u32),
     lifetime: Lifetime,
-    bytes: &[u8],
+    bytes: &zonedb_device::ElidedBytes,
     props: &crate::sst::Properties,
     job: u64,
     context: Option<SstContext>,
@@ -44,7 +44,7 @@ pub(super) async fn write_built<E: Env, D: ZonedDevice>(
         level: Some(level),
         smallest: key::user_key(&props.smallest_key).to_vec(),
         largest: key::user_key(&props.largest_key).to_vec(),
-        size: bytes.len() as u64,
+        size: bytes.len(),
         lifetime,
         job,
     });
@@ -52,11 +52,12 @@ pub(super) async fn write_built<E: Env, D: ZonedDevice>(
         Some(c) => fs.create_sst(&sst_name(number), lifetime, c).await?,
         None => fs.create(&sst_name(number), lifetime).await?,
     };
-    f.append(bytes).await?;
+    // Holes of elided blocks go to the zone layer as holes.
+    f.append_elided(bytes).await?;
     f.close().await?;
     Ok(FileMeta {
         number,
-        file_size: bytes.len() as u64,
+        file_size: bytes.len(),
         smallest: props.smallest_key.clone(),
         largest: props.largest_key.clone(),
         smallest_seq: props.smallest_seq,
@@ -82,6 +83,15 @@ pub(super) fn builder_for<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, bytes: u6
         buf,
         usize::try_from(bytes).unwrap_or(0),
     )
+    .with_regenerator(inner.regenerator.get().cloned())
+}
+
+/// A built table's buffer back for reuse (its stored bytes when it had no holes).
+pub(crate) fn take_buffer(t: crate::sst::BuiltTable) -> Vec<u8> {
+    match t.bytes.into_dense() {
+        Ok(v) => v,
+        Err(_) => t.spare,
+    }
 }
 
 pub(super) fn give_buffer<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, mut buf: Vec<u8>) {
