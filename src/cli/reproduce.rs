@@ -13,7 +13,8 @@ use zonedb_harness::reproduce::{self, CellResult, Figures, Plan, ReproScale, Stu
 use zonedb_harness::scenario::Scenario;
 
 use super::CliError;
-use super::compare::run_all;
+use super::compare::{apply, run_all};
+use super::run_flags::RunFlags;
 use crate::host::Stopwatch;
 
 /// Which experiment.
@@ -55,6 +56,8 @@ pub struct ReproduceArgs {
     /// Report directory (`reproduce-<study>.md` and `.json` are written there).
     #[arg(long, default_value = "zonedb-report")]
     out: PathBuf,
+    #[command(flatten)]
+    run: RunFlags,
 }
 
 pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
@@ -106,9 +109,16 @@ pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
             })
         })
         .collect();
-    let figures: Vec<Result<Figures, String>> = run_all(&unique, a.jobs)?
+    apply(&a.run, &mut unique);
+    let mut sim_ops = 0u64;
+    let figures: Vec<Result<Figures, String>> = run_all(&unique, a.jobs, a.run.display())?
         .into_iter()
-        .map(|r| r.map(|r| Figures::of(&r)))
+        .map(|r| {
+            r.map(|r| {
+                sim_ops += r.benchmarks.iter().map(|b| b.ops).sum::<u64>();
+                Figures::of(&r)
+            })
+        })
         .collect();
     let results: Vec<CellResult> = cells
         .iter()
@@ -126,7 +136,7 @@ pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
         })
         .collect();
     let mut j = reproduce::json(study, scale, &results);
-    j["host"] = serde_json::json!({ "wall_ns": wall.elapsed_ns() });
+    j["host"] = crate::host::json(wall.elapsed_ns(), Some(sim_ops));
     let md = reproduce::markdown(study, scale, &results);
     std::fs::create_dir_all(&a.out).map_err(|e| CliError::Usage(format!("report: {e}")))?;
     let write = |file: String, text: String| {

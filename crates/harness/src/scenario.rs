@@ -162,6 +162,11 @@ pub struct WorkloadSection {
     pub readwritepercent: u64,
     /// `--compression_ratio` of the value generator (0.5, db_bench's default).
     pub compression_ratio: f64,
+    /// `--elide_values`: the workload hands the engine regenerable values as descriptors
+    /// (issue 17; default true). The figures are the same either way, so it is left out of
+    /// serialized scenarios (and of every report).
+    #[serde(skip_serializing)]
+    pub elide_values: bool,
 }
 
 impl Default for WorkloadSection {
@@ -181,6 +186,7 @@ impl Default for WorkloadSection {
             batch_size: b.batch_size,
             readwritepercent: b.readwritepercent,
             compression_ratio: b.compression_ratio,
+            elide_values: true,
         }
     }
 }
@@ -199,6 +205,7 @@ impl WorkloadSection {
             batch_size: self.batch_size,
             readwritepercent: self.readwritepercent,
             compression_ratio: self.compression_ratio,
+            elide_values: self.elide_values,
             progress: crate::db_bench::ProgressCounter::default(),
             verify: None,
             record: None,
