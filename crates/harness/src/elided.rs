@@ -41,8 +41,7 @@ impl PoolRegenerator {
 impl ValueRegenerator for PoolRegenerator {
     fn regenerate(&self, desc: &[u8], len: usize, out: &mut Vec<u8>) -> bool {
         let mut pos = 0;
-        let Some(offset) = get_varint(desc, &mut pos).and_then(|o| usize::try_from(o).ok())
-        else {
+        let Some(offset) = get_varint(desc, &mut pos).and_then(|o| usize::try_from(o).ok()) else {
             return false;
         };
         if pos != desc.len() {
@@ -78,7 +77,7 @@ mod tests {
             assert_eq!(out, expect);
         }
         let mut out = Vec::new();
-        assert!(!r.regenerate(&PoolRegenerator::descriptor(1 << 20), 1, &mut out));
+        assert!(!r.regenerate(&PoolRegenerator::descriptor(2 << 20), 1, &mut out));
         assert!(!r.regenerate(&[0x80], 1, &mut out));
         assert!(!r.regenerate(&[0, 0], 1, &mut out));
         assert!(out.is_empty());

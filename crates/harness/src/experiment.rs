@@ -161,12 +161,16 @@ pub fn planned_ops(s: &Scenario) -> Result<u64, HarnessError> {
         let w = s.workload.ycsb_workload()?;
         return Ok(w.insertcount + w.operationcount);
     }
-    let cfg = s.workload.bench_config(s.seed);
-    Ok(s.workload
-        .benchmark_list()?
-        .into_iter()
-        .map(|b| cfg.planned_ops(b))
-        .sum())
+    let mut ops = 0;
+    for p in s.workload.phases()? {
+        let cfg = p.bench_config(s.seed);
+        ops += p
+            .benchmark_list()?
+            .into_iter()
+            .map(|b| cfg.planned_ops(b))
+            .sum::<u64>();
+    }
+    Ok(ops)
 }
 
 /// [`run`], advancing `progress` by one per operation done (for a progress display; it
@@ -238,15 +242,25 @@ pub fn run_with_progress(
                     results.push(ycsb_as_bench(&r, w.threadcount));
                 }
             } else {
-                let mut cfg = s2.workload.bench_config(s2.seed);
-                cfg.progress = progress;
-                if cfg.threads == 1 {
+                let phases = s2.workload.phases()?;
+                let mut cfgs: Vec<_> = phases
+                    .iter()
+                    .map(|p| db_bench::BenchConfig {
+                        progress: progress.clone(),
+                        ..p.bench_config(s2.seed)
+                    })
+                    .collect();
+                if cfgs.iter().all(|c| c.threads == 1) {
                     ledger = Some(Arc::new(crate::invariants::WriteSample::new()));
-                    cfg.record.clone_from(&ledger);
+                    for c in &mut cfgs {
+                        c.record.clone_from(&ledger);
+                    }
                 }
                 let mut threads = 0;
-                for b in s2.workload.benchmark_list()? {
-                    results.push(db_bench::run_one(&e2, &db, b, &cfg, &mut threads).await?);
+                for (p, cfg) in phases.iter().zip(&cfgs) {
+                    for b in p.benchmark_list()? {
+                        results.push(db_bench::run_one(&e2, &db, b, cfg, &mut threads).await?);
+                    }
                 }
             }
             db.wait_for_compactions().await?;
@@ -286,11 +300,19 @@ fn value_regenerator(
     if !s.workload.elide_values {
         return Ok(None);
     }
-    Ok(Some(if s.workload.kind == "ycsb" {
-        crate::ycsb::runner::value_regenerator(&s.workload.ycsb_workload()?)
-    } else {
-        s.workload.bench_config(s.seed).value_regenerator()
-    }))
+    if s.workload.kind == "ycsb" {
+        return Ok(Some(crate::ycsb::runner::value_regenerator(
+            &s.workload.ycsb_workload()?,
+        )));
+    }
+    // One pool serves every phase: the pool for the largest values starts with the others'.
+    let largest = s
+        .workload
+        .phases()?
+        .into_iter()
+        .max_by_key(|p| p.value_size)
+        .unwrap_or_else(|| s.workload.clone());
+    Ok(Some(largest.bench_config(s.seed).value_regenerator()))
 }
 
 /// The zone layer options of a scenario.

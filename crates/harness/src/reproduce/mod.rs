@@ -82,6 +82,10 @@ impl ReproScale {
     }
 }
 
+/// The same-zone paper's fillrandom as the authors' run script sets it (`script/benchmark.sh`
+/// at e4b644d: `SIZE=$HEAVY`, `HEAVY=$G72`, 72 GiB of 1 KiB values): `--scale paper` runs it.
+pub const AUTHORS_FILLRANDOM_PUTS: u64 = 75_497_472;
+
 /// ACC turning points swept (percent free space).
 pub const TURNING_POINTS: [u32; 5] = [0, 25, 30, 50, 70];
 
@@ -160,15 +164,18 @@ fn scaled(
 ///
 /// fillrandom puts the paper's 72 GB of 16 + 1024-byte pairs (69 M puts, 1.07x the device)
 /// scaled with the device, when `paper_dataset`; otherwise the 500 K puts (0.52x) the study
-/// ran before the authors' set-up (uncompressed values fill the device at 1.07x). YCSB loads
-/// half and updates half of 500 K records at 1/64 either way (its values do not compress).
+/// ran before the authors' set-up (uncompressed values fill the device at 1.07x). At `paper`
+/// scale fillrandom is the authors' run script's own count ([`AUTHORS_FILLRANDOM_PUTS`]).
+/// YCSB loads half and updates half of 500 K records at 1/64 either way (its values do not
+/// compress).
 fn same_zone_workload(w: &str, scale: ReproScale, paper_dataset: bool) -> Override {
     const PAPER_PUTS: u64 = 69_000_000;
     if w == "fillrandom" {
         // The base file's workload: fillrandom, 16-byte keys, 1 KiB values.
         return Override::Num(match (scale, paper_dataset) {
             (ReproScale::Small, false) => 500_000,
-            (_, _) => PAPER_PUTS / scale.div(),
+            (ReproScale::Paper, _) => AUTHORS_FILLRANDOM_PUTS,
+            (ReproScale::Small, true) => PAPER_PUTS / scale.div(),
         });
     }
     let puts: u64 = if scale == ReproScale::Small {
