@@ -31,7 +31,8 @@ pub struct ReproduceArgs {
     /// The experiment.
     #[arg(value_enum)]
     study: StudyArg,
-    /// `small` (1/64 of the papers' devices, minutes) or `paper` (the papers' sizes).
+    /// `small` (1/64 of the papers' devices, minutes), `paper` (the papers' own sizes) or
+    /// `tiny` (1/1024, seconds; for checks, not figures).
     #[arg(long, default_value = "small")]
     scale: String,
     /// Print the JSON (one object per scheme) instead of the tables.
@@ -53,6 +54,13 @@ pub struct ReproduceArgs {
     /// Skip the ablation.
     #[arg(long)]
     no_ablation: bool,
+    /// Skip the ACC turning-point sweep (same-zone).
+    #[arg(long)]
+    no_sweep: bool,
+    /// Only these workloads in the scheme matrix, comma-separated (same-zone: fillrandom,
+    /// zipfian, latest, uniform; oaza: fillrandom-8k). Default: all.
+    #[arg(long, value_delimiter = ',')]
+    workloads: Vec<String>,
     /// Report directory (`reproduce-<study>.md` and `.json` are written there).
     #[arg(long, default_value = "zonedb-report")]
     out: PathBuf,
@@ -77,6 +85,8 @@ pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
             .collect(),
         text_forms: !a.no_text_forms,
         ablation: !a.no_ablation,
+        sweep: !a.no_sweep,
+        workloads: a.workloads.clone(),
     };
     let cells = reproduce::cells(study, scale, &plan).map_err(usage)?;
     if !a.json {

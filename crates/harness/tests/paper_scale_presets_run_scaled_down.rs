@@ -27,11 +27,13 @@ fn caza_paper_is_the_same_zone_studys_paper_scale() {
         seeds: vec![1],
         text_forms: false,
         ablation: false,
+        sweep: false,
+        workloads: vec!["fillrandom".into()],
     };
     let cells = reproduce::cells(Study::SameZone, ReproScale::Paper, &plan).unwrap();
     let fillrandom: Vec<&Scenario> = cells
         .iter()
-        .filter(|c| c.group == "scheme" && c.workload == "fillrandom")
+        .filter(|c| c.group == "scheme")
         .map(|c| &c.scenario)
         .collect();
     let file = preset("caza-paper.toml");
