@@ -267,6 +267,54 @@ fn workload(study: Study, w: &str, scale: ReproScale, paper_dataset: bool) -> Ve
     }
 }
 
+/// The ACC turning-point sweep of the same-zone study (one seed), appended to `out`.
+fn sweep_cells(
+    base: &Scenario,
+    setup: &[Override],
+    scale: ReproScale,
+    seed: u64,
+    out: &mut Vec<Cell>,
+) -> Result<(), HarnessError> {
+    // Figures 13 and 14: A-CAZA with the turning point (the code's
+    // `max_compaction_kick`) and the level constraint (`max_compaction_start_level`)
+    // varied.
+    let a_caza = SAME_ZONE_SCHEMES[3];
+    for constraint in [false, true] {
+        for tp in TURNING_POINTS {
+            let scenario = base.clone().with(
+                setup
+                    .iter()
+                    .cloned()
+                    .chain(a_caza.policies(Form::Code).overrides())
+                    .chain([
+                        Override::engine_int("max_compaction_kick", u64::from(tp))?,
+                        Override::engine_int(
+                            "max_compaction_start_level",
+                            if constraint { 2 } else { 0 },
+                        )?,
+                        same_zone_workload("fillrandom", scale, true),
+                        Override::Name(format!(
+                            "ACC kick={tp} {}",
+                            if constraint { "L>=2" } else { "all levels" }
+                        )),
+                    ]),
+            )?;
+            out.push(Cell {
+                group: "sweep",
+                scheme: a_caza.name,
+                form: Form::Code,
+                workload: "fillrandom".into(),
+                turning_point: Some(tp),
+                level_constraint: Some(constraint),
+                ablation_step: None,
+                seed,
+                scenario,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Every simulation of a study: per seed, the scheme matrix in the code's forms, then (as
 /// `plan` says) in the text's forms, the ACC turning-point sweep (same-zone) and the ablation.
 ///
@@ -319,43 +367,7 @@ pub fn cells(study: Study, scale: ReproScale, plan: &Plan) -> Result<Vec<Cell>, 
             }
         }
         if study == Study::SameZone && plan.sweep {
-            // Figures 13 and 14: A-CAZA with the turning point (the code's
-            // `max_compaction_kick`) and the level constraint (`max_compaction_start_level`)
-            // varied.
-            let a_caza = SAME_ZONE_SCHEMES[3];
-            for constraint in [false, true] {
-                for tp in TURNING_POINTS {
-                    let scenario = base.clone().with(
-                        setup
-                            .iter()
-                            .cloned()
-                            .chain(a_caza.policies(Form::Code).overrides())
-                            .chain([
-                                Override::engine_int("max_compaction_kick", u64::from(tp))?,
-                                Override::engine_int(
-                                    "max_compaction_start_level",
-                                    if constraint { 2 } else { 0 },
-                                )?,
-                                same_zone_workload("fillrandom", scale, true),
-                                Override::Name(format!(
-                                    "ACC kick={tp} {}",
-                                    if constraint { "L>=2" } else { "all levels" }
-                                )),
-                            ]),
-                    )?;
-                    out.push(Cell {
-                        group: "sweep",
-                        scheme: a_caza.name,
-                        form: Form::Code,
-                        workload: "fillrandom".into(),
-                        turning_point: Some(tp),
-                        level_constraint: Some(constraint),
-                        ablation_step: None,
-                        seed,
-                        scenario,
-                    });
-                }
-            }
+            sweep_cells(&base, &setup, scale, seed, &mut out)?;
         }
         if plan.ablation {
             let w = workloads[0];

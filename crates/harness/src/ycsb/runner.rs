@@ -119,6 +119,15 @@ struct AckCounter {
 }
 
 impl AckCounter {
+    /// A counter for a run phase after `records` loaded records.
+    fn after(records: u64) -> Arc<Mutex<Self>> {
+        Arc::new(Mutex::new(Self {
+            next: records,
+            limit: records.saturating_sub(1),
+            acked: BTreeSet::new(),
+        }))
+    }
+
     fn take(this: &Mutex<Self>) -> u64 {
         let mut s = this.lock().unwrap_or_else(PoisonError::into_inner);
         s.next += 1;
@@ -240,6 +249,18 @@ struct Records {
 }
 
 impl Records {
+    /// How `w`'s records go to `db`; registers their regenerator with it when `elide` (where
+    /// the opener registered it already, this one is ignored).
+    fn new<S: KvStore>(db: &S, w: &CoreWorkload, elide: bool) -> Self {
+        if elide {
+            db.set_value_regenerator(value_regenerator(w));
+        }
+        Self {
+            regen: RecordRegenerator::new(&w.fieldnameprefix),
+            elide,
+        }
+    }
+
     /// Puts the record of `specs` under `key`.
     async fn put<S: KvStore>(
         &self,
@@ -324,26 +345,23 @@ async fn update<S: KvStore>(
         len: w.fieldlength,
         seed: values::draw_seed(rng, w.fieldlength),
     };
-    match values::specs_of(&w.fieldnameprefix, &fields) {
-        Some(mut specs) => {
-            match specs.iter_mut().find(|f| f.index == field.index) {
-                Some(f) => *f = field,
-                None => specs.push(field),
-            }
-            records.put(db, key, &specs).await?;
+    if let Some(mut specs) = values::specs_of(&w.fieldnameprefix, &fields) {
+        match specs.iter_mut().find(|f| f.index == field.index) {
+            Some(f) => *f = field,
+            None => specs.push(field),
         }
+        records.put(db, key, &specs).await?;
+    } else {
         // A record this workload did not write: its bytes, one field replaced.
-        None => {
-            let mut fields = fields;
-            let name = format!("{}{}", w.fieldnameprefix, field.index);
-            let mut v = Vec::with_capacity(field.len);
-            values::field_value(field.seed, field.len, &mut v);
-            match fields.iter_mut().find(|(n, _)| *n == name) {
-                Some(f) => f.1 = v,
-                None => fields.push((name, v)),
-            }
-            db.put(key, &encode_record(&fields)).await?;
+        let mut fields = fields;
+        let name = format!("{}{}", w.fieldnameprefix, field.index);
+        let mut v = Vec::with_capacity(field.len);
+        values::field_value(field.seed, field.len, &mut v);
+        match fields.iter_mut().find(|(n, _)| *n == name) {
+            Some(f) => f.1 = v,
+            None => fields.push((name, v)),
         }
+        db.put(key, &encode_record(&fields)).await?;
     }
     Ok(true)
 }
@@ -482,15 +500,7 @@ pub async fn run_phase_with_progress<E: Env, S: KvStore>(
     load: bool,
     how: &PhaseOptions,
 ) -> Result<YcsbResult, HarnessError> {
-    let progress = &how.progress;
-    if how.elide_values {
-        // Where the opener registered it already, this one is ignored.
-        db.set_value_regenerator(value_regenerator(w));
-    }
-    let records = Records {
-        regen: RecordRegenerator::new(&w.fieldnameprefix),
-        elide: how.elide_values,
-    };
+    let (progress, records) = (&how.progress, Records::new(db, w, how.elide_values));
     let w = Arc::new(w.clone());
     let total = if load {
         w.insertcount
@@ -498,11 +508,7 @@ pub async fn run_phase_with_progress<E: Env, S: KvStore>(
         w.operationcount
     };
     let load_counter = Arc::new(Mutex::new(w.insertstart));
-    let ack = Arc::new(Mutex::new(AckCounter {
-        next: w.recordcount,
-        limit: w.recordcount.saturating_sub(1),
-        acked: BTreeSet::new(),
-    }));
+    let ack = AckCounter::after(w.recordcount);
     let start = env.now();
     let mut handles = Vec::new();
     for t in 0..w.threadcount {
