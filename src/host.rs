@@ -29,3 +29,14 @@ pub fn peak_rss_bytes() -> Option<u64> {
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
 }
+
+/// The `"host"` object of a run's JSON: its wall time, simulated operations per wall second
+/// (`sim_ops`: the operations simulated; `None` in real mode gives null) and the process's peak
+/// RSS.
+pub fn json(wall_ns: u64, sim_ops: Option<u64>) -> serde_json::Value {
+    serde_json::json!({
+        "wall_ns": wall_ns,
+        "sim_ops_per_wall_s": sim_ops.map(|n| n as f64 / (wall_ns.max(1) as f64 / 1e9)),
+        "peak_rss_bytes": peak_rss_bytes(),
+    })
+}

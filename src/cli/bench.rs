@@ -15,6 +15,7 @@ use zonedb_harness::db_bench::{self, BenchConfig, BenchResult};
 use zonedb_lsm::Db;
 
 use super::CliError;
+use super::run_flags::RunFlags;
 use super::store::{
     EngineArgs, StoreArgs, StoreJob, engine_options, flag_bool, fs_options, run_on_store,
 };
@@ -74,6 +75,8 @@ pub struct BenchArgs {
     engine: EngineArgs,
     #[command(flatten)]
     store: StoreArgs,
+    #[command(flatten)]
+    run: RunFlags,
     /// Print JSON instead of db_bench lines.
     #[arg(long)]
     json: bool,
@@ -166,6 +169,7 @@ fn bench_config(a: &BenchArgs) -> BenchConfig {
         batch_size: a.batch_size,
         readwritepercent: a.readwritepercent,
         compression_ratio: a.compression_ratio,
+        elide_values: a.run.elide_in(&a.store.mode),
         progress: db_bench::ProgressCounter::default(),
         verify: a
             .verify
@@ -251,6 +255,8 @@ async fn run_list<E: Env, D: ZonedDevice>(
             "nothing to reuse with --use_existing_db; run without it to create a database",
         ))?;
     let mut db = Db::open(fs.clone(), opts.clone()).await.map_err(lsm)?;
+    // Every open knows how to give this workload's values back (elided ones included).
+    db.set_value_regenerator(cfg.value_regenerator());
     super::report_wal_recovery(db.wal_recovery());
     if let Some(l) = &cfg.verify {
         l.reset(fresh_first).await;
@@ -270,6 +276,7 @@ async fn run_list<E: Env, D: ZonedDevice>(
                 ZoneFs::<E, D>::mkfs(dev.as_ref(), 0).await?;
                 fs = ZoneFs::mount(env.clone(), dev.clone(), fs_options(&a.store)?).await?;
                 db = Db::open(fs.clone(), opts.clone()).await.map_err(lsm)?;
+                db.set_value_regenerator(cfg.value_regenerator());
                 super::report_wal_recovery(db.wal_recovery());
                 if let Some(l) = &cfg.verify {
                     l.reset(true).await;
@@ -277,18 +284,10 @@ async fn run_list<E: Env, D: ZonedDevice>(
             }
         }
         let (db0, fs0) = (db.stats(), fs.stats());
-        let per_thread = if n.writes_num_keys() {
-            cfg.num
-        } else {
-            cfg.reads.unwrap_or(cfg.num)
-        };
-        let bar = (!a.json).then(|| {
-            crate::progress::Bar::start(
-                n.name(),
-                per_thread * u64::from(cfg.threads),
-                &cfg.progress,
-            )
-        });
+        let bar = a
+            .run
+            .display()
+            .start(n.name(), cfg.planned_ops(n), &cfg.progress);
         let verified0 = cfg.verify.as_ref().map(|l| l.verified());
         let r = db_bench::run_one(env, &db, n, &cfg, &mut threads)
             .await
@@ -584,7 +583,7 @@ fn run_peer<S: zonedb_harness::kv::KvStore>(
             "engine": engine,
             "benchmarks": results,
             "bench": cfg,
-            "host": { "wall_ns": wall.elapsed_ns() },
+            "host": crate::host::json(wall.elapsed_ns(), None),
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
     }

@@ -13,6 +13,7 @@ use zonedb_harness::report;
 use zonedb_harness::scenario::Scenario;
 
 use super::CliError;
+use super::run_flags::RunFlags;
 use crate::host::Stopwatch;
 
 /// The built-in default scenario.
@@ -32,6 +33,8 @@ pub struct CompareArgs {
     /// Configurations simulated at once (each is a separate deterministic simulation).
     #[arg(long, default_value_t = 2)]
     jobs: usize,
+    #[command(flatten)]
+    run: RunFlags,
 }
 
 #[derive(Debug, Args)]
@@ -44,6 +47,15 @@ pub struct RunArgs {
     /// Print JSON instead of db_bench lines.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    run: RunFlags,
+}
+
+/// Applies the run flags to every configuration (`--elide_values`).
+pub(crate) fn apply(flags: &RunFlags, configs: &mut [Scenario]) {
+    for c in configs {
+        c.workload.elide_values = flags.elide_values;
+    }
 }
 
 fn load(path: &PathBuf) -> Result<Vec<Scenario>, CliError> {
@@ -64,8 +76,15 @@ type Outcome = Result<RunReport, (String, bool)>;
 pub(crate) fn run_all(
     configs: &[Scenario],
     jobs: usize,
+    display: crate::progress::Display,
 ) -> Result<Vec<Result<RunReport, String>>, CliError> {
     let watch = Stopwatch::start();
+    let progress = zonedb_harness::db_bench::ProgressCounter::default();
+    let total = configs
+        .iter()
+        .map(|s| experiment::planned_ops(s).unwrap_or(0))
+        .sum();
+    let bar = display.start("simulated", total, &progress);
     let slots: Vec<std::sync::Mutex<Option<Outcome>>> = (0..configs.len())
         .map(|_| std::sync::Mutex::new(None))
         .collect();
@@ -84,7 +103,7 @@ pub(crate) fn run_all(
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                     let Some(s) = configs.get(i) else { break };
                     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        experiment::run(s).map_err(|e| {
+                        experiment::run_with_progress(s, &progress).map_err(|e| {
                             let void =
                                 matches!(e, zonedb_harness::db_bench::HarnessError::Invariant(_));
                             (format!("{}: {e}", s.name), void)
@@ -106,6 +125,7 @@ pub(crate) fn run_all(
             });
         }
     });
+    drop(bar);
     let out: Vec<Option<Outcome>> = slots
         .into_iter()
         .map(|m| m.into_inner().ok().flatten())
@@ -184,10 +204,7 @@ fn summary(runs: &[RunReport], wall_ns: u64) -> serde_json::Value {
             "io_blocking_ns": r.fs.io_blocking_ns,
             "virtual_end_ns": r.end_ns,
         })).collect::<Vec<_>>(),
-        "host": {
-            "wall_ns": wall_ns,
-            "sim_ops_per_wall_s": total_ops as f64 / (wall_ns.max(1) as f64 / 1e9),
-        },
+        "host": crate::host::json(wall_ns, Some(total_ops)),
     })
 }
 
@@ -200,6 +217,7 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
     for p in &a.scenarios {
         configs.extend(load(p)?);
     }
+    apply(&a.run, &mut configs);
     let wall = Stopwatch::start();
     if !a.json {
         println!(
@@ -208,7 +226,7 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
             a.jobs.max(1)
         );
     }
-    let (runs, failed) = split(run_all(&configs, a.jobs)?);
+    let (runs, failed) = split(run_all(&configs, a.jobs, a.run.display())?);
     if runs.is_empty() {
         return Err(CliError::Usage(format!(
             "every configuration failed: {}",
@@ -249,8 +267,9 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
 pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
     let mut configs = load(&a.scenario)?;
     configs.truncate(1);
+    apply(&a.run, &mut configs);
     let wall = Stopwatch::start();
-    let (runs, failed) = split(run_all(&configs, 1)?);
+    let (runs, failed) = split(run_all(&configs, 1, a.run.display())?);
     if let Some(f) = failed.first() {
         return Err(CliError::Usage(f.clone()));
     }

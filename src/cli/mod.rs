@@ -6,6 +6,7 @@ mod device;
 mod device_compare;
 mod fs;
 mod reproduce;
+mod run_flags;
 mod selftest;
 mod store;
 mod torture;

@@ -13,7 +13,8 @@ use zonedb_harness::reproduce::{self, CellResult, Figures, Plan, ReproScale, Stu
 use zonedb_harness::scenario::Scenario;
 
 use super::CliError;
-use super::compare::run_all;
+use super::compare::{apply, run_all};
+use super::run_flags::RunFlags;
 use crate::host::Stopwatch;
 
 /// Which experiment.
@@ -30,7 +31,8 @@ pub struct ReproduceArgs {
     /// The experiment.
     #[arg(value_enum)]
     study: StudyArg,
-    /// `small` (1/64 of the papers' devices, minutes) or `paper` (the papers' sizes).
+    /// `small` (1/64 of the papers' devices, minutes), `paper` (the papers' own sizes) or
+    /// `tiny` (1/1024, seconds; for checks, not figures).
     #[arg(long, default_value = "small")]
     scale: String,
     /// Print the JSON (one object per scheme) instead of the tables.
@@ -52,9 +54,18 @@ pub struct ReproduceArgs {
     /// Skip the ablation.
     #[arg(long)]
     no_ablation: bool,
+    /// Skip the ACC turning-point sweep (same-zone).
+    #[arg(long)]
+    no_sweep: bool,
+    /// Only these workloads in the scheme matrix, comma-separated (same-zone: fillrandom,
+    /// zipfian, latest, uniform; oaza: fillrandom-8k). Default: all.
+    #[arg(long, value_delimiter = ',')]
+    workloads: Vec<String>,
     /// Report directory (`reproduce-<study>.md` and `.json` are written there).
     #[arg(long, default_value = "zonedb-report")]
     out: PathBuf,
+    #[command(flatten)]
+    run: RunFlags,
 }
 
 pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
@@ -74,6 +85,8 @@ pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
             .collect(),
         text_forms: !a.no_text_forms,
         ablation: !a.no_ablation,
+        sweep: !a.no_sweep,
+        workloads: a.workloads.clone(),
     };
     let cells = reproduce::cells(study, scale, &plan).map_err(usage)?;
     if !a.json {
@@ -106,9 +119,16 @@ pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
             })
         })
         .collect();
-    let figures: Vec<Result<Figures, String>> = run_all(&unique, a.jobs)?
+    apply(&a.run, &mut unique);
+    let mut sim_ops = 0u64;
+    let figures: Vec<Result<Figures, String>> = run_all(&unique, a.jobs, a.run.display())?
         .into_iter()
-        .map(|r| r.map(|r| Figures::of(&r)))
+        .map(|r| {
+            r.map(|r| {
+                sim_ops += r.benchmarks.iter().map(|b| b.ops).sum::<u64>();
+                Figures::of(&r)
+            })
+        })
         .collect();
     let results: Vec<CellResult> = cells
         .iter()
@@ -126,7 +146,7 @@ pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
         })
         .collect();
     let mut j = reproduce::json(study, scale, &results);
-    j["host"] = serde_json::json!({ "wall_ns": wall.elapsed_ns() });
+    j["host"] = crate::host::json(wall.elapsed_ns(), Some(sim_ops));
     let md = reproduce::markdown(study, scale, &results);
     std::fs::create_dir_all(&a.out).map_err(|e| CliError::Usage(format!("report: {e}")))?;
     let write = |file: String, text: String| {

@@ -13,12 +13,15 @@ use serde_json::json;
 use zonedb_device::ZonedDevice;
 use zonedb_env::Env;
 use zonedb_fs::ZoneFs;
-use zonedb_harness::ycsb::runner::{YcsbResult, run_phase_with_progress};
+use zonedb_harness::ycsb::runner::{
+    PhaseOptions, YcsbResult, run_phase_with_progress, value_regenerator,
+};
 use zonedb_harness::ycsb::workload::{CoreWorkload, parse_properties};
 use zonedb_lsm::Db;
 
 use super::CliError;
 use super::bench::KvEngine;
+use super::run_flags::RunFlags;
 use super::store::{EngineArgs, StoreArgs, StoreJob, engine_options, fs_options, run_on_store};
 use crate::host::Stopwatch;
 
@@ -47,6 +50,8 @@ pub struct YcsbArgs {
     engine: EngineArgs,
     #[command(flatten)]
     store: StoreArgs,
+    #[command(flatten)]
+    run: RunFlags,
 }
 
 struct YcsbJob<'a> {
@@ -78,28 +83,25 @@ impl StoreJob for YcsbJob<'_> {
         let lsm = |e: zonedb_lsm::LsmError| CliError::Usage(format!("engine: {e}"));
         let harness = CliError::Harness;
         let db = Db::open(fs.clone(), opts).await.map_err(lsm)?;
+        // Every open knows how to give this workload's records back (elided ones included).
+        db.set_value_regenerator(value_regenerator(&self.workload));
         super::report_wal_recovery(db.wal_recovery());
         let mut out = Vec::new();
-        if self.load {
-            let progress = zonedb_harness::db_bench::ProgressCounter::default();
-            let bar = (!a.json).then(|| {
-                crate::progress::Bar::start("ycsb load", self.workload.insertcount, &progress)
-            });
+        for (phase, on, total) in [
+            ("ycsb load", self.load, self.workload.insertcount),
+            ("ycsb run", self.run, self.workload.operationcount),
+        ] {
+            if !on || out.iter().any(|r: &YcsbResult| r.stopped_by.is_some()) {
+                continue;
+            }
+            let how = PhaseOptions {
+                elide_values: a.run.elide_in(&a.store.mode),
+                ..PhaseOptions::default()
+            };
+            let bar = a.run.display().start(phase, total, &how.progress);
+            let load = phase == "ycsb load";
             out.push(
-                run_phase_with_progress(env, &db, &self.workload, a.seed, true, &progress)
-                    .await
-                    .map_err(harness)?,
-            );
-            drop(bar);
-        }
-        let full = out.iter().any(|r| r.stopped_by.is_some());
-        if self.run && !full {
-            let progress = zonedb_harness::db_bench::ProgressCounter::default();
-            let bar = (!a.json).then(|| {
-                crate::progress::Bar::start("ycsb run", self.workload.operationcount, &progress)
-            });
-            out.push(
-                run_phase_with_progress(env, &db, &self.workload, a.seed, false, &progress)
+                run_phase_with_progress(env, &db, &self.workload, a.seed, load, &how)
                     .await
                     .map_err(harness)?,
             );
@@ -173,7 +175,10 @@ pub fn run(a: &YcsbArgs) -> Result<ExitCode, CliError> {
             "db": extra["db"],
             "fs": extra["fs"],
             "virtual_end_ns": if sim { extra["end_ns"].clone() } else { serde_json::Value::Null },
-            "host": { "wall_ns": wall.elapsed_ns() },
+            "host": crate::host::json(
+                wall.elapsed_ns(),
+                sim.then(|| results.iter().map(|r| r.operations).sum()),
+            ),
         });
         if let (Some(why), Some(o)) = (&stopped_by, out.as_object_mut()) {
             o.insert(
@@ -237,8 +242,8 @@ fn run_peer<S: zonedb_harness::kv::KvStore>(
         if !on {
             continue;
         }
-        let progress = zonedb_harness::db_bench::ProgressCounter::default();
-        let bar = (!a.json).then(|| crate::progress::Bar::start(phase, total, &progress));
+        let how = PhaseOptions::default();
+        let bar = a.run.display().start(phase, total, &how.progress);
         let r = env
             .block_on(run_phase_with_progress(
                 &env,
@@ -246,7 +251,7 @@ fn run_peer<S: zonedb_harness::kv::KvStore>(
                 workload,
                 a.seed,
                 phase == "ycsb load",
-                &progress,
+                &how,
             ))
             .map_err(harness)?;
         drop(bar);
@@ -260,7 +265,7 @@ fn run_peer<S: zonedb_harness::kv::KvStore>(
             "mode": "real",
             "seed": a.seed,
             "phases": results,
-            "host": { "wall_ns": wall.elapsed_ns() },
+            "host": crate::host::json(wall.elapsed_ns(), None),
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {

@@ -20,6 +20,7 @@ use zonedb_lsm::LsmErrorKind;
 use zonedb_lsm::batch::WriteBatch;
 
 use crate::benchmark::Benchmark;
+use crate::elided::PoolRegenerator;
 use crate::histogram::DbBenchHistogram;
 use crate::keys::{ValueGen, make_key};
 use crate::kv::{KvIter, KvStore};
@@ -80,6 +81,12 @@ pub struct BenchConfig {
     /// `--compression_ratio`: the fraction of each 100-byte piece of the value pool that is
     /// random, the rest repeating it (db_bench's default 0.5; see [`ValueGen::with_ratio`]).
     pub compression_ratio: f64,
+    /// `--elide_values`: puts hand the store the value's pool offset and length instead of
+    /// its bytes ([`KvStore::put_elided`]; simulation only). The figures are the same either
+    /// way, so it is not part of the JSON. Batched writes (`--batch_size` above 1) carry the
+    /// bytes.
+    #[serde(skip)]
+    pub elide_values: bool,
     /// Progress of the running benchmark (for display only).
     #[serde(skip)]
     pub progress: ProgressCounter,
@@ -139,6 +146,25 @@ impl BenchConfig {
         Ok(())
     }
 
+    /// The operations benchmark `bench` is to do, over every thread (what progress counts
+    /// towards; waiting for compactions does none).
+    pub fn planned_ops(&self, bench: Benchmark) -> u64 {
+        let per_thread = if bench.writes_num_keys() {
+            self.num
+        } else if bench == Benchmark::WaitForCompaction {
+            0
+        } else {
+            self.reads.unwrap_or(self.num)
+        };
+        per_thread * u64::from(self.threads)
+    }
+
+    /// The generator of this configuration's values, to register with the store
+    /// ([`KvStore::set_value_regenerator`]) when it is opened.
+    pub fn value_regenerator(&self) -> Arc<dyn zonedb_lsm::elided::ValueRegenerator> {
+        Arc::new(ValueGen::with_ratio(self.compression_ratio, self.value_size).regenerator())
+    }
+
     /// Whether a write of `key` must be remembered for `--verify` or the sampled ledger.
     fn remembers(&self, key: &[u8]) -> bool {
         self.verify.is_some()
@@ -162,6 +188,7 @@ impl Default for BenchConfig {
             batch_size: 1,
             readwritepercent: 90,
             compression_ratio: crate::keys::DEFAULT_COMPRESSION_RATIO,
+            elide_values: false,
             progress: ProgressCounter::default(),
             verify: None,
             record: None,
@@ -384,6 +411,10 @@ pub async fn run_one<E: Env, S: KvStore>(
     thread_count: &mut u64,
 ) -> Result<BenchResult, HarnessError> {
     cfg.validate()?;
+    if cfg.elide_values {
+        // Where the opener registered it already, this one is ignored.
+        db.set_value_regenerator(cfg.value_regenerator());
+    }
     let name = bench.name();
     let start = env.now();
     let mut handles = Vec::new();
@@ -477,7 +508,7 @@ async fn background_writer<E: Env, S: KvStore>(
     while !stop.load(Ordering::Relaxed) {
         puts += 1;
         let key = make_key(rng.gen_range(0..cfg.num), cfg.key_size);
-        verified_put(db, cfg, &key, values.next(cfg.value_size)).await?;
+        verified_put(db, cfg, &key, &mut values).await?;
         // Let the readers run between writes even when nothing blocks (virtual time).
         env.cpu(0).await;
     }
@@ -575,11 +606,18 @@ async fn write_ops<E: Env, S: KvStore>(
     } else {
         "write"
     };
+    // One put at a time goes out elided (a batch carries its values' bytes).
+    let elide = cfg.elide_values && batch == 1 && bench != Benchmark::DeleteRandom;
+    let regen = values.regenerator();
     let mut i = 0;
     while i < cfg.num {
         let n = batch.min(cfg.num - i);
-        let mut b =
-            WriteBatch::with_capacity(usize::try_from(n).unwrap_or(1) * (ks + cfg.value_size + 21));
+        let mut b = WriteBatch::with_capacity(if elide {
+            0
+        } else {
+            usize::try_from(n).unwrap_or(1) * (ks + cfg.value_size + 21)
+        });
+        let mut single = None;
         let mut wrote: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::new();
         for j in 0..n {
             let k = if bench == Benchmark::FillSeq {
@@ -595,11 +633,15 @@ async fn write_ops<E: Env, S: KvStore>(
                     wrote.push((key, None));
                 }
             } else {
-                let value = values.next(cfg.value_size);
-                b.put(&key, value);
+                let (offset, value) = values.next_elided(cfg.value_size);
                 out.bytes += (key.len() + cfg.value_size) as u64;
                 if cfg.remembers(&key) {
-                    wrote.push((key, Some(value.to_vec())));
+                    wrote.push((key.clone(), Some(value.to_vec())));
+                }
+                if elide {
+                    single = Some((key, value.len(), PoolRegenerator::descriptor(offset)));
+                } else {
+                    b.put(&key, value);
                 }
             }
         }
@@ -608,7 +650,10 @@ async fn write_ops<E: Env, S: KvStore>(
             Some(l) => Some(l.lock().await),
             None => None,
         };
-        db.write(b).await?;
+        match single {
+            Some((key, len, desc)) => db.put_elided(&key, len, &desc, &regen).await?,
+            None => db.write(b).await?,
+        }
         if let Some(mut l) = ledger {
             for (k, v) in &wrote {
                 match v {
@@ -631,22 +676,34 @@ async fn write_ops<E: Env, S: KvStore>(
     Ok(())
 }
 
-/// A put, recorded in the ledger under `--verify` (which is held across it).
+/// A put of the next value of `values`, recorded in the ledger under `--verify` (which is held
+/// across it); elided under `--elide_values`.
 async fn verified_put<S: KvStore>(
     db: &S,
     cfg: &BenchConfig,
     key: &[u8],
-    value: &[u8],
+    values: &mut ValueGen,
 ) -> Result<(), HarnessError> {
+    let regen = cfg.elide_values.then(|| values.regenerator());
+    let (offset, value) = values.next_elided(cfg.value_size);
+    let put = async {
+        match &regen {
+            Some(r) => {
+                let desc = PoolRegenerator::descriptor(offset);
+                db.put_elided(key, value.len(), &desc, r).await
+            }
+            None => db.put(key, value).await,
+        }
+    };
     let Some(ledger) = &cfg.verify else {
-        db.put(key, value).await?;
+        put.await?;
         if let Some(r) = &cfg.record {
             r.put(key, value);
         }
         return Ok(());
     };
     let mut state = ledger.lock().await;
-    db.put(key, value).await?;
+    put.await?;
     state.put(key, value);
     if let Some(r) = &cfg.record {
         r.put(key, value);
@@ -701,7 +758,7 @@ async fn read_write_mix<E: Env, S: KvStore>(
         } else {
             puts -= 1;
             out.writes += 1;
-            verified_put(db, cfg, &key, values.next(cfg.value_size)).await?;
+            verified_put(db, cfg, &key, values).await?;
             out.record(env.now(), t0, 1, "write");
         }
     }

@@ -149,6 +149,40 @@ fn ycsb_as_bench(r: &crate::ycsb::runner::YcsbResult, threads: u64) -> BenchResu
 /// file layer errors (a full device included); [`HarnessError::Sim`] if the simulation
 /// deadlocks.
 pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
+    run_with_progress(s, &db_bench::ProgressCounter::default())
+}
+
+/// The operations `s`'s workload is to do (what [`run_with_progress`] counts towards).
+///
+/// # Errors
+/// [`HarnessError::Config`] for a bad workload.
+pub fn planned_ops(s: &Scenario) -> Result<u64, HarnessError> {
+    if s.workload.kind == "ycsb" {
+        let w = s.workload.ycsb_workload()?;
+        return Ok(w.insertcount + w.operationcount);
+    }
+    let mut ops = 0;
+    for p in s.workload.phases()? {
+        let cfg = p.bench_config(s.seed);
+        ops += p
+            .benchmark_list()?
+            .into_iter()
+            .map(|b| cfg.planned_ops(b))
+            .sum::<u64>();
+    }
+    Ok(ops)
+}
+
+/// [`run`], advancing `progress` by one per operation done (for a progress display; it
+/// changes nothing the run measures).
+///
+/// # Errors
+/// As [`run`].
+pub fn run_with_progress(
+    s: &Scenario,
+    progress: &db_bench::ProgressCounter,
+) -> Result<RunReport, HarnessError> {
+    let progress = progress.clone();
     let profile = profile_of(s)?;
     let opts = s.db_options()?;
     let opts_check = opts.clone();
@@ -175,6 +209,10 @@ pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
                 .await
                 .map_err(fsx)?;
             let db = Db::open(fs.clone(), opts).await?;
+            let regen = value_regenerator(&s2)?;
+            if let Some(r) = &regen {
+                db.set_value_regenerator(r.clone());
+            }
             let stop = Arc::new(AtomicBool::new(false));
             let sampler = {
                 let (env, db, fs, stop) = (e2.clone(), db.clone(), fs.clone(), stop.clone());
@@ -192,19 +230,37 @@ pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
             let mut ledger = None;
             if s2.workload.kind == "ycsb" {
                 let w = s2.workload.ycsb_workload()?;
+                let how = crate::ycsb::runner::PhaseOptions {
+                    elide_values: s2.workload.elide_values,
+                    progress,
+                };
                 for load in [true, false] {
-                    let r = crate::ycsb::runner::run_phase(&e2, &db, &w, s2.seed, load).await?;
+                    let r = crate::ycsb::runner::run_phase_with_progress(
+                        &e2, &db, &w, s2.seed, load, &how,
+                    )
+                    .await?;
                     results.push(ycsb_as_bench(&r, w.threadcount));
                 }
             } else {
-                let mut cfg = s2.workload.bench_config(s2.seed);
-                if cfg.threads == 1 {
+                let phases = s2.workload.phases()?;
+                let mut cfgs: Vec<_> = phases
+                    .iter()
+                    .map(|p| db_bench::BenchConfig {
+                        progress: progress.clone(),
+                        ..p.bench_config(s2.seed)
+                    })
+                    .collect();
+                if cfgs.iter().all(|c| c.threads == 1) {
                     ledger = Some(Arc::new(crate::invariants::WriteSample::new()));
-                    cfg.record.clone_from(&ledger);
+                    for c in &mut cfgs {
+                        c.record.clone_from(&ledger);
+                    }
                 }
                 let mut threads = 0;
-                for b in s2.workload.benchmark_list()? {
-                    results.push(db_bench::run_one(&e2, &db, b, &cfg, &mut threads).await?);
+                for (p, cfg) in phases.iter().zip(&cfgs) {
+                    for b in p.benchmark_list()? {
+                        results.push(db_bench::run_one(&e2, &db, b, cfg, &mut threads).await?);
+                    }
                 }
             }
             db.wait_for_compactions().await?;
@@ -216,6 +272,7 @@ pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
                 profile: profile.name.clone(),
                 results,
                 series,
+                regen,
             };
             finish(&e2, &d2, db, &fs, opts_check, ledger.as_deref(), run).await
         }),
@@ -233,6 +290,29 @@ fn ended<T>(
     // without this the device's payload would outlive the run.
     env.kill_all_tasks();
     result?
+}
+
+/// The generator of the elided values a scenario's workload writes (none without elision):
+/// registered with every open of its database, so reads give the values back.
+fn value_regenerator(
+    s: &Scenario,
+) -> Result<Option<Arc<dyn zonedb_lsm::elided::ValueRegenerator>>, HarnessError> {
+    if !s.workload.elide_values {
+        return Ok(None);
+    }
+    if s.workload.kind == "ycsb" {
+        return Ok(Some(crate::ycsb::runner::value_regenerator(
+            &s.workload.ycsb_workload()?,
+        )));
+    }
+    // One pool serves every phase: the pool for the largest values starts with the others'.
+    let largest = s
+        .workload
+        .phases()?
+        .into_iter()
+        .max_by_key(|p| p.value_size)
+        .unwrap_or_else(|| s.workload.clone());
+    Ok(Some(largest.bench_config(s.seed).value_regenerator()))
 }
 
 /// The zone layer options of a scenario.
@@ -257,6 +337,8 @@ struct Run {
     profile: String,
     results: Vec<BenchResult>,
     series: Vec<Sample>,
+    /// The generator of its elided values, if any.
+    regen: Option<Arc<dyn zonedb_lsm::elided::ValueRegenerator>>,
 }
 
 /// Ends a run: takes the figures, closes the database, then reopens it and runs the
@@ -278,6 +360,9 @@ async fn finish<E: Env, D: ZonedDevice>(
     // With the engine closed and cleaning held back, nothing is in flight: fsck is exact.
     crate::invariants::fsck(fs).await?;
     let db = Db::open(fs.clone(), opts).await?;
+    if let Some(r) = &run.regen {
+        db.set_value_regenerator(r.clone());
+    }
     let invariants = crate::invariants::reads(&db, ledger, CHECK_SAMPLE_EVERY).await?;
     db.close().await?;
     Ok(RunReport {

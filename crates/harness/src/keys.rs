@@ -5,7 +5,11 @@
 //! `max(1, trunc(100 × compression_ratio))` bytes repeated to fill 100 bytes
 //! (`test::CompressibleString`, `test_util/testutil.cc`).
 
+use std::sync::Arc;
+
 use zonedb_env::SimRng;
+
+use crate::elided::PoolRegenerator;
 
 /// db_bench's `GenerateKeyFromInt` for `key_size >= 8`.
 pub fn make_key(v: u64, key_size: usize) -> Vec<u8> {
@@ -32,7 +36,7 @@ const PIECE_BYTES: usize = 100;
 /// Hands out value bytes from a compressible pool (db_bench's `RandomGenerator`).
 #[derive(Debug, Clone)]
 pub struct ValueGen {
-    pool: Vec<u8>,
+    pool: Arc<[u8]>,
     pos: usize,
 }
 
@@ -67,18 +71,35 @@ impl ValueGen {
             }
             pool.truncate(start + PIECE_BYTES);
         }
-        Self { pool, pos: 0 }
+        Self {
+            pool: pool.into(),
+            pos: 0,
+        }
     }
 
     /// The next `len` bytes (db_bench's `Generate`: back to the start of the pool when the
     /// rest is too short).
     pub fn next(&mut self, len: usize) -> &[u8] {
+        let (offset, _) = self.next_elided(len);
+        &self.pool[offset..self.pos]
+    }
+
+    /// The next value as [`ValueGen::next`] hands it out (same pool, same consumption), as
+    /// its offset in the pool and its bytes: the offset is the value's descriptor for
+    /// [`PoolRegenerator`] (an elided value).
+    pub fn next_elided(&mut self, len: usize) -> (usize, &[u8]) {
         let len = len.min(self.pool.len());
         if self.pos + len > self.pool.len() {
             self.pos = 0;
         }
         self.pos += len;
-        &self.pool[self.pos - len..self.pos]
+        let offset = self.pos - len;
+        (offset, &self.pool[offset..self.pos])
+    }
+
+    /// The regenerator of the values this generator hands out (it shares the pool).
+    pub fn regenerator(&self) -> PoolRegenerator {
+        PoolRegenerator::new(self.pool.clone())
     }
 }
 
@@ -120,8 +141,8 @@ mod tests {
 
     #[test]
     fn default_ratio_is_the_former_half_random_pool() {
-        assert_eq!(ValueGen::new().pool, half_and_half_pool());
-        assert_eq!(ValueGen::with_ratio(0.5, 100).pool, half_and_half_pool());
+        assert_eq!(*ValueGen::new().pool, *half_and_half_pool());
+        assert_eq!(*ValueGen::with_ratio(0.5, 100).pool, *half_and_half_pool());
     }
 
     #[test]

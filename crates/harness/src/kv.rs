@@ -6,6 +6,7 @@ use std::future::Future;
 use zonedb_device::ZonedDevice;
 use zonedb_env::Env;
 use zonedb_lsm::batch::WriteBatch;
+use zonedb_lsm::elided::ValueRegenerator;
 use zonedb_lsm::{Db, DbIter};
 
 use crate::db_bench::HarnessError;
@@ -21,6 +22,34 @@ pub trait KvStore: Clone + Send + Sync + 'static {
         key: &[u8],
         value: &[u8],
     ) -> impl Future<Output = Result<(), HarnessError>> + Send;
+
+    /// Puts under `key` the value of `len` bytes that `regen` makes from `desc` (an elided
+    /// value: ZoneDB's [`Db::put_elided`] keeps only the descriptor where it can). Stores
+    /// without elided values (the default) regenerate the bytes and [`KvStore::put`] them.
+    fn put_elided(
+        &self,
+        key: &[u8],
+        len: usize,
+        desc: &[u8],
+        regen: &dyn ValueRegenerator,
+    ) -> impl Future<Output = Result<(), HarnessError>> + Send {
+        async move {
+            let mut value = Vec::with_capacity(len);
+            if !regen.regenerate(desc, len, &mut value) {
+                return Err(HarnessError::Config(
+                    "an elided value its generator does not know".into(),
+                ));
+            }
+            self.put(key, &value).await
+        }
+    }
+
+    /// Registers the generator of this store's elided values, where the store keeps them
+    /// elided (ZoneDB's [`Db::set_value_regenerator`]; the first registration stays). Other
+    /// stores ignore it.
+    fn set_value_regenerator(&self, regen: std::sync::Arc<dyn ValueRegenerator>) {
+        let _ = regen;
+    }
 
     /// Reads one key.
     fn get(&self, key: &[u8])
@@ -64,6 +93,20 @@ impl<E: Env, D: ZonedDevice> KvStore for Db<E, D> {
 
     async fn put(&self, key: &[u8], value: &[u8]) -> Result<(), HarnessError> {
         Ok(Db::put(self, key, value).await?)
+    }
+
+    async fn put_elided(
+        &self,
+        key: &[u8],
+        len: usize,
+        desc: &[u8],
+        _regen: &dyn ValueRegenerator,
+    ) -> Result<(), HarnessError> {
+        Ok(Db::put_elided(self, key, len, desc).await?)
+    }
+
+    fn set_value_regenerator(&self, regen: std::sync::Arc<dyn ValueRegenerator>) {
+        let _ = Db::set_value_regenerator(self, regen);
     }
 
     async fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, HarnessError> {

@@ -20,6 +20,7 @@
 pub mod benchmark;
 pub mod conformance;
 pub mod db_bench;
+pub mod elided;
 pub mod error;
 pub mod experiment;
 pub mod fill_delete;

@@ -162,6 +162,18 @@ pub struct WorkloadSection {
     pub readwritepercent: u64,
     /// `--compression_ratio` of the value generator (0.5, db_bench's default).
     pub compression_ratio: f64,
+    /// `--elide_values`: the workload hands the engine regenerable values as descriptors
+    /// (issue 17; default true). The figures are the same either way, so it is left out of
+    /// serialized scenarios (and of every report).
+    #[serde(skip_serializing)]
+    pub elide_values: bool,
+    /// db_bench again on the same database, with other flags (`kind = "db_bench"`): each
+    /// table overrides this section's keys (`benchmarks`, `num`, `threads`, ...; not
+    /// `compression_ratio`) for one more phase, run after `benchmarks` as a second db_bench
+    /// with `--use_existing_db` would (a load, then 4 threads x 1 M overwrites of its first
+    /// keys, say). Left out of JSON while empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub then: Vec<toml::Table>,
 }
 
 impl Default for WorkloadSection {
@@ -181,6 +193,8 @@ impl Default for WorkloadSection {
             batch_size: b.batch_size,
             readwritepercent: b.readwritepercent,
             compression_ratio: b.compression_ratio,
+            elide_values: true,
+            then: Vec::new(),
         }
     }
 }
@@ -199,10 +213,41 @@ impl WorkloadSection {
             batch_size: self.batch_size,
             readwritepercent: self.readwritepercent,
             compression_ratio: self.compression_ratio,
+            elide_values: self.elide_values,
             progress: crate::db_bench::ProgressCounter::default(),
             verify: None,
             record: None,
         }
+    }
+
+    /// The db_bench phases: this section without its `then`, then each `then` table over it.
+    ///
+    /// # Errors
+    /// [`HarnessError::Config`] naming a bad `then` table.
+    pub fn phases(&self) -> Result<Vec<Self>, HarnessError> {
+        let first = Self {
+            then: Vec::new(),
+            ..self.clone()
+        };
+        let bad = |i: usize, e: &dyn std::fmt::Display| {
+            HarnessError::Config(format!("workload.then[{i}]: {e}"))
+        };
+        let base = toml::Table::try_from(&first).map_err(|e| bad(0, &e))?;
+        let mut out = vec![first.clone()];
+        for (i, over) in self.then.iter().enumerate() {
+            if over.contains_key("then") || over.contains_key("compression_ratio") {
+                return Err(bad(i, &"sets then or compression_ratio"));
+            }
+            let mut t = base.clone();
+            merge(&mut t, over);
+            let phase: Self = t.try_into().map_err(|e| bad(i, &e))?;
+            phase.benchmark_list().map_err(|e| bad(i, &e))?;
+            out.push(Self {
+                elide_values: first.elide_values,
+                ..phase
+            });
+        }
+        Ok(out)
     }
 
     /// The YCSB workload this section describes (`kind = "ycsb"`).
@@ -346,6 +391,7 @@ impl Scenario {
             }
         }
         self.workload.benchmark_list()?;
+        self.workload.phases()?;
         self.check_sampling()
     }
 
@@ -398,6 +444,39 @@ mod tests {
         ] {
             assert!(Scenario::configurations(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn then_tables_add_phases_on_the_same_database() {
+        let text = r#"
+            name = "load then overwrite"
+            [workload]
+            benchmarks = "fillrandom"
+            num = 1000
+            value_size = 1024
+            [[workload.then]]
+            benchmarks = "overwrite"
+            num = 100
+            threads = 4
+        "#;
+        let c = Scenario::configurations(text).unwrap();
+        let p = c[0].workload.phases().unwrap();
+        assert_eq!(p.len(), 2);
+        assert_eq!((p[0].num, p[0].threads), (1000, 1));
+        assert_eq!((p[1].num, p[1].threads, p[1].value_size), (100, 4, 1024));
+        assert_eq!(p[1].benchmarks, "overwrite");
+        assert!(p.iter().all(|w| w.then.is_empty()));
+        for bad in [
+            "bogus = 1",
+            "benchmarks = \"nosuch\"",
+            "compression_ratio = 0.1",
+        ] {
+            let t = format!("name = \"x\"\n[[workload.then]]\n{bad}\n");
+            assert!(Scenario::configurations(&t).is_err(), "{bad}");
+        }
+        // Left out of the JSON when absent.
+        let d = &Scenario::configurations("name = \"d\"").unwrap()[0];
+        assert!(!serde_json::to_string(d).unwrap().contains("then"));
     }
 
     #[test]

@@ -48,6 +48,9 @@ pub enum ReproScale {
     Small,
     /// The papers' sizes (hours, and the device's payload in RAM).
     Paper,
+    /// 1/1024 of the papers' devices and `small`'s datasets divided by 16: seconds. For
+    /// checks of the machinery (the elided-values exactness test), not for figures.
+    Tiny,
 }
 
 impl ReproScale {
@@ -59,8 +62,9 @@ impl ReproScale {
         match s {
             "small" => Ok(Self::Small),
             "paper" => Ok(Self::Paper),
+            "tiny" => Ok(Self::Tiny),
             other => Err(HarnessError::Config(format!(
-                "scale '{other}': small or paper"
+                "scale '{other}': small, paper or tiny"
             ))),
         }
     }
@@ -70,6 +74,7 @@ impl ReproScale {
         match self {
             Self::Small => "small",
             Self::Paper => "paper",
+            Self::Tiny => "tiny",
         }
     }
 
@@ -78,9 +83,20 @@ impl ReproScale {
         match self {
             Self::Small => 64,
             Self::Paper => 1,
+            Self::Tiny => 1024,
         }
     }
+
+    /// A dataset of `n_small` operations at `small` scale, at this scale (below `paper`,
+    /// datasets shrink with the device).
+    fn below_paper(self, n_small: u64) -> u64 {
+        n_small * Self::Small.div() / self.div()
+    }
 }
+
+/// The same-zone paper's fillrandom as the authors' run script sets it (`script/benchmark.sh`
+/// at e4b644d: `SIZE=$HEAVY`, `HEAVY=$G72`, 72 GiB of 1 KiB values): `--scale paper` runs it.
+pub const AUTHORS_FILLRANDOM_PUTS: u64 = 75_497_472;
 
 /// ACC turning points swept (percent free space).
 pub const TURNING_POINTS: [u32; 5] = [0, 25, 30, 50, 70];
@@ -117,6 +133,10 @@ pub struct Plan {
     pub text_forms: bool,
     /// Also the ablation.
     pub ablation: bool,
+    /// Also the ACC turning-point sweep (same-zone).
+    pub sweep: bool,
+    /// Only these of the study's workloads in the scheme matrix (empty: every one).
+    pub workloads: Vec<String>,
 }
 
 impl Plan {
@@ -126,7 +146,14 @@ impl Plan {
             seeds: vec![seed],
             text_forms: true,
             ablation: true,
+            sweep: true,
+            workloads: Vec::new(),
         }
+    }
+
+    /// Whether the scheme matrix runs workload `w`.
+    fn runs(&self, w: &str) -> bool {
+        self.workloads.is_empty() || self.workloads.iter().any(|x| x == w)
     }
 }
 
@@ -160,21 +187,24 @@ fn scaled(
 ///
 /// fillrandom puts the paper's 72 GB of 16 + 1024-byte pairs (69 M puts, 1.07x the device)
 /// scaled with the device, when `paper_dataset`; otherwise the 500 K puts (0.52x) the study
-/// ran before the authors' set-up (uncompressed values fill the device at 1.07x). YCSB loads
-/// half and updates half of 500 K records at 1/64 either way (its values do not compress).
+/// ran before the authors' set-up (uncompressed values fill the device at 1.07x). At `paper`
+/// scale fillrandom is the authors' run script's own count ([`AUTHORS_FILLRANDOM_PUTS`]).
+/// YCSB loads half and updates half of 500 K records at 1/64 either way (its values do not
+/// compress).
 fn same_zone_workload(w: &str, scale: ReproScale, paper_dataset: bool) -> Override {
     const PAPER_PUTS: u64 = 69_000_000;
     if w == "fillrandom" {
         // The base file's workload: fillrandom, 16-byte keys, 1 KiB values.
         return Override::Num(match (scale, paper_dataset) {
-            (ReproScale::Small, false) => 500_000,
-            (_, _) => PAPER_PUTS / scale.div(),
+            (ReproScale::Paper, _) => AUTHORS_FILLRANDOM_PUTS,
+            (_, false) => scale.below_paper(500_000),
+            (_, true) => PAPER_PUTS / scale.div(),
         });
     }
-    let puts: u64 = if scale == ReproScale::Small {
-        500_000
-    } else {
+    let puts: u64 = if scale == ReproScale::Paper {
         PAPER_PUTS
+    } else {
+        scale.below_paper(500_000)
     };
     let n = i64::try_from(puts / 2).unwrap_or(i64::MAX);
     let int = toml::Value::Integer;
@@ -230,11 +260,59 @@ fn workload(study: Study, w: &str, scale: ReproScale, paper_dataset: bool) -> Ve
             // 40 K the study ran before otherwise (uncompressed, 6 M / 64 overfills the device).
             const SLIDES_PUTS: u64 = 6_000_000;
             vec![Override::Num(match (scale, paper_dataset) {
-                (ReproScale::Small, false) => 40_000,
-                (_, _) => SLIDES_PUTS / scale.div(),
+                (ReproScale::Paper, _) | (_, true) => SLIDES_PUTS / scale.div(),
+                (_, false) => scale.below_paper(40_000),
             })]
         }
     }
+}
+
+/// The ACC turning-point sweep of the same-zone study (one seed), appended to `out`.
+fn sweep_cells(
+    base: &Scenario,
+    setup: &[Override],
+    scale: ReproScale,
+    seed: u64,
+    out: &mut Vec<Cell>,
+) -> Result<(), HarnessError> {
+    // Figures 13 and 14: A-CAZA with the turning point (the code's
+    // `max_compaction_kick`) and the level constraint (`max_compaction_start_level`)
+    // varied.
+    let a_caza = SAME_ZONE_SCHEMES[3];
+    for constraint in [false, true] {
+        for tp in TURNING_POINTS {
+            let scenario = base.clone().with(
+                setup
+                    .iter()
+                    .cloned()
+                    .chain(a_caza.policies(Form::Code).overrides())
+                    .chain([
+                        Override::engine_int("max_compaction_kick", u64::from(tp))?,
+                        Override::engine_int(
+                            "max_compaction_start_level",
+                            if constraint { 2 } else { 0 },
+                        )?,
+                        same_zone_workload("fillrandom", scale, true),
+                        Override::Name(format!(
+                            "ACC kick={tp} {}",
+                            if constraint { "L>=2" } else { "all levels" }
+                        )),
+                    ]),
+            )?;
+            out.push(Cell {
+                group: "sweep",
+                scheme: a_caza.name,
+                form: Form::Code,
+                workload: "fillrandom".into(),
+                turning_point: Some(tp),
+                level_constraint: Some(constraint),
+                ablation_step: None,
+                seed,
+                scenario,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Every simulation of a study: per seed, the scheme matrix in the code's forms, then (as
@@ -245,6 +323,16 @@ fn workload(study: Study, w: &str, scale: ReproScale, paper_dataset: bool) -> Ve
 pub fn cells(study: Study, scale: ReproScale, plan: &Plan) -> Result<Vec<Cell>, HarnessError> {
     let mut out = Vec::new();
     let (schemes, workloads) = matrix(study);
+    if let Some(w) = plan
+        .workloads
+        .iter()
+        .find(|w| !workloads.contains(&w.as_str()))
+    {
+        return Err(HarnessError::Config(format!(
+            "workload '{w}'; known: {}",
+            workloads.join(", ")
+        )));
+    }
     for &seed in &plan.seeds {
         let base = study_base(study, scale, seed)?;
         let setup = forms::authors_setup(study, scale.div())?;
@@ -254,7 +342,7 @@ pub fn cells(study: Study, scale: ReproScale, plan: &Plan) -> Result<Vec<Cell>, 
             &[Form::Code]
         };
         for &form in forms {
-            for w in &workloads {
+            for w in workloads.iter().filter(|w| plan.runs(w)) {
                 for s in schemes {
                     let scenario = base.clone().with(
                         setup
@@ -278,44 +366,8 @@ pub fn cells(study: Study, scale: ReproScale, plan: &Plan) -> Result<Vec<Cell>, 
                 }
             }
         }
-        if study == Study::SameZone {
-            // Figures 13 and 14: A-CAZA with the turning point (the code's
-            // `max_compaction_kick`) and the level constraint (`max_compaction_start_level`)
-            // varied.
-            let a_caza = SAME_ZONE_SCHEMES[3];
-            for constraint in [false, true] {
-                for tp in TURNING_POINTS {
-                    let scenario = base.clone().with(
-                        setup
-                            .iter()
-                            .cloned()
-                            .chain(a_caza.policies(Form::Code).overrides())
-                            .chain([
-                                Override::engine_int("max_compaction_kick", u64::from(tp))?,
-                                Override::engine_int(
-                                    "max_compaction_start_level",
-                                    if constraint { 2 } else { 0 },
-                                )?,
-                                same_zone_workload("fillrandom", scale, true),
-                                Override::Name(format!(
-                                    "ACC kick={tp} {}",
-                                    if constraint { "L>=2" } else { "all levels" }
-                                )),
-                            ]),
-                    )?;
-                    out.push(Cell {
-                        group: "sweep",
-                        scheme: a_caza.name,
-                        form: Form::Code,
-                        workload: "fillrandom".into(),
-                        turning_point: Some(tp),
-                        level_constraint: Some(constraint),
-                        ablation_step: None,
-                        seed,
-                        scenario,
-                    });
-                }
-            }
+        if study == Study::SameZone && plan.sweep {
+            sweep_cells(&base, &setup, scale, seed, &mut out)?;
         }
         if plan.ablation {
             let w = workloads[0];
@@ -356,6 +408,7 @@ mod tests {
             seeds: vec![1],
             text_forms,
             ablation,
+            ..Plan::full(1)
         }
     }
 
@@ -429,6 +482,7 @@ mod tests {
             seeds: vec![1, 2, 3],
             text_forms: false,
             ablation: false,
+            ..Plan::full(1)
         };
         let c = cells(Study::Oaza, ReproScale::Small, &plan).unwrap();
         assert_eq!(c.len(), 9);

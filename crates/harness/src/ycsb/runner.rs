@@ -13,6 +13,7 @@ use hdrhistogram::Histogram;
 use zonedb_env::{Env, SimRng};
 
 use super::generators::{Discrete, Hotspot, ScrambledZipfian, SkewedLatest, Zipfian, key_name};
+use super::values::{self, FieldSpec, RecordRegenerator};
 use super::workload::{CoreWorkload, Distribution};
 use crate::db_bench::{HarnessError, ProgressCounter};
 use crate::kv::{KvIter, KvStore};
@@ -118,6 +119,15 @@ struct AckCounter {
 }
 
 impl AckCounter {
+    /// A counter for a run phase after `records` loaded records.
+    fn after(records: u64) -> Arc<Mutex<Self>> {
+        Arc::new(Mutex::new(Self {
+            next: records,
+            limit: records.saturating_sub(1),
+            acked: BTreeSet::new(),
+        }))
+    }
+
     fn take(this: &Mutex<Self>) -> u64 {
         let mut s = this.lock().unwrap_or_else(PoisonError::into_inner);
         s.next += 1;
@@ -198,10 +208,7 @@ fn next_keynum(c: &mut Chooser, rng: &mut SimRng, ack: &Mutex<AckCounter>) -> u6
 fn encode_record(fields: &[(String, Vec<u8>)]) -> Vec<u8> {
     let mut out = Vec::new();
     for (name, value) in fields {
-        out.extend_from_slice(&(name.len() as u32).to_be_bytes());
-        out.extend_from_slice(name.as_bytes());
-        out.extend_from_slice(&(value.len() as u32).to_be_bytes());
-        out.extend_from_slice(value);
+        values::put_field(&mut out, name.as_bytes(), value);
     }
     out
 }
@@ -223,22 +230,54 @@ fn decode_record(data: &[u8]) -> Option<Vec<(String, Vec<u8>)>> {
     Some(out)
 }
 
-/// Printable bytes, as YCSB's `RandomByteIterator`.
-fn random_value(rng: &mut SimRng, len: usize) -> Vec<u8> {
-    (0..len)
-        .map(|_| b' ' + rng.gen_range(0..95) as u8)
+/// Every field of a new record, one seed each from `rng` ([`values`]).
+fn all_fields(w: &CoreWorkload, rng: &mut SimRng) -> Vec<FieldSpec> {
+    (0..w.fieldcount)
+        .map(|index| FieldSpec {
+            index,
+            len: w.fieldlength,
+            seed: values::draw_seed(rng, w.fieldlength),
+        })
         .collect()
 }
 
-fn all_fields(w: &CoreWorkload, rng: &mut SimRng) -> Vec<(String, Vec<u8>)> {
-    (0..w.fieldcount)
-        .map(|i| {
-            (
-                format!("{}{i}", w.fieldnameprefix),
-                random_value(rng, w.fieldlength),
-            )
-        })
-        .collect()
+/// How records are written: elided (the descriptor of their fields) or as bytes.
+#[derive(Debug, Clone)]
+struct Records {
+    regen: RecordRegenerator,
+    elide: bool,
+}
+
+impl Records {
+    /// How `w`'s records go to `db`; registers their regenerator with it when `elide` (where
+    /// the opener registered it already, this one is ignored).
+    fn new<S: KvStore>(db: &S, w: &CoreWorkload, elide: bool) -> Self {
+        if elide {
+            db.set_value_regenerator(value_regenerator(w));
+        }
+        Self {
+            regen: RecordRegenerator::new(&w.fieldnameprefix),
+            elide,
+        }
+    }
+
+    /// Puts the record of `specs` under `key`.
+    async fn put<S: KvStore>(
+        &self,
+        db: &S,
+        key: &[u8],
+        specs: &[FieldSpec],
+    ) -> Result<(), HarnessError> {
+        if self.elide {
+            let desc = RecordRegenerator::descriptor(specs);
+            return db
+                .put_elided(key, self.regen.record_len(specs), &desc, &self.regen)
+                .await;
+        }
+        let mut rec = Vec::with_capacity(self.regen.record_len(specs));
+        self.regen.record(specs, &mut rec);
+        db.put(key, &rec).await
+    }
 }
 
 struct Client {
@@ -289,25 +328,41 @@ fn share(n: u64, threads: u64, t: u64) -> u64 {
 async fn update<S: KvStore>(
     db: &S,
     w: &CoreWorkload,
+    records: &Records,
     key: &[u8],
     rng: &mut SimRng,
 ) -> Result<bool, HarnessError> {
     let Some(cur) = db.get(key).await? else {
         return Ok(false);
     };
-    let mut fields = decode_record(&cur).unwrap_or_default();
     if w.writeallfields {
-        fields = all_fields(w, rng);
+        records.put(db, key, &all_fields(w, rng)).await?;
+        return Ok(true);
+    }
+    let fields = decode_record(&cur).unwrap_or_default();
+    let field = FieldSpec {
+        index: rng.gen_range(0..w.fieldcount),
+        len: w.fieldlength,
+        seed: values::draw_seed(rng, w.fieldlength),
+    };
+    if let Some(mut specs) = values::specs_of(&w.fieldnameprefix, &fields) {
+        match specs.iter_mut().find(|f| f.index == field.index) {
+            Some(f) => *f = field,
+            None => specs.push(field),
+        }
+        records.put(db, key, &specs).await?;
     } else {
-        let i = rng.gen_range(0..w.fieldcount);
-        let name = format!("{}{i}", w.fieldnameprefix);
-        let v = random_value(rng, w.fieldlength);
+        // A record this workload did not write: its bytes, one field replaced.
+        let mut fields = fields;
+        let name = format!("{}{}", w.fieldnameprefix, field.index);
+        let mut v = Vec::with_capacity(field.len);
+        values::field_value(field.seed, field.len, &mut v);
         match fields.iter_mut().find(|(n, _)| *n == name) {
             Some(f) => f.1 = v,
             None => fields.push((name, v)),
         }
+        db.put(key, &encode_record(&fields)).await?;
     }
-    db.put(key, &encode_record(&fields)).await?;
     Ok(true)
 }
 
@@ -320,6 +375,7 @@ async fn client<E: Env, S: KvStore>(
     seed: u64,
     load: bool,
     (load_counter, ack, progress): (Arc<Mutex<u64>>, Arc<Mutex<AckCounter>>, ProgressCounter),
+    records: Records,
 ) -> Result<Client, HarnessError> {
     let mut rng = SimRng::seed_from_u64(seed);
     let mut c = Client::new(progress);
@@ -339,9 +395,9 @@ async fn client<E: Env, S: KvStore>(
                     *n += 1;
                     *n - 1
                 };
-                let rec = encode_record(&all_fields(&w, &mut rng));
+                let rec = all_fields(&w, &mut rng);
                 let t0 = env.now();
-                db.put(&key_of(&w, k), &rec).await?;
+                records.put(&db, &key_of(&w, k), &rec).await?;
                 c.record(Op::Insert, env.now() - t0, true);
                 continue;
             }
@@ -356,12 +412,12 @@ async fn client<E: Env, S: KvStore>(
                 }
                 Op::Update => {
                     let k = key_of(&w, next_keynum(&mut keys, &mut rng, &ack));
-                    update(&db, &w, &k, &mut rng).await?
+                    update(&db, &w, &records, &k, &mut rng).await?
                 }
                 Op::Insert => {
                     let n = AckCounter::take(&ack);
-                    let rec = encode_record(&all_fields(&w, &mut rng));
-                    db.put(&key_of(&w, n), &rec).await?;
+                    let rec = all_fields(&w, &mut rng);
+                    records.put(&db, &key_of(&w, n), &rec).await?;
                     AckCounter::ack(&ack, n);
                     true
                 }
@@ -384,7 +440,7 @@ async fn client<E: Env, S: KvStore>(
                 Op::Rmw => {
                     let k = key_of(&w, next_keynum(&mut keys, &mut rng, &ack));
                     let _ = db.get(&k).await?;
-                    update(&db, &w, &k, &mut rng).await?
+                    update(&db, &w, &records, &k, &mut rng).await?
                 }
             };
             c.record(op, env.now() - t0, found);
@@ -401,7 +457,7 @@ async fn client<E: Env, S: KvStore>(
     Ok(c)
 }
 
-/// Runs the load phase (`load`) or the transaction phase.
+/// Runs the load phase (`load`) or the transaction phase, records as bytes.
 ///
 /// # Errors
 /// Engine errors; bad workload settings.
@@ -412,10 +468,27 @@ pub async fn run_phase<E: Env, S: KvStore>(
     seed: u64,
     load: bool,
 ) -> Result<YcsbResult, HarnessError> {
-    run_phase_with_progress(env, db, w, seed, load, &ProgressCounter::default()).await
+    let how = PhaseOptions::default();
+    run_phase_with_progress(env, db, w, seed, load, &how).await
 }
 
-/// [`run_phase`], advancing `progress` by one per operation done (for a progress display).
+/// How a phase runs besides its workload.
+#[derive(Debug, Clone, Default)]
+pub struct PhaseOptions {
+    /// Advanced by one per operation done (for a progress display).
+    pub progress: ProgressCounter,
+    /// Records go to the store as descriptors of their fields ([`KvStore::put_elided`],
+    /// [`values`]); the figures are the same either way.
+    pub elide_values: bool,
+}
+
+/// The regenerator of `w`'s records, to register with the store when it is opened
+/// ([`KvStore::set_value_regenerator`]).
+pub fn value_regenerator(w: &CoreWorkload) -> Arc<dyn zonedb_lsm::elided::ValueRegenerator> {
+    Arc::new(RecordRegenerator::new(&w.fieldnameprefix))
+}
+
+/// [`run_phase`] as `how` says.
 ///
 /// # Errors
 /// As [`run_phase`].
@@ -425,8 +498,9 @@ pub async fn run_phase_with_progress<E: Env, S: KvStore>(
     w: &CoreWorkload,
     seed: u64,
     load: bool,
-    progress: &ProgressCounter,
+    how: &PhaseOptions,
 ) -> Result<YcsbResult, HarnessError> {
+    let (progress, records) = (&how.progress, Records::new(db, w, how.elide_values));
     let w = Arc::new(w.clone());
     let total = if load {
         w.insertcount
@@ -434,11 +508,7 @@ pub async fn run_phase_with_progress<E: Env, S: KvStore>(
         w.operationcount
     };
     let load_counter = Arc::new(Mutex::new(w.insertstart));
-    let ack = Arc::new(Mutex::new(AckCounter {
-        next: w.recordcount,
-        limit: w.recordcount.saturating_sub(1),
-        acked: BTreeSet::new(),
-    }));
+    let ack = AckCounter::after(w.recordcount);
     let start = env.now();
     let mut handles = Vec::new();
     for t in 0..w.threadcount {
@@ -455,6 +525,7 @@ pub async fn run_phase_with_progress<E: Env, S: KvStore>(
                         .wrapping_add(t + if load { 0 } else { 1 << 32 }),
                     load,
                     (load_counter.clone(), ack.clone(), progress.clone()),
+                    records.clone(),
                 ),
             ),
         );
@@ -544,7 +615,13 @@ mod tests {
         ))
         .unwrap();
         let mut rng = SimRng::seed_from_u64(1);
-        assert_eq!(encode_record(&all_fields(&w, &mut rng)).len(), 1140);
+        let r = RecordRegenerator::new(&w.fieldnameprefix);
+        let mut rec = Vec::new();
+        r.record(&all_fields(&w, &mut rng), &mut rec);
+        assert_eq!(rec.len(), 1140);
+        assert_eq!(r.record_len(&all_fields(&w, &mut rng)), 1140);
+        let fields = decode_record(&rec).unwrap();
+        assert_eq!(fields[3].0, "field3");
         assert_eq!(
             (share(10, 3, 0), share(10, 3, 1), share(10, 3, 2)),
             (4, 3, 3)
