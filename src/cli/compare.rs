@@ -51,10 +51,11 @@ pub struct RunArgs {
     run: RunFlags,
 }
 
-/// Applies the run flags to every configuration (`--elide_values`).
+/// Applies the run flags to every configuration: `--elide_values=false` turns elision off
+/// (a scenario's own `elide_values = false` stays).
 pub(crate) fn apply(flags: &RunFlags, configs: &mut [Scenario]) {
     for c in configs {
-        c.workload.elide_values = flags.elide_values;
+        c.workload.elide_values &= flags.elide_values;
     }
 }
 
