@@ -76,19 +76,10 @@ pub(crate) async fn write<E: Env, D: ZonedDevice>(
     if batch.is_empty() {
         return Ok(());
     }
-    // Nobody leads and nobody waits: this write is a group of one, committed without queueing
-    // (what the queue path below would do with it, minus its allocations and notifications).
-    if let Ok(mut w) = inner.writer.try_lock() {
-        let alone = inner
-            .queue
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_empty();
-        if alone {
-            let bytes = batch.size_bytes() as u64;
-            return commit_group(inner, &mut w, vec![batch], sync, bytes).await;
-        }
-    }
+    let batch = match commit_alone(inner, batch, sync).await {
+        Ok(r) => return r,
+        Err(batch) => batch,
+    };
     let me = Arc::new(Pending {
         batch: Mutex::new(Some(batch)),
         sync,
@@ -153,16 +144,6 @@ pub(crate) async fn write<E: Env, D: ZonedDevice>(
     };
     let group: Vec<Arc<Pending>> =
         std::mem::take(&mut *inner.queue.lock().unwrap_or_else(PoisonError::into_inner));
-    let bytes: usize = group
-        .iter()
-        .filter_map(|p| {
-            p.batch
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .as_ref()
-                .map(WriteBatch::size_bytes)
-        })
-        .sum();
     let batches: Vec<WriteBatch> = group
         .iter()
         .filter_map(|p| {
@@ -172,6 +153,7 @@ pub(crate) async fn write<E: Env, D: ZonedDevice>(
                 .take()
         })
         .collect();
+    let bytes: usize = batches.iter().map(WriteBatch::size_bytes).sum();
     let want_sync = group.iter().any(|p| p.sync);
     let mut r = commit_group(inner, &mut w, batches, want_sync, bytes as u64).await;
     if group.len() > 1 {
@@ -188,6 +170,29 @@ pub(crate) async fn write<E: Env, D: ZonedDevice>(
     }
     drop(w);
     r
+}
+
+/// When nobody leads and nobody waits, commits `batch` as a group of one without queueing
+/// (what the queue path of [`write`] would do with it, minus its allocations and
+/// notifications); otherwise hands the batch back.
+async fn commit_alone<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    batch: WriteBatch,
+    sync: bool,
+) -> Result<Result<(), LsmError>, WriteBatch> {
+    let Ok(mut w) = inner.writer.try_lock() else {
+        return Err(batch);
+    };
+    let alone = inner
+        .queue
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .is_empty();
+    if !alone {
+        return Err(batch);
+    }
+    let bytes = batch.size_bytes() as u64;
+    Ok(commit_group(inner, &mut w, vec![batch], sync, bytes).await)
 }
 
 /// Commits a group's `batches` (`bytes` in all; synced if `want_sync`).
