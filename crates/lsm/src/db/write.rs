@@ -76,6 +76,10 @@ pub(crate) async fn write<E: Env, D: ZonedDevice>(
     if batch.is_empty() {
         return Ok(());
     }
+    let batch = match commit_alone(inner, batch, sync).await {
+        Ok(r) => return r,
+        Err(batch) => batch,
+    };
     let me = Arc::new(Pending {
         batch: Mutex::new(Some(batch)),
         sync,
@@ -140,17 +144,18 @@ pub(crate) async fn write<E: Env, D: ZonedDevice>(
     };
     let group: Vec<Arc<Pending>> =
         std::mem::take(&mut *inner.queue.lock().unwrap_or_else(PoisonError::into_inner));
-    let bytes: usize = group
+    let batches: Vec<WriteBatch> = group
         .iter()
         .filter_map(|p| {
             p.batch
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .as_ref()
-                .map(WriteBatch::logical_size_bytes)
+                .take()
         })
-        .sum();
-    let mut r = commit_group(inner, &mut w, &group, bytes as u64).await;
+        .collect();
+    let bytes: usize = batches.iter().map(WriteBatch::logical_size_bytes).sum();
+    let want_sync = group.iter().any(|p| p.sync);
+    let mut r = commit_group(inner, &mut w, batches, want_sync, bytes as u64).await;
     if group.len() > 1 {
         // The followers get the leader's error as a value (their source), not just its text.
         r = r.map_err(LsmError::into_shared);
@@ -167,22 +172,38 @@ pub(crate) async fn write<E: Env, D: ZonedDevice>(
     r
 }
 
+/// When nobody leads and nobody waits, commits `batch` as a group of one without queueing
+/// (what the queue path of [`write`] would do with it, minus its allocations and
+/// notifications); otherwise hands the batch back.
+async fn commit_alone<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    batch: WriteBatch,
+    sync: bool,
+) -> Result<Result<(), LsmError>, WriteBatch> {
+    let Ok(mut w) = inner.writer.try_lock() else {
+        return Err(batch);
+    };
+    let alone = inner
+        .queue
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .is_empty();
+    if !alone {
+        return Err(batch);
+    }
+    let bytes = batch.logical_size_bytes() as u64;
+    Ok(commit_group(inner, &mut w, vec![batch], sync, bytes).await)
+}
+
+/// Commits a group's `batches` (`bytes` in all; synced if `want_sync`).
 async fn commit_group<E: Env, D: ZonedDevice>(
     inner: &Arc<Inner<E, D>>,
     w: &mut WalWriter<E, D>,
-    group: &[Arc<Pending>],
+    mut batches: Vec<WriteBatch>,
+    want_sync: bool,
     bytes: u64,
 ) -> Result<(), LsmError> {
     make_room(inner, w, bytes).await?;
-    let mut batches: Vec<WriteBatch> = group
-        .iter()
-        .filter_map(|p| {
-            p.batch
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .take()
-        })
-        .collect();
     let (mem, first_seq) = {
         let st = inner.lock();
         if st.closing || st.closed {
@@ -202,7 +223,6 @@ async fn commit_group<E: Env, D: ZonedDevice>(
                 op.key.len() as u64 + crate::elided::logical_value_len(op.value_type, op.value);
         }
     }
-    let want_sync = group.iter().any(|p| p.sync);
     let mut wal_bytes = 0;
     if let Some(f) = &mut w.file {
         let mut r = if batches.iter().any(WriteBatch::has_elided) {
@@ -286,39 +306,17 @@ async fn make_room<E: Env, D: ZonedDevice>(
     bytes: u64,
 ) -> Result<(), LsmError> {
     let o = &inner.opts;
+    // The common case decided before subscribing to background notifications (nothing awaits
+    // in between, so the loop below would decide the same).
+    if matches!(room(inner, false)?, Room::Ready) {
+        return Ok(());
+    }
     let mut delayed = false;
     loop {
         let notified = inner.bg_done.notified();
         let mut notified = std::pin::pin!(notified);
         notified.as_mut().enable();
-        let room = {
-            let st = inner.lock();
-            if let Some(e) = &st.bg_error {
-                return Err(LsmError::Background(e.clone()));
-            }
-            if st.closing || st.closed {
-                return Err(LsmError::Closed);
-            }
-            let l0 = st.version.levels[0].len() as u64;
-            let imm = st.imm.len() as u64;
-            let max_wb = u64::from(o.max_write_buffer_number);
-            if imm >= max_wb
-                || l0 >= u64::from(o.level0_stop_writes_trigger)
-                || st.pending_compaction_bytes >= o.hard_pending_compaction_bytes_limit
-            {
-                Room::Stop
-            } else if st.mem.approximate_bytes() >= o.write_buffer_size {
-                Room::Switch
-            } else if !delayed
-                && (l0 >= u64::from(o.level0_slowdown_writes_trigger)
-                    || st.pending_compaction_bytes >= o.soft_pending_compaction_bytes_limit
-                    || (max_wb > 3 && imm + 1 >= max_wb))
-            {
-                Room::Delay
-            } else {
-                Room::Ready
-            }
-        };
+        let room = room(inner, delayed)?;
         match room {
             Room::Ready => return Ok(()),
             Room::Switch => {
@@ -344,6 +342,40 @@ async fn make_room<E: Env, D: ZonedDevice>(
             }
         }
     }
+}
+
+/// What the memtable and the tree allow a write group now (`delayed`: this group was
+/// delayed once already).
+fn room<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, delayed: bool) -> Result<Room, LsmError> {
+    let o = &inner.opts;
+    let st = inner.lock();
+    if let Some(e) = &st.bg_error {
+        return Err(LsmError::Background(e.clone()));
+    }
+    if st.closing || st.closed {
+        return Err(LsmError::Closed);
+    }
+    let l0 = st.version.levels[0].len() as u64;
+    let imm = st.imm.len() as u64;
+    let max_wb = u64::from(o.max_write_buffer_number);
+    Ok(
+        if imm >= max_wb
+            || l0 >= u64::from(o.level0_stop_writes_trigger)
+            || st.pending_compaction_bytes >= o.hard_pending_compaction_bytes_limit
+        {
+            Room::Stop
+        } else if st.mem.approximate_bytes() >= o.write_buffer_size {
+            Room::Switch
+        } else if !delayed
+            && (l0 >= u64::from(o.level0_slowdown_writes_trigger)
+                || st.pending_compaction_bytes >= o.soft_pending_compaction_bytes_limit
+                || (max_wb > 3 && imm + 1 >= max_wb))
+        {
+            Room::Delay
+        } else {
+            Room::Ready
+        },
+    )
 }
 
 /// Makes the memtable immutable and starts a new one with a new WAL (unless it is empty and
