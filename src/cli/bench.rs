@@ -12,7 +12,7 @@ use zonedb_env::Env;
 use zonedb_fs::ZoneFs;
 use zonedb_harness::benchmark::{BENCHMARKS, Benchmark};
 use zonedb_harness::db_bench::{self, BenchConfig, BenchResult};
-use zonedb_lsm::Db;
+use zonedb_lsm::{Db, DbConfig};
 
 use super::CliError;
 use super::run_flags::RunFlags;
@@ -254,9 +254,10 @@ async fn run_list<E: Env, D: ZonedDevice>(
         .map_err(super::mount_error(
             "nothing to reuse with --use_existing_db; run without it to create a database",
         ))?;
-    let mut db = Db::open(fs.clone(), opts.clone()).await.map_err(lsm)?;
-    // Every open knows how to give this workload's values back (elided ones included).
-    db.set_value_regenerator(cfg.value_regenerator());
+    // Every open knows how to give this workload's values back (elided ones included), from
+    // the open on: WAL recovery may flush elided values into compressed tables.
+    let config = || DbConfig::new(opts.clone()).with_regenerator(cfg.value_regenerator());
+    let mut db = Db::open_with(fs.clone(), config()).await.map_err(lsm)?;
     super::report_wal_recovery(db.wal_recovery());
     if let Some(l) = &cfg.verify {
         l.reset(fresh_first).await;
@@ -275,8 +276,7 @@ async fn run_list<E: Env, D: ZonedDevice>(
                 drop(db);
                 ZoneFs::<E, D>::mkfs(dev.as_ref(), 0).await?;
                 fs = ZoneFs::mount(env.clone(), dev.clone(), fs_options(&a.store)?).await?;
-                db = Db::open(fs.clone(), opts.clone()).await.map_err(lsm)?;
-                db.set_value_regenerator(cfg.value_regenerator());
+                db = Db::open_with(fs.clone(), config()).await.map_err(lsm)?;
                 super::report_wal_recovery(db.wal_recovery());
                 if let Some(l) = &cfg.verify {
                     l.reset(true).await;

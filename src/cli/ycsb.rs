@@ -17,7 +17,7 @@ use zonedb_harness::ycsb::runner::{
     PhaseOptions, YcsbResult, run_phase_with_progress, value_regenerator,
 };
 use zonedb_harness::ycsb::workload::{CoreWorkload, parse_properties};
-use zonedb_lsm::Db;
+use zonedb_lsm::{Db, DbConfig};
 
 use super::CliError;
 use super::bench::KvEngine;
@@ -82,9 +82,10 @@ impl StoreJob for YcsbJob<'_> {
             ))?;
         let lsm = |e: zonedb_lsm::LsmError| CliError::Usage(format!("engine: {e}"));
         let harness = CliError::Harness;
-        let db = Db::open(fs.clone(), opts).await.map_err(lsm)?;
-        // Every open knows how to give this workload's records back (elided ones included).
-        db.set_value_regenerator(value_regenerator(&self.workload));
+        // Every open knows how to give this workload's records back (elided ones included),
+        // from the open on: WAL recovery may flush elided values into compressed tables.
+        let config = DbConfig::new(opts).with_regenerator(value_regenerator(&self.workload));
+        let db = Db::open_with(fs.clone(), config).await.map_err(lsm)?;
         super::report_wal_recovery(db.wal_recovery());
         let mut out = Vec::new();
         for (phase, on, total) in [

@@ -606,13 +606,13 @@ async fn write_ops<E: Env, S: KvStore>(
     } else {
         "write"
     };
-    // One put at a time goes out elided (a batch carries its values' bytes).
-    let elide = cfg.elide_values && batch == 1 && bench != Benchmark::DeleteRandom;
+    // Puts go out elided, one at a time or in batches.
+    let elide = cfg.elide_values && bench != Benchmark::DeleteRandom;
     let regen = values.regenerator();
     let mut i = 0;
     while i < cfg.num {
         let n = batch.min(cfg.num - i);
-        let mut b = WriteBatch::with_capacity(if elide {
+        let mut b = WriteBatch::with_capacity(if elide && batch == 1 {
             0
         } else {
             usize::try_from(n).unwrap_or(1) * (ks + cfg.value_size + 21)
@@ -638,8 +638,10 @@ async fn write_ops<E: Env, S: KvStore>(
                 if cfg.remembers(&key) {
                     wrote.push((key.clone(), Some(value.to_vec())));
                 }
-                if elide {
+                if elide && batch == 1 {
                     single = Some((key, value.len(), PoolRegenerator::descriptor(offset)));
+                } else if elide {
+                    b.put_elided(&key, value.len(), &PoolRegenerator::descriptor(offset));
                 } else {
                     b.put(&key, value);
                 }

@@ -208,11 +208,8 @@ pub fn run_with_progress(
             let fs = ZoneFs::mount(e2.clone(), d2.clone(), fs_opts)
                 .await
                 .map_err(fsx)?;
-            let db = Db::open(fs.clone(), opts).await?;
             let regen = value_regenerator(&s2)?;
-            if let Some(r) = &regen {
-                db.set_value_regenerator(r.clone());
-            }
+            let db = Db::open_with(fs.clone(), db_config(opts, regen.as_ref())).await?;
             let stop = Arc::new(AtomicBool::new(false));
             let sampler = {
                 let (env, db, fs, stop) = (e2.clone(), db.clone(), fs.clone(), stop.clone());
@@ -359,10 +356,7 @@ async fn finish<E: Env, D: ZonedDevice>(
     let (fs_stats, end_ns, device) = (fs.stats(), env.now(), dev.stats());
     // With the engine closed and cleaning held back, nothing is in flight: fsck is exact.
     crate::invariants::fsck(fs).await?;
-    let db = Db::open(fs.clone(), opts).await?;
-    if let Some(r) = &run.regen {
-        db.set_value_regenerator(r.clone());
-    }
+    let db = Db::open_with(fs.clone(), db_config(opts, run.regen.as_ref())).await?;
     let invariants = crate::invariants::reads(&db, ledger, CHECK_SAMPLE_EVERY).await?;
     db.close().await?;
     Ok(RunReport {
@@ -381,6 +375,19 @@ async fn finish<E: Env, D: ZonedDevice>(
 
 /// One key in this many of the end-of-run scan is read back with `get`.
 const CHECK_SAMPLE_EVERY: u64 = 97;
+
+/// The engine configuration of `opts`, with the workload's value regenerator from the open on
+/// (WAL recovery may flush elided values into compressed tables).
+fn db_config(
+    opts: zonedb_lsm::options::DbOptions,
+    regen: Option<&Arc<dyn zonedb_lsm::elided::ValueRegenerator>>,
+) -> zonedb_lsm::DbConfig {
+    let c = zonedb_lsm::DbConfig::new(opts);
+    match regen {
+        Some(r) => c.with_regenerator(r.clone()),
+        None => c,
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -69,6 +69,12 @@ impl KvStore for FjallStore {
         let mut b = self.db.batch();
         for op in batch.ops() {
             let op = op?;
+            if op.value_type == ValueType::ElidedValue {
+                return Err(HarnessError::Config(
+                    "elided values are ZoneDB's simulation only (run with --elide_values=false)"
+                        .into(),
+                ));
+            }
             if op.value_type == ValueType::Deletion {
                 b.remove(&self.ks, op.key);
             } else {

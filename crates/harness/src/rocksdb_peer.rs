@@ -89,6 +89,12 @@ impl KvStore for RocksStore {
         let mut b = rocksdb::WriteBatch::default();
         for op in batch.ops() {
             let op = op?;
+            if op.value_type == ValueType::ElidedValue {
+                return Err(HarnessError::Config(
+                    "elided values are ZoneDB's simulation only (run with --elide_values=false)"
+                        .into(),
+                ));
+            }
             if op.value_type == ValueType::Deletion {
                 b.delete(op.key);
             } else {
