@@ -129,3 +129,44 @@ fn the_same_zone_study_at_tiny_scale() {
         out,
     ]);
 }
+
+#[test]
+fn device_bench_sequential_and_mixed() {
+    for args in [
+        &[
+            "device",
+            "bench",
+            "--profile",
+            "splitzns-paper",
+            "--scale",
+            "1/64",
+            "--workload",
+            "seq-write",
+            "--qd",
+            "4",
+            "--zones",
+            "4",
+            "--json",
+        ][..],
+        &[
+            "device",
+            "bench",
+            "--profile",
+            "caza-paper",
+            "--scale",
+            "1/64",
+            "--workload",
+            "mixed",
+            "--qd",
+            "8",
+            "--zones",
+            "8",
+            "--ops",
+            "20000",
+            "--json",
+        ][..],
+    ] {
+        let v = same_either_way(args);
+        assert!(v["device"]["writes"].as_u64().unwrap() > 0, "{v}");
+    }
+}

@@ -118,6 +118,7 @@ fn run_case(
         ops: case.ops,
         read_pct: 50,
         seed,
+        elide_payload: true,
     };
     Ok(env.run(bench::run(env.clone(), dev, opts))??)
 }

@@ -64,6 +64,11 @@ pub struct BenchOptions {
     pub read_pct: u32,
     /// Seed of the random offsets.
     pub seed: u64,
+    /// Write the data pattern as holes the simulated device does not store (it is regenerable
+    /// from the seed; see [`crate::ElidedBytes`]): the same commands, byte counts and timing,
+    /// without the payload's memory. Not part of the report (results are the same either way).
+    #[serde(skip)]
+    pub elide_payload: bool,
 }
 
 /// Latency summary of one operation type.
@@ -271,9 +276,23 @@ impl<D: ZonedDevice> Clients<D> {
         };
         let (off, len) = target;
         let done = if read {
-            self.dev.read(off, len, IoClass::QueryRead).await.map(drop)
+            if self.opts.elide_payload {
+                self.dev
+                    .read_elided(off, len, IoClass::QueryRead)
+                    .await
+                    .map(drop)
+            } else {
+                self.dev.read(off, len, IoClass::QueryRead).await.map(drop)
+            }
         } else {
-            self.dev.write(off, &self.pattern[..len as usize]).await
+            write_block(
+                self.dev.as_ref(),
+                off,
+                &self.pattern,
+                len,
+                self.opts.elide_payload,
+            )
+            .await
         };
         if done.is_ok() {
             let lat = env.now() - t0;
@@ -292,6 +311,7 @@ async fn precondition<D: ZonedDevice>(
     zones: u32,
     bs: u64,
     pattern: &[u8],
+    elide: bool,
 ) -> Result<(), DeviceError> {
     let g = dev.geometry();
     let fill = SeqCursor {
@@ -303,9 +323,27 @@ async fn precondition<D: ZonedDevice>(
         bs,
     };
     while let Some((off, len)) = fill.claim() {
-        dev.write(off, &pattern[..len as usize]).await?;
+        write_block(dev, off, pattern, len, elide).await?;
     }
     dev.sync().await
+}
+
+/// Writes `len` bytes of `pattern` at `off`, or as many bytes of hole when `elide`.
+async fn write_block<D: ZonedDevice>(
+    dev: &D,
+    off: u64,
+    pattern: &[u8],
+    len: u64,
+    elide: bool,
+) -> Result<(), DeviceError> {
+    if elide {
+        let mut hole = crate::ElidedBytes::new();
+        hole.push_hole(len);
+        dev.write_elided(off, &hole).await
+    } else {
+        dev.write(off, &pattern[..usize::try_from(len).unwrap_or(usize::MAX)])
+            .await
+    }
 }
 
 /// Runs the benchmark on `dev` (which must be empty) in `env`.
@@ -353,7 +391,7 @@ pub async fn run<E: Env, D: ZonedDevice>(
         chunk.copy_from_slice(&v[..chunk.len()]);
     }
     if read_zones > 0 {
-        precondition(dev.as_ref(), read_zones, bs, &pattern).await?;
+        precondition(dev.as_ref(), read_zones, bs, &pattern, opts.elide_payload).await?;
     }
     let clients = Arc::new(Clients {
         seq: SeqCursor {

@@ -30,6 +30,7 @@ fn opts(workload: Workload, block_size_bytes: u64, qd: u32) -> BenchOptions {
         ops: 4000,
         read_pct: 50,
         seed: 7,
+        elide_payload: false,
     }
 }
 
