@@ -559,17 +559,17 @@ fn frame(data: Data<'_>, at: u64, n: u64, header: Option<u64>, framed: u64) -> P
             }
         }
         Data::Elided(e) => {
-            let body = e.slice(at, n);
-            if body.is_dense() {
-                return Piece::Bytes(Cow::Owned(dense(body.data())));
-            }
-            let mut p = ElidedBytes::with_capacity(body.data().len() + 8 + idx(framed - n));
+            // The body straight from `e` after the header (one copy, room reserved once).
+            let mut p = ElidedBytes::new();
             if let Some(h) = header {
                 p.push_bytes(&h.to_le_bytes());
             }
-            p.push(&body);
+            p.push_range(e, at, n);
             // Padding is written as zeros, as for plain bytes.
-            p.push_bytes(&vec![0u8; idx(framed - p.len())]);
+            p.push_zeros(idx(framed - p.len()));
+            if p.is_dense() {
+                return Piece::Bytes(Cow::Owned(p.into_data()));
+            }
             Piece::Elided(p)
         }
     }
