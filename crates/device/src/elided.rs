@@ -210,50 +210,94 @@ impl ElidedBytes {
     }
 
     /// Appends the logical range `[at, at + len)` of `other` (clipped to it), without an
-    /// intermediate string. The holes it spans are found by binary search, and the room for
-    /// its stored bytes and holes is reserved once.
+    /// intermediate string, the room for its stored bytes and holes reserved once.
     pub fn push_range(&mut self, other: &Self, at: u64, len: u64) {
-        let end = at.saturating_add(len).min(other.len);
+        if !other.holes.is_empty() {
+            let end = at.saturating_add(len).min(other.len);
+            if at < end {
+                let first = other.holes.partition_point(|h| h.at + h.len <= at);
+                let last = other.holes.partition_point(|h| h.at < end);
+                let stored = other.stored_of(end) - other.stored_of(at);
+                self.data.reserve(usize::try_from(stored).unwrap_or(0));
+                self.holes.reserve(last.saturating_sub(first));
+                self.stored_at.reserve(last.saturating_sub(first));
+            }
+        }
+        other.for_each_piece_in(at, len, |p| match p {
+            Ok(bytes) => self.push_bytes(bytes),
+            Err(n) => self.push_hole(n),
+        });
+    }
+
+    /// The pieces of the logical range `[at, at + len)` (clipped to the string) in order,
+    /// borrowed: `Ok(stored bytes)` or `Err(hole length)`.
+    pub fn pieces_in(&self, at: u64, len: u64) -> Vec<Result<&[u8], u64>> {
+        let mut out = Vec::new();
+        self.for_each_piece_in(at, len, |p| out.push(p));
+        out
+    }
+
+    /// The stored bytes of the logical range `[at, at + len)` when no hole meets it (and it
+    /// lies in the string).
+    pub fn dense_range(&self, at: u64, len: u64) -> Option<&[u8]> {
+        let end = at.checked_add(len).filter(|&e| e <= self.len)?;
+        if len == 0 {
+            return Some(&[]);
+        }
+        let i = self.holes.partition_point(|h| h.at + h.len <= at);
+        if self.holes.get(i).is_some_and(|h| h.at < end) {
+            return None;
+        }
+        let from = usize::try_from(self.stored_of(at)).ok()?;
+        self.data.get(from..from + usize::try_from(len).ok()?)
+    }
+
+    /// Hands `visit` the pieces of the logical range `[at, at + len)` (clipped) in order; the
+    /// holes it spans are found by binary search.
+    fn for_each_piece_in<'a>(
+        &'a self,
+        at: u64,
+        len: u64,
+        mut visit: impl FnMut(Result<&'a [u8], u64>),
+    ) {
+        let end = at.saturating_add(len).min(self.len);
         if at >= end {
             return;
         }
         let idx = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
-        if other.holes.is_empty() {
-            self.push_bytes(&other.data[idx(at)..idx(end)]);
-            return;
-        }
         // The holes that end after `at` and start before `end`.
-        let first = other.holes.partition_point(|h| h.at + h.len <= at);
-        let last = other.holes.partition_point(|h| h.at < end);
-        self.data
-            .reserve(idx(other.stored_of(end) - other.stored_of(at)));
-        self.holes.reserve(last.saturating_sub(first));
-        self.stored_at.reserve(last.saturating_sub(first));
+        let first = self.holes.partition_point(|h| h.at + h.len <= at);
+        let last = self.holes.partition_point(|h| h.at < end);
         // `pos`: a logical offset not inside a hole; `stored`: the stored bytes before it.
         let (mut pos, mut stored) = match first.checked_sub(1) {
             None => (0, 0),
-            Some(j) => (other.holes[j].at + other.holes[j].len, other.stored_at[j]),
+            Some(j) => (self.holes[j].at + self.holes[j].len, self.stored_at[j]),
         };
-        let stored_run = |this: &mut Self, from: u64, to: u64, stored: u64| {
+        // The stored bytes of the run `[from, to)` (`stored` before it) inside the range.
+        let run = |from: u64, to: u64, stored: u64| {
             let (s, e) = (from.max(at), to.min(end));
-            if s < e {
+            (s < e).then(|| {
                 let first = stored + (s - from);
-                this.push_bytes(&other.data[idx(first)..idx(first + (e - s))]);
-            }
+                &self.data[idx(first)..idx(first + (e - s))]
+            })
         };
-        for (h, &before) in other.holes[first..last]
+        for (h, &before) in self.holes[first..last]
             .iter()
-            .zip(&other.stored_at[first..last])
+            .zip(&self.stored_at[first..last])
         {
-            stored_run(self, pos, h.at, stored);
+            if let Some(bytes) = run(pos, h.at, stored) {
+                visit(Ok(bytes));
+            }
             let (s, e) = (h.at.max(at), (h.at + h.len).min(end));
             if s < e {
-                self.push_hole(e - s);
+                visit(Err(e - s));
             }
             pos = h.at + h.len;
             stored = before;
         }
-        stored_run(self, pos, end, stored);
+        if let Some(bytes) = run(pos, end, stored) {
+            visit(Ok(bytes));
+        }
     }
 
     /// The string with its holes as zeros.
@@ -357,6 +401,29 @@ mod tests {
             e.push_hole(u64::from(i % 2) + 1);
         }
         slices_agree(&e);
+    }
+
+    #[test]
+    fn borrowed_pieces_and_dense_ranges_match_slices() {
+        let e = sample();
+        for at in 0..=e.len() {
+            for len in 0..=e.len() - at {
+                let s = e.slice(at, len);
+                let mut joined = ElidedBytes::new();
+                for p in e.pieces_in(at, len) {
+                    match p {
+                        Ok(b) => joined.push_bytes(b),
+                        Err(n) => joined.push_hole(n),
+                    }
+                }
+                assert_eq!(joined, s, "{at}+{len}");
+                let dense = e.dense_range(at, len);
+                assert_eq!(dense.is_some(), s.is_dense(), "{at}+{len}");
+                if let Some(d) = dense {
+                    assert_eq!(d, s.data());
+                }
+            }
+        }
     }
 
     #[test]

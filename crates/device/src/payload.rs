@@ -388,8 +388,23 @@ impl Payload {
         offset: u64,
         data: &ElidedBytes,
     ) -> Result<(), DeviceError> {
-        let pieces = data
-            .pieces()
+        self.write_elided_pieces(zone, zone_start, offset, data.pieces())
+    }
+
+    /// [`Payload::write_elided`] of a string given as its pieces (`Ok(stored bytes)` or
+    /// `Err(hole length)`).
+    ///
+    /// # Errors
+    /// [`DeviceError::Io`] from the file store.
+    pub fn write_elided_pieces<'a>(
+        &self,
+        zone: u32,
+        zone_start: u64,
+        offset: u64,
+        pieces: impl IntoIterator<Item = Result<&'a [u8], u64>>,
+    ) -> Result<(), DeviceError> {
+        let pieces = pieces
+            .into_iter()
             .map(|p| p.map_err(|n| usize::try_from(n).unwrap_or(usize::MAX)));
         self.write_pieces(zone, zone_start, offset, pieces)
     }
