@@ -21,6 +21,9 @@ pub struct Hole {
 pub struct ElidedBytes {
     data: Vec<u8>,
     holes: Vec<Hole>,
+    /// Per hole: the stored bytes before it (the hole map from logical to stored offsets, so
+    /// a range is found by binary search).
+    stored_at: Vec<u64>,
     len: u64,
 }
 
@@ -35,6 +38,17 @@ impl ElidedBytes {
         Self {
             data: Vec::with_capacity(stored),
             holes: Vec::new(),
+            stored_at: Vec::new(),
+            len: 0,
+        }
+    }
+
+    /// An empty string with room for `stored` stored bytes and `holes` holes.
+    pub fn with_room(stored: usize, holes: usize) -> Self {
+        Self {
+            data: Vec::with_capacity(stored),
+            holes: Vec::with_capacity(holes),
+            stored_at: Vec::with_capacity(holes),
             len: 0,
         }
     }
@@ -45,8 +59,44 @@ impl ElidedBytes {
         Self {
             data,
             holes: Vec::new(),
+            stored_at: Vec::new(),
             len,
         }
+    }
+
+    /// The string of the stored bytes `data` with holes inserted: each `(stored, len)` puts
+    /// a hole of `len` bytes after the first `stored` stored bytes (sorted by `stored`; holes
+    /// at the same place merge). Takes `data` without copying it.
+    pub fn from_stored_holes(data: Vec<u8>, holes: &[(usize, u64)]) -> Self {
+        let mut out = Self {
+            holes: Vec::with_capacity(holes.len()),
+            stored_at: Vec::with_capacity(holes.len()),
+            ..Self::default()
+        };
+        let mut hole_bytes = 0u64;
+        for &(stored, len) in holes {
+            let stored = stored.min(data.len()) as u64;
+            if len == 0 {
+                continue;
+            }
+            let at = stored + hole_bytes;
+            match out.holes.last_mut() {
+                Some(h) if h.at + h.len == at => h.len += len,
+                _ => {
+                    out.holes.push(Hole { at, len });
+                    out.stored_at.push(stored);
+                }
+            }
+            hole_bytes += len;
+        }
+        out.len = data.len() as u64 + hole_bytes;
+        out.data = data;
+        out
+    }
+
+    /// The stored bytes (holes left out), taking them without a copy.
+    pub fn into_data(self) -> Vec<u8> {
+        self.data
     }
 
     /// Logical length (stored bytes plus holes).
@@ -92,9 +142,18 @@ impl ElidedBytes {
         }
         match self.holes.last_mut() {
             Some(h) if h.at + h.len == self.len => h.len += len,
-            _ => self.holes.push(Hole { at: self.len, len }),
+            _ => {
+                self.holes.push(Hole { at: self.len, len });
+                self.stored_at.push(self.data.len() as u64);
+            }
         }
         self.len += len;
+    }
+
+    /// Appends `n` stored zeros.
+    pub fn push_zeros(&mut self, n: usize) {
+        self.data.resize(self.data.len() + n, 0);
+        self.len += n as u64;
     }
 
     /// Appends another string.
@@ -106,6 +165,7 @@ impl ElidedBytes {
     pub fn clear(&mut self) {
         self.data.clear();
         self.holes.clear();
+        self.stored_at.clear();
         self.len = 0;
     }
 
@@ -137,46 +197,107 @@ impl ElidedBytes {
         out
     }
 
+    /// Stored bytes before logical byte `at` (inside a hole: before the hole).
+    fn stored_of(&self, at: u64) -> u64 {
+        let i = self.holes.partition_point(|h| h.at <= at);
+        match i.checked_sub(1) {
+            None => at,
+            Some(j) => {
+                let h = self.holes[j];
+                self.stored_at[j] + at.saturating_sub(h.at + h.len)
+            }
+        }
+    }
+
     /// Appends the logical range `[at, at + len)` of `other` (clipped to it), without an
-    /// intermediate string.
+    /// intermediate string, the room for its stored bytes and holes reserved once.
     pub fn push_range(&mut self, other: &Self, at: u64, len: u64) {
-        let end = at.saturating_add(len).min(other.len);
+        if !other.holes.is_empty() {
+            let end = at.saturating_add(len).min(other.len);
+            if at < end {
+                let first = other.holes.partition_point(|h| h.at + h.len <= at);
+                let last = other.holes.partition_point(|h| h.at < end);
+                let stored = other.stored_of(end) - other.stored_of(at);
+                self.data.reserve(usize::try_from(stored).unwrap_or(0));
+                self.holes.reserve(last.saturating_sub(first));
+                self.stored_at.reserve(last.saturating_sub(first));
+            }
+        }
+        other.for_each_piece_in(at, len, |p| match p {
+            Ok(bytes) => self.push_bytes(bytes),
+            Err(n) => self.push_hole(n),
+        });
+    }
+
+    /// The pieces of the logical range `[at, at + len)` (clipped to the string) in order,
+    /// borrowed: `Ok(stored bytes)` or `Err(hole length)`.
+    pub fn pieces_in(&self, at: u64, len: u64) -> Vec<Result<&[u8], u64>> {
+        let mut out = Vec::new();
+        self.for_each_piece_in(at, len, |p| out.push(p));
+        out
+    }
+
+    /// The stored bytes of the logical range `[at, at + len)` when no hole meets it (and it
+    /// lies in the string).
+    pub fn dense_range(&self, at: u64, len: u64) -> Option<&[u8]> {
+        let end = at.checked_add(len).filter(|&e| e <= self.len)?;
+        if len == 0 {
+            return Some(&[]);
+        }
+        let i = self.holes.partition_point(|h| h.at + h.len <= at);
+        if self.holes.get(i).is_some_and(|h| h.at < end) {
+            return None;
+        }
+        let from = usize::try_from(self.stored_of(at)).ok()?;
+        self.data.get(from..from + usize::try_from(len).ok()?)
+    }
+
+    /// Hands `visit` the pieces of the logical range `[at, at + len)` (clipped) in order; the
+    /// holes it spans are found by binary search.
+    fn for_each_piece_in<'a>(
+        &'a self,
+        at: u64,
+        len: u64,
+        mut visit: impl FnMut(Result<&'a [u8], u64>),
+    ) {
+        let end = at.saturating_add(len).min(self.len);
         if at >= end {
             return;
         }
         let idx = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
-        if other.holes.is_empty() {
-            self.push_bytes(&other.data[idx(at)..idx(end)]);
-            return;
-        }
-        // Stored bytes before logical `pos` = pos - hole bytes before it.
-        let mut pos = 0u64;
-        let mut stored = 0u64;
-        let stored_run = |this: &mut Self, from: u64, to: u64, stored: u64| {
-            let (s, e) = (from.max(at), to.min(end));
-            if s < e {
-                let first = stored + (s - from);
-                this.push_bytes(&other.data[idx(first)..idx(first + (e - s))]);
-            }
+        // The holes that end after `at` and start before `end`.
+        let first = self.holes.partition_point(|h| h.at + h.len <= at);
+        let last = self.holes.partition_point(|h| h.at < end);
+        // `pos`: a logical offset not inside a hole; `stored`: the stored bytes before it.
+        let (mut pos, mut stored) = match first.checked_sub(1) {
+            None => (0, 0),
+            Some(j) => (self.holes[j].at + self.holes[j].len, self.stored_at[j]),
         };
-        for h in &other.holes {
-            if pos >= end {
-                return;
+        // The stored bytes of the run `[from, to)` (`stored` before it) inside the range.
+        let run = |from: u64, to: u64, stored: u64| {
+            let (s, e) = (from.max(at), to.min(end));
+            (s < e).then(|| {
+                let first = stored + (s - from);
+                &self.data[idx(first)..idx(first + (e - s))]
+            })
+        };
+        for (h, &before) in self.holes[first..last]
+            .iter()
+            .zip(&self.stored_at[first..last])
+        {
+            if let Some(bytes) = run(pos, h.at, stored) {
+                visit(Ok(bytes));
             }
-            if h.at + h.len <= at {
-                stored += h.at - pos;
-                pos = h.at + h.len;
-                continue;
-            }
-            stored_run(self, pos, h.at, stored);
-            stored += h.at - pos;
             let (s, e) = (h.at.max(at), (h.at + h.len).min(end));
             if s < e {
-                self.push_hole(e - s);
+                visit(Err(e - s));
             }
             pos = h.at + h.len;
+            stored = before;
         }
-        stored_run(self, pos, other.len, stored);
+        if let Some(bytes) = run(pos, end, stored) {
+            visit(Ok(bytes));
+        }
     }
 
     /// The string with its holes as zeros.
@@ -257,6 +378,50 @@ mod tests {
                 let mut joined = e.slice(0, at);
                 joined.push(&e.slice(at, e.len() - at));
                 assert_eq!(joined, e, "split at {at}");
+            }
+        }
+    }
+
+    #[test]
+    fn stored_bytes_with_hole_places_build_the_same_string() {
+        let e = ElidedBytes::from_stored_holes(b"abcde".to_vec(), &[(2, 3), (2, 1), (5, 2)]);
+        assert_eq!(e, sample());
+        assert_eq!(e.into_data(), b"abcde".to_vec());
+        let mut z = sample();
+        z.push_zeros(2);
+        assert_eq!(z.len(), 13);
+        assert_eq!(z.materialize(), b"ab\0\0\0\0cde\0\0\0\0".to_vec());
+    }
+
+    #[test]
+    fn many_holes_slice_like_their_materialized_bytes() {
+        let mut e = ElidedBytes::new();
+        for i in 0..9u8 {
+            e.push_bytes(&[i; 2][..usize::from(i % 3)]);
+            e.push_hole(u64::from(i % 2) + 1);
+        }
+        slices_agree(&e);
+    }
+
+    #[test]
+    fn borrowed_pieces_and_dense_ranges_match_slices() {
+        let e = sample();
+        for at in 0..=e.len() {
+            for len in 0..=e.len() - at {
+                let s = e.slice(at, len);
+                let mut joined = ElidedBytes::new();
+                for p in e.pieces_in(at, len) {
+                    match p {
+                        Ok(b) => joined.push_bytes(b),
+                        Err(n) => joined.push_hole(n),
+                    }
+                }
+                assert_eq!(joined, s, "{at}+{len}");
+                let dense = e.dense_range(at, len);
+                assert_eq!(dense.is_some(), s.is_dense(), "{at}+{len}");
+                if let Some(d) = dense {
+                    assert_eq!(d, s.data());
+                }
             }
         }
     }

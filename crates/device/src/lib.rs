@@ -291,6 +291,19 @@ pub trait ZonedDevice: Send + Sync + 'static {
         async move { self.write(offset, &bytes).await }
     }
 
+    /// [`ZonedDevice::write_elided`] of the logical range `[at, at + len)` of `data` (clipped
+    /// to it), without copying the range out when the device can take it borrowed.
+    fn write_elided_range(
+        &self,
+        offset: u64,
+        data: &ElidedBytes,
+        at: u64,
+        len: u64,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        let piece = data.slice(at, len);
+        async move { self.write_elided(offset, &piece).await }
+    }
+
     /// Reads `len` bytes at `offset` as [`ZonedDevice::read`] does (same command, timing and
     /// errors), returning ranges written as holes as holes where the device kept them so
     /// (the default returns a string without holes).

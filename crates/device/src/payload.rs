@@ -194,14 +194,16 @@ impl MemZones {
         let zone = &self.zones[z];
         let end = zone.logical.min(at.saturating_add(len));
         let mut pos = at;
+        // The first hole ending after `at` (found once; the walk then goes hole by hole).
+        let mut i = zone.holes.partition_point(|h| h.end() <= at);
         while pos < end {
-            let i = zone.holes.partition_point(|h| h.at <= pos);
-            if let Some(h) = i.checked_sub(1).map(|j| zone.holes[j])
-                && pos < h.end()
+            if let Some(h) = zone.holes.get(i)
+                && h.at <= pos
             {
                 let to = h.end().min(end);
                 visit(Err(to - pos));
                 pos = to;
+                i += 1;
                 continue;
             }
             let to = zone.holes.get(i).map_or(end, |h| h.at.min(end));
@@ -215,6 +217,21 @@ impl MemZones {
             }
             pos = to;
         }
+    }
+
+    /// Stored bytes and holes in the logical range `[at, at + len)` of zone `z` (clipped).
+    fn stored_and_holes_in(&self, z: usize, at: usize, len: usize) -> (usize, usize) {
+        let zone = &self.zones[z];
+        let end = zone.logical.min(at.saturating_add(len));
+        if at >= end {
+            return (0, 0);
+        }
+        let first = zone.holes.partition_point(|h| h.end() <= at);
+        let last = zone.holes.partition_point(|h| h.at < end);
+        (
+            zone.stored_of(end) - zone.stored_of(at),
+            last.saturating_sub(first),
+        )
     }
 
     /// `len` bytes at byte `at` of zone `z`, holes as zeros; bytes past what the zone holds
@@ -232,15 +249,14 @@ impl MemZones {
     /// `len` bytes at byte `at` of zone `z`, holes as holes; bytes past what the zone holds
     /// read as (stored) zeros.
     fn get_elided(&self, z: usize, at: usize, len: usize) -> ElidedBytes {
-        let mut out = ElidedBytes::new();
+        let (stored, holes) = self.stored_and_holes_in(z, at, len);
+        let mut out = ElidedBytes::with_room(stored, holes);
         self.walk(z, at, len, |p| match p {
             Ok(bytes) => out.push_bytes(bytes),
             Err(n) => out.push_hole(n as u64),
         });
         let rest = len as u64 - out.len();
-        if rest > 0 {
-            out.push_bytes(&vec![0u8; usize::try_from(rest).unwrap_or(0)]);
-        }
+        out.push_zeros(usize::try_from(rest).unwrap_or(0));
         out
     }
 }
@@ -372,8 +388,23 @@ impl Payload {
         offset: u64,
         data: &ElidedBytes,
     ) -> Result<(), DeviceError> {
-        let pieces = data
-            .pieces()
+        self.write_elided_pieces(zone, zone_start, offset, data.pieces())
+    }
+
+    /// [`Payload::write_elided`] of a string given as its pieces (`Ok(stored bytes)` or
+    /// `Err(hole length)`).
+    ///
+    /// # Errors
+    /// [`DeviceError::Io`] from the file store.
+    pub fn write_elided_pieces<'a>(
+        &self,
+        zone: u32,
+        zone_start: u64,
+        offset: u64,
+        pieces: impl IntoIterator<Item = Result<&'a [u8], u64>>,
+    ) -> Result<(), DeviceError> {
+        let pieces = pieces
+            .into_iter()
             .map(|p| p.map_err(|n| usize::try_from(n).unwrap_or(usize::MAX)));
         self.write_pieces(zone, zone_start, offset, pieces)
     }

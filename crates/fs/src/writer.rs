@@ -402,6 +402,11 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 self.write_piece(zone, wp, &e.materialize()).await
             }
             Piece::Elided(e) => Ok(self.dev.write_elided(wp, e).await?),
+            Piece::Range(e, at, len) if self.opts.zone_append => {
+                self.write_piece(zone, wp, &e.slice(*at, *len).materialize())
+                    .await
+            }
+            Piece::Range(e, at, len) => Ok(self.dev.write_elided_range(wp, e, *at, *len).await?),
         }
     }
 
@@ -524,6 +529,8 @@ fn idx(v: u64) -> usize {
 enum Piece<'a> {
     Bytes(Cow<'a, [u8]>),
     Elided(ElidedBytes),
+    /// The logical range `[at, at + len)` of a string, borrowed.
+    Range(&'a ElidedBytes, u64, u64),
 }
 
 impl Piece<'_> {
@@ -532,6 +539,7 @@ impl Piece<'_> {
         match self {
             Self::Bytes(b) => b.len() as u64,
             Self::Elided(e) => e.len(),
+            Self::Range(_, _, len) => *len,
         }
     }
 }
@@ -558,18 +566,25 @@ fn frame(data: Data<'_>, at: u64, n: u64, header: Option<u64>, framed: u64) -> P
                 Piece::Bytes(Cow::Owned(dense(body)))
             }
         }
-        Data::Elided(e) => {
-            let body = e.slice(at, n);
-            if body.is_dense() {
-                return Piece::Bytes(Cow::Owned(dense(body.data())));
+        Data::Elided(e) if header.is_none() && framed == n => {
+            // A whole-block piece without a header: the caller's string itself (no copy).
+            match e.dense_range(at, n) {
+                Some(bytes) => Piece::Bytes(Cow::Borrowed(bytes)),
+                None => Piece::Range(e, at, n),
             }
-            let mut p = ElidedBytes::with_capacity(body.data().len() + 8 + idx(framed - n));
+        }
+        Data::Elided(e) => {
+            // The body straight from `e` after the header (one copy, room reserved once).
+            let mut p = ElidedBytes::new();
             if let Some(h) = header {
                 p.push_bytes(&h.to_le_bytes());
             }
-            p.push(&body);
+            p.push_range(e, at, n);
             // Padding is written as zeros, as for plain bytes.
-            p.push_bytes(&vec![0u8; idx(framed - p.len())]);
+            p.push_zeros(idx(framed - p.len()));
+            if p.is_dense() {
+                return Piece::Bytes(Cow::Owned(p.into_data()));
+            }
             Piece::Elided(p)
         }
     }

@@ -33,6 +33,8 @@ enum Target {
 enum WriteData<'a> {
     Dense(&'a [u8]),
     Elided(&'a ElidedBytes),
+    /// The logical range `[at, at + len)` of a string (`len` within it).
+    Range(&'a ElidedBytes, u64, u64),
 }
 
 impl WriteData<'_> {
@@ -41,6 +43,7 @@ impl WriteData<'_> {
         match self {
             Self::Dense(d) => d.len() as u64,
             Self::Elided(e) => e.len(),
+            Self::Range(_, _, len) => *len,
         }
     }
 }
@@ -265,6 +268,11 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
         match data {
             WriteData::Dense(d) => self.payload.write(adm.zone, start, adm.offset, d)?,
             WriteData::Elided(e) => self.payload.write_elided(adm.zone, start, adm.offset, e)?,
+            WriteData::Range(e, at, len) => {
+                let pieces = e.pieces_in(at, len);
+                self.payload
+                    .write_elided_pieces(adm.zone, start, adm.offset, pieces)?;
+            }
         }
         Ok((adm.zone, adm.offset, done))
     }
@@ -446,6 +454,18 @@ impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
         data: &ElidedBytes,
     ) -> impl Future<Output = Result<(), DeviceError>> + Send {
         self.write_at(offset, WriteData::Elided(data))
+    }
+
+    /// As `write_elided` of the range, its pieces borrowed from `data`.
+    fn write_elided_range(
+        &self,
+        offset: u64,
+        data: &ElidedBytes,
+        at: u64,
+        len: u64,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        let len = len.min(data.len().saturating_sub(at));
+        self.write_at(offset, WriteData::Range(data, at, len))
     }
 
     fn append(

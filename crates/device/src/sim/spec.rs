@@ -261,6 +261,18 @@ impl<E: Env> ZonedDevice for SimDevice<E> {
         }
     }
 
+    fn write_elided_range(
+        &self,
+        offset: u64,
+        data: &ElidedBytes,
+        at: u64,
+        len: u64,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        match self {
+            Self::Zns(d) => d.write_elided_range(offset, data, at, len),
+        }
+    }
+
     fn read_elided(
         &self,
         offset: u64,

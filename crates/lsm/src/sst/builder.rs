@@ -375,18 +375,11 @@ impl TableBuilder {
             };
             return (t, self.error);
         }
-        let mut bytes = ElidedBytes::with_capacity(self.out.len());
-        let mut at = 0;
-        for &(stored, len) in &self.holes {
-            bytes.push_bytes(&self.out[at..stored]);
-            bytes.push_hole(len);
-            at = stored;
-        }
-        bytes.push_bytes(&self.out[at..]);
+        // The stored bytes move into the table as they are (no copy).
         let t = BuiltTable {
-            bytes,
+            bytes: ElidedBytes::from_stored_holes(self.out, &self.holes),
             props: self.props,
-            spare: self.out,
+            spare: Vec::new(),
         };
         (t, self.error)
     }

@@ -86,12 +86,9 @@ pub(super) fn builder_for<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, bytes: u6
     .with_regenerator(inner.regenerator.get().cloned())
 }
 
-/// A built table's buffer back for reuse (its stored bytes when it had no holes).
+/// A built table's buffer back for reuse (its stored bytes).
 pub(crate) fn take_buffer(t: crate::sst::BuiltTable) -> Vec<u8> {
-    match t.bytes.into_dense() {
-        Ok(v) => v,
-        Err(_) => t.spare,
-    }
+    t.bytes.into_data()
 }
 
 pub(super) fn give_buffer<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, mut buf: Vec<u8>) {
