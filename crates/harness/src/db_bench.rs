@@ -22,7 +22,7 @@ use zonedb_lsm::batch::WriteBatch;
 use crate::benchmark::Benchmark;
 use crate::elided::PoolRegenerator;
 use crate::histogram::DbBenchHistogram;
-use crate::keys::{ValueGen, make_key};
+use crate::keys::{ValueGen, make_key, make_key_into};
 use crate::kv::{KvIter, KvStore};
 
 pub use crate::error::HarnessError;
@@ -609,28 +609,32 @@ async fn write_ops<E: Env, S: KvStore>(
     // Puts go out elided, one at a time or in batches.
     let elide = cfg.elide_values && bench != Benchmark::DeleteRandom;
     let regen = values.regenerator();
+    // One put at a time goes out without a batch; key and descriptor buffers are reused.
+    let single_put = elide && batch == 1;
+    let (mut key, mut desc) = (Vec::with_capacity(ks.max(8)), Vec::with_capacity(10));
+    let mut wrote: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::new();
     let mut i = 0;
     while i < cfg.num {
         let n = batch.min(cfg.num - i);
-        let mut b = WriteBatch::with_capacity(if elide && batch == 1 {
-            0
-        } else {
-            usize::try_from(n).unwrap_or(1) * (ks + cfg.value_size + 21)
+        let mut b = (!single_put).then(|| {
+            WriteBatch::with_capacity(usize::try_from(n).unwrap_or(1) * (ks + cfg.value_size + 21))
         });
         let mut single = None;
-        let mut wrote: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::new();
+        wrote.clear();
         for j in 0..n {
             let k = if bench == Benchmark::FillSeq {
                 i + j
             } else {
                 rng.gen_range(0..cfg.num)
             };
-            let key = make_key(k, ks);
+            make_key_into(k, ks, &mut key);
             if bench == Benchmark::DeleteRandom {
-                b.delete(&key);
+                if let Some(b) = &mut b {
+                    b.delete(&key);
+                }
                 out.bytes += key.len() as u64;
                 if cfg.remembers(&key) {
-                    wrote.push((key, None));
+                    wrote.push((key.clone(), None));
                 }
             } else {
                 let (offset, value) = values.next_elided(cfg.value_size);
@@ -638,12 +642,13 @@ async fn write_ops<E: Env, S: KvStore>(
                 if cfg.remembers(&key) {
                     wrote.push((key.clone(), Some(value.to_vec())));
                 }
-                if elide && batch == 1 {
-                    single = Some((key, value.len(), PoolRegenerator::descriptor(offset)));
-                } else if elide {
-                    b.put_elided(&key, value.len(), &PoolRegenerator::descriptor(offset));
-                } else {
-                    b.put(&key, value);
+                if elide {
+                    PoolRegenerator::descriptor_into(offset, &mut desc);
+                }
+                match &mut b {
+                    None => single = Some(value.len()),
+                    Some(b) if elide => b.put_elided(&key, value.len(), &desc),
+                    Some(b) => b.put(&key, value),
                 }
             }
         }
@@ -652,9 +657,10 @@ async fn write_ops<E: Env, S: KvStore>(
             Some(l) => Some(l.lock().await),
             None => None,
         };
-        match single {
-            Some((key, len, desc)) => db.put_elided(&key, len, &desc, &regen).await?,
-            None => db.write(b).await?,
+        match (single, b) {
+            (Some(len), _) => db.put_elided(&key, len, &desc, &regen).await?,
+            (None, Some(b)) => db.write(b).await?,
+            (None, None) => {}
         }
         if let Some(mut l) = ledger {
             for (k, v) in &wrote {

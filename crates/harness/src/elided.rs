@@ -33,8 +33,14 @@ impl PoolRegenerator {
     /// The descriptor of the value at `offset` in the pool.
     pub fn descriptor(offset: usize) -> Vec<u8> {
         let mut d = Vec::with_capacity(10);
-        put_varint(&mut d, offset as u64);
+        Self::descriptor_into(offset, &mut d);
         d
+    }
+
+    /// [`PoolRegenerator::descriptor`] into `out` (cleared first: a buffer reused per value).
+    pub fn descriptor_into(offset: usize, out: &mut Vec<u8>) {
+        out.clear();
+        put_varint(out, offset as u64);
     }
 }
 

@@ -13,9 +13,16 @@ use crate::elided::PoolRegenerator;
 
 /// db_bench's `GenerateKeyFromInt` for `key_size >= 8`.
 pub fn make_key(v: u64, key_size: usize) -> Vec<u8> {
-    let mut k = v.to_be_bytes().to_vec();
-    k.resize(key_size.max(8), b'0');
+    let mut k = Vec::with_capacity(key_size.max(8));
+    make_key_into(v, key_size, &mut k);
     k
+}
+
+/// [`make_key`] into `out` (cleared first: a buffer reused per key).
+pub fn make_key_into(v: u64, key_size: usize, out: &mut Vec<u8>) {
+    out.clear();
+    out.extend_from_slice(&v.to_be_bytes());
+    out.resize(key_size.max(8), b'0');
 }
 
 /// The integer of a key made by [`make_key`].

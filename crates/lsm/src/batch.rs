@@ -9,7 +9,7 @@
 
 use crate::LsmError;
 use crate::key::ValueType;
-use crate::sst::format::{get_bytes, get_u32, get_u64, put_bytes};
+use crate::sst::format::{get_bytes, get_u32, get_u64, put_bytes, put_varint};
 
 const HEADER: usize = 12;
 
@@ -78,13 +78,14 @@ impl WriteBatch {
     /// Adds a put of an elided value: `len` bytes the registered regenerator makes from
     /// `desc` (recorded as type `ElidedValue` with the stub as its value).
     pub fn put_elided(&mut self, key: &[u8], len: usize, desc: &[u8]) {
-        let mut stub = Vec::with_capacity(desc.len() + 10);
-        crate::elided::encode_stub(len as u64, desc, &mut stub);
         let before = self.rep.len();
         self.rep.push(ValueType::ElidedValue as u8);
         put_bytes(&mut self.rep, key);
         let key_part = self.rep.len() - before;
-        put_bytes(&mut self.rep, &stub);
+        // The stub length-prefixed, encoded in place (no stub buffer).
+        let stub_len = crate::elided::varint_len(len as u64) + desc.len() as u64;
+        put_varint(&mut self.rep, stub_len);
+        crate::elided::encode_stub(len as u64, desc, &mut self.rep);
         self.logical += key_part + full_value_part(len as u64) as usize;
         self.count += 1;
         self.elided += 1;

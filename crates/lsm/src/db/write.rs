@@ -155,7 +155,8 @@ pub(crate) async fn write<E: Env, D: ZonedDevice>(
         .collect();
     let bytes: usize = batches.iter().map(WriteBatch::logical_size_bytes).sum();
     let want_sync = group.iter().any(|p| p.sync);
-    let mut r = commit_group(inner, &mut w, batches, want_sync, bytes as u64).await;
+    let mut batches = batches;
+    let mut r = commit_group(inner, &mut w, &mut batches, want_sync, bytes as u64).await;
     if group.len() > 1 {
         // The followers get the leader's error as a value (their source), not just its text.
         r = r.map_err(LsmError::into_shared);
@@ -191,15 +192,16 @@ async fn commit_alone<E: Env, D: ZonedDevice>(
     if !alone {
         return Err(batch);
     }
+    let mut batch = batch;
     let bytes = batch.logical_size_bytes() as u64;
-    Ok(commit_group(inner, &mut w, vec![batch], sync, bytes).await)
+    Ok(commit_group(inner, &mut w, std::slice::from_mut(&mut batch), sync, bytes).await)
 }
 
 /// Commits a group's `batches` (`bytes` in all; synced if `want_sync`).
 async fn commit_group<E: Env, D: ZonedDevice>(
     inner: &Arc<Inner<E, D>>,
     w: &mut WalWriter<E, D>,
-    mut batches: Vec<WriteBatch>,
+    batches: &mut [WriteBatch],
     want_sync: bool,
     bytes: u64,
 ) -> Result<(), LsmError> {
@@ -214,7 +216,7 @@ async fn commit_group<E: Env, D: ZonedDevice>(
     let mut seq = first_seq;
     let mut ops = 0u64;
     let mut user_bytes = 0u64;
-    for b in &mut batches {
+    for b in batches.iter_mut() {
         b.set_sequence(seq);
         seq += u64::from(b.count());
         ops += u64::from(b.count());
@@ -226,7 +228,7 @@ async fn commit_group<E: Env, D: ZonedDevice>(
     let mut wal_bytes = 0;
     if let Some(f) = &mut w.file {
         let mut r = if batches.iter().any(WriteBatch::has_elided) {
-            match elided_records(inner, &mut w.log, &batches) {
+            match elided_records(inner, &mut w.log, batches) {
                 Ok(buf) => {
                     wal_bytes = buf.len();
                     f.append_elided(&buf).await
@@ -236,7 +238,7 @@ async fn commit_group<E: Env, D: ZonedDevice>(
         } else {
             let mut buf =
                 Vec::with_capacity(batches.iter().map(WriteBatch::size_bytes).sum::<usize>() + 64);
-            for b in &batches {
+            for b in batches.iter() {
                 w.log.add_record(b.data(), &mut buf);
             }
             wal_bytes = buf.len() as u64;
@@ -256,7 +258,7 @@ async fn commit_group<E: Env, D: ZonedDevice>(
         .cpu(cost::WRITE_BATCH_NS * batches.len() as u64 + cost::WRITE_OP_NS * ops)
         .await;
     let mut last = first_seq - 1;
-    for b in &batches {
+    for b in batches.iter() {
         last = last.max(apply_batch(&mem, b)?);
     }
     let mut st = inner.lock();
