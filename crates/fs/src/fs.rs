@@ -283,15 +283,16 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     ) -> Result<Vec<u8>, FsError> {
         let (id, size) = self.id_and_size(name)?;
         if self.page_cache.is_some() {
-            return self.read_cached(id, size, offset, len, class).await;
+            let got = self.read_cached(id, size, offset, len, class).await?;
+            return Ok(got.into_dense().unwrap_or_else(|e| e.materialize()));
         }
         self.read_device(id, offset, len, class).await
     }
 
     /// As [`ZoneFs::read_class`] (the same device reads), returning ranges that were appended
     /// as holes ([`crate::WritableFile::append_elided`]) as holes where the device kept them
-    /// so ([`ZonedDevice::read_elided`]). Through the page cache (which holds bytes) the
-    /// result has no holes.
+    /// so ([`ZonedDevice::read_elided`]), through the page cache too (which keeps them as
+    /// holes).
     ///
     /// # Errors
     /// As [`ZoneFs::read`].
@@ -304,11 +305,20 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     ) -> Result<ElidedBytes, FsError> {
         let (id, size) = self.id_and_size(name)?;
         if self.page_cache.is_some() {
-            return self
-                .read_cached(id, size, offset, len, class)
-                .await
-                .map(ElidedBytes::from_vec);
+            return self.read_cached(id, size, offset, len, class).await;
         }
+        self.read_device_elided(id, offset, len, class).await
+    }
+
+    /// Up to `len` bytes of file `id` at `offset` from the device, holes as holes (one read
+    /// per extent piece, as [`ZoneFs::read_device`]).
+    async fn read_device_elided(
+        &self,
+        id: u64,
+        offset: u64,
+        len: u64,
+        class: IoClass,
+    ) -> Result<ElidedBytes, FsError> {
         let (pieces, _readers) = self.extent_pieces(id, offset, len)?;
         let mut out = ElidedBytes::new();
         for (dev_off, n) in pieces {
@@ -350,23 +360,23 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         offset: u64,
         len: u64,
         class: IoClass,
-    ) -> Result<Vec<u8>, FsError> {
+    ) -> Result<ElidedBytes, FsError> {
         let end = offset.saturating_add(len).min(size);
-        let mut out = Vec::with_capacity(usize::try_from(end.saturating_sub(offset)).unwrap_or(0));
+        let mut out = ElidedBytes::new();
         let file_pages = size.div_ceil(PAGE_BYTES);
         let mut pos = offset;
         while pos < end {
             let page = pos / PAGE_BYTES;
             let page_len = PAGE_BYTES.min(size - page * PAGE_BYTES);
-            let within = usize::try_from(pos - page * PAGE_BYTES).unwrap_or(0);
+            let within = pos - page * PAGE_BYTES;
             let take = (page * PAGE_BYTES + page_len).min(end) - pos;
-            let hit = self.pages().and_then(|mut c| {
+            let hit = self.pages().is_some_and(|mut c| {
                 c.get(id, page, page_len)
-                    .and_then(|d| d.get(within..within + usize::try_from(take).ok()?))
-                    .map(<[u8]>::to_vec)
+                    .filter(|d| within + take <= d.len())
+                    .map(|d| out.push_range(d, within, take))
+                    .is_some()
             });
-            if let Some(bytes) = hit {
-                out.extend_from_slice(&bytes);
+            if hit {
                 pos += take;
                 continue;
             }
@@ -376,8 +386,8 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             });
             let from = a * PAGE_BYTES;
             let to = (b * PAGE_BYTES).min(size);
-            let data = self.read_device(id, from, to - from, class).await?;
-            if data.len() as u64 != to - from {
+            let data = self.read_device_elided(id, from, to - from, class).await?;
+            if data.len() != to - from {
                 return Err(FsError::Corrupt("short device read".into()));
             }
             let live = self
@@ -386,17 +396,12 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 .get(&id)
                 .is_some_and(|f| f.meta.size >= to);
             let upto = end.min(to);
-            out.extend_from_slice(
-                data.get(
-                    usize::try_from(pos - from).unwrap_or(0)
-                        ..usize::try_from(upto - from).unwrap_or(0),
-                )
-                .ok_or_else(|| FsError::Corrupt("short device read".into()))?,
-            );
+            out.push_range(&data, pos - from, upto - pos);
             // Pages of a file deleted meanwhile are not cached (they could never be read).
             if live && let Some(mut c) = self.pages() {
-                for (i, chunk) in data.chunks(PAGE_BYTES as usize).enumerate() {
-                    c.insert(id, a + i as u64, chunk.to_vec());
+                for p in a..b {
+                    let at = (p - a) * PAGE_BYTES;
+                    c.insert(id, p, data.slice(at, PAGE_BYTES.min(data.len() - at)));
                 }
             }
             pos = upto;

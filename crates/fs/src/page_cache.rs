@@ -22,6 +22,8 @@
 
 use std::collections::BTreeMap;
 
+use zonedb_device::ElidedBytes;
+
 /// Bytes in a page.
 pub const PAGE_BYTES: u64 = 4 << 10;
 
@@ -51,9 +53,12 @@ pub struct PageCacheStats {
     pub invalidated: u64,
 }
 
+/// A cached page: its bytes as read, holes kept as holes ([`ElidedBytes`]), so a page of
+/// elided payload costs a few words of memory, not 4 KiB (a dense read of it returns zeros
+/// there, as the device's own dense read does).
 #[derive(Debug)]
 struct Page {
-    data: Vec<u8>,
+    data: ElidedBytes,
     stamp: u64,
 }
 
@@ -119,11 +124,11 @@ impl PageCache {
 
     /// Page `page` of `file` if cached with `len` bytes (a page's length is the file's bytes
     /// in it: a shorter cached last page of a file that grew is a miss). Counts a hit.
-    pub fn get(&mut self, file: u64, page: u64, len: u64) -> Option<&[u8]> {
+    pub fn get(&mut self, file: u64, page: u64, len: u64) -> Option<&ElidedBytes> {
         self.tick += 1;
         let tick = self.tick;
         let p = self.pages.get_mut(&(file, page))?;
-        if p.data.len() as u64 != len {
+        if p.data.len() != len {
             return None;
         }
         self.lru.remove(&p.stamp);
@@ -177,7 +182,7 @@ impl PageCache {
     }
 
     /// Caches `data` as page `page` of `file`, evicting the least recently used pages.
-    pub fn insert(&mut self, file: u64, page: u64, data: Vec<u8>) {
+    pub fn insert(&mut self, file: u64, page: u64, data: ElidedBytes) {
         if self.capacity_pages == 0 {
             return;
         }
@@ -223,8 +228,8 @@ impl PageCache {
 mod tests {
     use super::*;
 
-    fn page(b: u8) -> Vec<u8> {
-        vec![b; PAGE_BYTES as usize]
+    fn page(b: u8) -> ElidedBytes {
+        ElidedBytes::from_vec(vec![b; PAGE_BYTES as usize])
     }
 
     #[test]
@@ -280,14 +285,14 @@ mod tests {
         let mut c = PageCache::new(2 * PAGE_BYTES, 128);
         c.insert(1, 0, page(1));
         c.insert(1, 1, page(2));
-        assert_eq!(c.get(1, 0, PAGE_BYTES).map(|d| d[0]), Some(1));
+        assert_eq!(c.get(1, 0, PAGE_BYTES).map(|d| d.data()[0]), Some(1));
         c.insert(1, 2, page(3));
         // Page 1 was least recently used.
         assert!(c.get(1, 1, PAGE_BYTES).is_none());
         assert!(c.get(1, 0, PAGE_BYTES).is_some());
         assert_eq!(c.stats().evictions, 1);
         // A short last page is a miss once the file grew past it.
-        c.insert(3, 0, vec![9; 100]);
+        c.insert(3, 0, ElidedBytes::from_vec(vec![9; 100]));
         assert!(c.get(3, 0, 100).is_some());
         assert!(c.get(3, 0, 200).is_none());
     }
@@ -304,5 +309,17 @@ mod tests {
         assert!((0..4).all(|p| c.get(2, p, PAGE_BYTES).is_some()));
         assert_eq!(c.stats().invalidated, 4);
         assert_eq!(c.len(), 4);
+    }
+
+    #[test]
+    fn a_page_of_holes_is_kept_as_holes() {
+        let mut c = PageCache::new(1 << 20, 128);
+        let mut p = ElidedBytes::new();
+        p.push_bytes(&[5; 96]);
+        p.push_hole(PAGE_BYTES - 96);
+        c.insert(1, 0, p);
+        let got = c.get(1, 0, PAGE_BYTES).expect("cached");
+        assert_eq!(got.hole_bytes(), PAGE_BYTES - 96);
+        assert_eq!(got.data(), &[5; 96][..]);
     }
 }
