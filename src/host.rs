@@ -31,12 +31,13 @@ pub fn peak_rss_bytes() -> Option<u64> {
 }
 
 /// The `"host"` object of a run's JSON: its wall time, simulated operations per wall second
-/// (`sim_ops`: the operations simulated; `None` in real mode gives null) and the process's peak
-/// RSS.
+/// (`sim_ops`: the operations simulated; `None` in real mode gives null), the process's peak
+/// RSS and the work it ran on threads beside the simulator (`--parallel_compute`).
 pub fn json(wall_ns: u64, sim_ops: Option<u64>) -> serde_json::Value {
     serde_json::json!({
         "wall_ns": wall_ns,
         "sim_ops_per_wall_s": sim_ops.map(|n| n as f64 / (wall_ns.max(1) as f64 / 1e9)),
         "peak_rss_bytes": peak_rss_bytes(),
+        "parallel_computations": zonedb_env::parallel_computations(),
     })
 }

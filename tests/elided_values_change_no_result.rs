@@ -5,40 +5,10 @@
 //! its four schemes on fillrandom).
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
-use std::process::Command;
+mod common;
 
+use common::{without_host, zonedb};
 use serde_json::Value;
-
-fn zonedb(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_zonedb"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("zonedb runs");
-    assert!(
-        out.status.success(),
-        "zonedb {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// The JSON with every `"host"` object removed (as `scripts/fingerprint.sh` strips it).
-fn without_host(text: &str) -> String {
-    fn strip(v: &mut Value) {
-        match v {
-            Value::Object(m) => {
-                m.remove("host");
-                m.values_mut().for_each(strip);
-            }
-            Value::Array(a) => a.iter_mut().for_each(strip),
-            _ => {}
-        }
-    }
-    let mut v: Value = serde_json::from_str(text).unwrap();
-    strip(&mut v);
-    serde_json::to_string_pretty(&v).unwrap()
-}
 
 /// `args` run with elision (the default) and with `--elide_values=false`: the same JSON
 /// outside `"host"`, which has the run's peak RSS and simulated operations per wall second.

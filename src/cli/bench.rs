@@ -329,6 +329,7 @@ async fn run_list<E: Env, D: ZonedDevice>(
 }
 
 pub fn run(a: &BenchArgs) -> Result<ExitCode, CliError> {
+    a.run.apply_process();
     // Bad flags fail before any work is done.
     benchmark_names(a)?;
     bench_config(a)
@@ -389,6 +390,7 @@ pub fn run(a: &BenchArgs) -> Result<ExitCode, CliError> {
                     serde_json::Value::Null
                 },
                 "peak_rss_bytes": crate::host::peak_rss_bytes(),
+                "parallel_computations": zonedb_env::parallel_computations(),
                 "peak_rss_per_stored_byte": crate::host::peak_rss_bytes().map(|rss| {
                     rss as f64 / extra["fs"]["used_bytes"].as_f64().unwrap_or(0.0).max(1.0)
                 }),

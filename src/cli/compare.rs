@@ -54,6 +54,7 @@ pub struct RunArgs {
 /// Applies the run flags to every configuration: `--elide_values=false` turns elision off
 /// (a scenario's own `elide_values = false` stays).
 pub(crate) fn apply(flags: &RunFlags, configs: &mut [Scenario]) {
+    flags.apply_process();
     for c in configs {
         c.workload.elide_values &= flags.elide_values;
     }

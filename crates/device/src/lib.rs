@@ -327,4 +327,14 @@ pub trait ZonedDevice: Send + Sync + 'static {
     fn peak_memory_payload_bytes(&self) -> Option<u64> {
         None
     }
+
+    /// The `len` bytes at `offset` as the device holds them now (holes as holes), taken
+    /// without a command: no time passes, no counter moves, no fault is drawn. For work that
+    /// only needs the bytes while a separate, real read keeps the timing (the engine's
+    /// compaction merges ahead on another thread in simulation). `None` when the device
+    /// cannot (real devices; a range a read would refuse).
+    fn peek_elided(&self, offset: u64, len: u64) -> Option<ElidedBytes> {
+        let _ = (offset, len);
+        None
+    }
 }

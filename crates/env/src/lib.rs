@@ -35,7 +35,7 @@ pub use error::SimError;
 pub use join::{JoinError, JoinHandle};
 pub use real::{RealEnv, RealSleep};
 pub use rng::SimRng;
-pub use sim::{SimConfig, SimEnv, SimSleep};
+pub use sim::{SimConfig, SimEnv, SimSleep, parallel_computations, set_parallel_compute_default};
 
 /// Time and concurrency for engine code. Cheap to clone; clones share one environment.
 pub trait Env: Clone + Send + Sync + 'static {
@@ -85,4 +85,21 @@ pub trait Env: Clone + Send + Sync + 'static {
 
     /// Whether time is virtual.
     fn is_simulated(&self) -> bool;
+
+    /// Whether [`Env::spawn_compute`] may start work (ask before preparing its inputs).
+    fn parallel_compute(&self) -> bool {
+        false
+    }
+
+    /// Starts `work` on an OS thread of its own and returns `true`, or returns `false` without
+    /// running it (the default, and the real environment's: its tasks are threads already).
+    ///
+    /// For pure computation only: work whose results do not depend on when it runs or on
+    /// anything the tasks change meanwhile, handed back to a task through a channel the task
+    /// waits on in wall time. The simulation stays a pure function of its seed; only the wall
+    /// time it takes changes (the engine merges compactions ahead this way).
+    fn spawn_compute(&self, name: &str, work: impl FnOnce() + Send + 'static) -> bool {
+        let _ = (name, work);
+        false
+    }
 }

@@ -332,6 +332,24 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         Ok(out)
     }
 
+    /// A whole file's synced bytes as the device holds them now (holes as holes), taken
+    /// without device commands ([`ZonedDevice::peek_elided`]): no time passes and no counter
+    /// moves. `None` when the device cannot peek or the file is not there.
+    pub fn peek_file(&self, name: &str) -> Option<ElidedBytes> {
+        let (id, size) = self.id_and_size(name).ok()?;
+        let (pieces, _readers) = self.extent_pieces(id, 0, size).ok()?;
+        let mut out = ElidedBytes::new();
+        for (dev_off, n) in pieces {
+            let (a, b) = self.block_span(dev_off, n);
+            let data = self.dev.peek_elided(a, b - a)?;
+            if data.len() != b - a {
+                return None;
+            }
+            out.push_range(&data, dev_off - a, n);
+        }
+        (out.len() == size).then_some(out)
+    }
+
     /// A file's id and synced size.
     fn id_and_size(&self, name: &str) -> Result<(u64, u64), FsError> {
         let st = self.lock();

@@ -526,6 +526,15 @@ impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
             .then(|| self.payload.peak_resident_bytes())
     }
 
+    fn peek_elided(&self, offset: u64, len: u64) -> Option<ElidedBytes> {
+        let (zone, start) = {
+            let s = self.lock();
+            let zone = s.table.check_read(offset, len).ok()?;
+            (zone, s.table.geometry().zone_start(zone))
+        };
+        self.payload.read_elided(zone, start, offset, len).ok()
+    }
+
     fn stats(&self) -> DeviceStats {
         self.lock().stats
     }

@@ -329,6 +329,12 @@ impl<E: Env> ZonedDevice for SimDevice<E> {
             Self::Zns(d) => d.peak_memory_payload_bytes(),
         }
     }
+
+    fn peek_elided(&self, offset: u64, len: u64) -> Option<ElidedBytes> {
+        match self {
+            Self::Zns(d) => d.peek_elided(offset, len),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ mod timer;
 
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 pub use timer::SimSleep;
 
@@ -39,6 +39,28 @@ pub struct SimConfig {
     /// Task polls allowed at one virtual instant before the run fails as a livelock. Default
     /// 10 000 000.
     pub livelock_poll_limit: u64,
+    /// Whether [`Env::spawn_compute`] runs pure computation on OS threads beside the executor
+    /// (results are the same either way; only wall time changes). Default on.
+    pub parallel_compute: bool,
+}
+
+/// What [`SimConfig::default`] sets `parallel_compute` to (see
+/// [`set_parallel_compute_default`]).
+static PARALLEL_COMPUTE_DEFAULT: AtomicBool = AtomicBool::new(true);
+
+/// Work [`Env::spawn_compute`] started on threads of their own in this process.
+static COMPUTATIONS_STARTED: AtomicU64 = AtomicU64::new(0);
+
+/// How many pieces of work simulations in this process started on threads beside their
+/// executors ([`Env::spawn_compute`]); a wall-time figure, like the run's wall time.
+pub fn parallel_computations() -> u64 {
+    COMPUTATIONS_STARTED.load(Ordering::Relaxed)
+}
+
+/// Sets `parallel_compute` of every [`SimConfig::default`] made from now on in this process (a
+/// command-line switch: it changes wall time only, never a result).
+pub fn set_parallel_compute_default(on: bool) {
+    PARALLEL_COMPUTE_DEFAULT.store(on, Ordering::Relaxed);
 }
 
 impl Default for SimConfig {
@@ -48,6 +70,7 @@ impl Default for SimConfig {
             cores: 2,
             shuffle_same_instant: false,
             livelock_poll_limit: 10_000_000,
+            parallel_compute: PARALLEL_COMPUTE_DEFAULT.load(Ordering::Relaxed),
         }
     }
 }
@@ -79,6 +102,13 @@ impl SimConfig {
     #[must_use]
     pub fn shuffle_same_instant(mut self, on: bool) -> Self {
         self.shuffle_same_instant = on;
+        self
+    }
+
+    /// These options with pure computation on OS threads beside the executor on or off.
+    #[must_use]
+    pub fn parallel_compute(mut self, on: bool) -> Self {
+        self.parallel_compute = on;
         self
     }
 
@@ -182,6 +212,22 @@ impl Env for SimEnv {
     fn is_simulated(&self) -> bool {
         true
     }
+
+    fn parallel_compute(&self) -> bool {
+        self.shared.config.parallel_compute
+    }
+
+    fn spawn_compute(&self, name: &str, work: impl FnOnce() + Send + 'static) -> bool {
+        let started = self.shared.config.parallel_compute
+            && std::thread::Builder::new()
+                .name(name.to_owned())
+                .spawn(work)
+                .is_ok();
+        if started {
+            COMPUTATIONS_STARTED.fetch_add(1, Ordering::Relaxed);
+        }
+        started
+    }
 }
 
 #[cfg(test)]
@@ -202,14 +248,16 @@ mod tests {
             .seed(9)
             .cores(3)
             .shuffle_same_instant(true)
-            .livelock_poll_limit(77);
+            .livelock_poll_limit(77)
+            .parallel_compute(false);
         assert_eq!(
             c,
             SimConfig {
                 seed: 9,
                 cores: 3,
                 shuffle_same_instant: true,
-                livelock_poll_limit: 77
+                livelock_poll_limit: 77,
+                parallel_compute: false,
             }
         );
         assert_eq!(SimConfig::with_seed(9).seed, 9);

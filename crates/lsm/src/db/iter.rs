@@ -3,18 +3,74 @@
 //! of each user key visible at its snapshot and hides deleted keys.
 
 use std::cmp::Ordering;
+use std::future::Future;
 use std::sync::Arc;
 
 use zonedb_device::{IoClass, ZonedDevice};
 use zonedb_env::Env;
 
-use super::source::{FsSource, TableCache};
+use super::source::TableCache;
 use crate::LsmError;
 use crate::cost;
 use crate::key::{self, ValueType};
 use crate::memtable::MemTable;
-use crate::sst::TableIter;
+use crate::sst::{BlockSource, Table, TableIter};
 use crate::version::{LiveFile, Version};
+
+/// Where level cursors get open tables: the table cache, or (for a merge computed ahead on
+/// another thread) tables over bytes taken at the compaction's start.
+pub(crate) trait Tables: Send + Sync + 'static {
+    /// Where the tables' blocks come from.
+    type Source: BlockSource;
+    /// Table `number` of `size` bytes, opened if needed.
+    fn get(
+        &self,
+        number: u64,
+        size: u64,
+    ) -> impl Future<Output = Result<Arc<Table<Self::Source>>, LsmError>> + Send;
+}
+
+impl<E: Env, D: ZonedDevice> Tables for TableCache<E, D> {
+    type Source = super::source::FsSource<E, D>;
+
+    fn get(
+        &self,
+        number: u64,
+        size: u64,
+    ) -> impl Future<Output = Result<Arc<Table<Self::Source>>, LsmError>> + Send {
+        TableCache::get(self, number, size)
+    }
+}
+
+impl<T: Tables> std::fmt::Debug for LevelCursor<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LevelCursor")
+            .field("files", &self.files.len())
+            .field("idx", &self.idx)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T: Tables> std::fmt::Debug for Child<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Mem(m) => m.fmt(f),
+            Self::Level(l) => l.fmt(f),
+        }
+    }
+}
+
+impl<T: Tables> std::fmt::Debug for MergingIter<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MergingIter")
+            .field("children", &self.children)
+            .field("cur", &self.cur)
+            .finish()
+    }
+}
+
+/// The engine's merging iterator (over the table cache).
+pub(crate) type DbMerge<E, D> = MergingIter<TableCache<E, D>>;
 
 const MEM_BATCH: usize = 64;
 
@@ -49,12 +105,11 @@ impl MemCursor {
 }
 
 /// A cursor over the files of one sorted level.
-#[derive(Debug)]
-pub(crate) struct LevelCursor<E: Env, D: ZonedDevice> {
+pub(crate) struct LevelCursor<T: Tables> {
     files: Vec<Arc<LiveFile>>,
-    tables: Arc<TableCache<E, D>>,
+    tables: Arc<T>,
     idx: usize,
-    cur: Option<TableIter<FsSource<E, D>>>,
+    cur: Option<TableIter<T::Source>>,
     /// Whether blocks read go into the block cache (RocksDB's `fill_cache`; compactions
     /// read with it off, as RocksDB's do).
     fill_cache: bool,
@@ -65,7 +120,7 @@ pub(crate) struct LevelCursor<E: Env, D: ZonedDevice> {
     readahead_bytes: u64,
 }
 
-impl<E: Env, D: ZonedDevice> LevelCursor<E, D> {
+impl<T: Tables> LevelCursor<T> {
     async fn open(&mut self, idx: usize) -> Result<(), LsmError> {
         self.idx = idx;
         self.cur = None;
@@ -115,16 +170,15 @@ impl<E: Env, D: ZonedDevice> LevelCursor<E, D> {
 }
 
 /// One source of entries.
-#[derive(Debug)]
 // A merge has a handful of children: boxing the level cursor would cost an indirection per
 // entry to save a few hundred bytes.
 #[allow(clippy::large_enum_variant)]
-pub(crate) enum Child<E: Env, D: ZonedDevice> {
+pub(crate) enum Child<T: Tables> {
     Mem(MemCursor),
-    Level(LevelCursor<E, D>),
+    Level(LevelCursor<T>),
 }
 
-impl<E: Env, D: ZonedDevice> Child<E, D> {
+impl<T: Tables> Child<T> {
     /// A memtable source.
     pub(crate) fn mem(mem: Arc<MemTable>) -> Self {
         Self::Mem(MemCursor {
@@ -135,7 +189,7 @@ impl<E: Env, D: ZonedDevice> Child<E, D> {
     }
 
     /// A source over sorted, non-overlapping files (one L0 file, or a whole level).
-    pub(crate) fn files(files: Vec<Arc<LiveFile>>, tables: Arc<TableCache<E, D>>) -> Self {
+    pub(crate) fn files(files: Vec<Arc<LiveFile>>, tables: Arc<T>) -> Self {
         Self::Level(LevelCursor {
             files,
             tables,
@@ -153,7 +207,7 @@ impl<E: Env, D: ZonedDevice> Child<E, D> {
     /// read per block).
     pub(crate) fn compaction_input(
         files: Vec<Arc<LiveFile>>,
-        tables: Arc<TableCache<E, D>>,
+        tables: Arc<T>,
         readahead_bytes: u64,
     ) -> Self {
         let mut c = Self::files(files, tables);
@@ -194,14 +248,13 @@ impl<E: Env, D: ZonedDevice> Child<E, D> {
 }
 
 /// Every internal entry of its children, in internal-key order.
-#[derive(Debug)]
-pub(crate) struct MergingIter<E: Env, D: ZonedDevice> {
-    children: Vec<Child<E, D>>,
+pub(crate) struct MergingIter<T: Tables> {
+    children: Vec<Child<T>>,
     cur: Option<usize>,
 }
 
-impl<E: Env, D: ZonedDevice> MergingIter<E, D> {
-    pub(crate) fn new(children: Vec<Child<E, D>>) -> Self {
+impl<T: Tables> MergingIter<T> {
+    pub(crate) fn new(children: Vec<Child<T>>) -> Self {
         Self {
             children,
             cur: None,
@@ -250,7 +303,7 @@ impl<E: Env, D: ZonedDevice> MergingIter<E, D> {
 #[derive(Debug)]
 pub struct DbIter<E: Env, D: ZonedDevice> {
     env: E,
-    merge: MergingIter<E, D>,
+    merge: DbMerge<E, D>,
     seq: u64,
     key: Vec<u8>,
     value: Vec<u8>,
@@ -261,7 +314,7 @@ pub struct DbIter<E: Env, D: ZonedDevice> {
 }
 
 impl<E: Env, D: ZonedDevice> DbIter<E, D> {
-    pub(crate) fn new(env: E, merge: MergingIter<E, D>, seq: u64, version: Arc<Version>) -> Self {
+    pub(crate) fn new(env: E, merge: DbMerge<E, D>, seq: u64, version: Arc<Version>) -> Self {
         Self {
             env,
             merge,

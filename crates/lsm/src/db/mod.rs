@@ -177,8 +177,10 @@ pub(crate) struct Inner<E: Env, D: ZonedDevice> {
     pub(crate) queue: Mutex<Vec<Arc<Pending>>>,
     pub(crate) manifest: tokio::sync::Mutex<Option<ManifestWriter<E, D>>>,
     pub(crate) graveyard: Graveyard,
-    /// Table-building buffers kept for reuse.
-    pub(crate) buffers: Mutex<Vec<Vec<u8>>>,
+    /// Table-building buffers kept for reuse (shared with builders on other threads).
+    pub(crate) buffers: Arc<Mutex<Vec<Vec<u8>>>>,
+    /// Flushes of immutable memtables being built ahead on other threads (simulation).
+    pub(crate) built_ahead: Mutex<Vec<background::BuildAhead>>,
     /// Birth times of live SSTs and lifetimes of deleted ones.
     pub(crate) lifetimes: Mutex<Lifetimes>,
     /// Signalled whenever background work finishes (stalled writers and `flush` wait on it).

@@ -432,6 +432,9 @@ pub(crate) async fn switch_memtable<E: Env, D: ZonedDevice>(
     let mut st = inner.lock();
     let old = std::mem::replace(&mut st.mem, Arc::new(MemTable::new()));
     let old_log = std::mem::replace(&mut st.mem_log, number);
-    st.imm.push((old, old_log));
+    st.imm.push((old.clone(), old_log));
+    let smallest_snapshot = st.smallest_snapshot();
+    drop(st);
+    background::start_build_ahead(inner, &old, smallest_snapshot);
     Ok(())
 }

@@ -34,6 +34,8 @@ pub struct BuiltTable {
     pub props: Properties,
     /// A buffer to reuse (empty when `bytes` took it).
     pub spare: Vec<u8>,
+    /// The codec its data blocks were built with.
+    pub compression: Compression,
 }
 
 /// How tables are built.
@@ -91,7 +93,12 @@ impl TableBuilder {
     /// An empty table built into `buf` (cleared), reserved for about `bytes`.
     pub fn with_buffer(opts: TableOptions, mut buf: Vec<u8>, bytes: usize) -> Self {
         buf.clear();
-        buf.reserve(bytes);
+        if buf.capacity() < bytes {
+            // A fresh allocation, not `reserve`: growing an empty buffer by `realloc` copies
+            // (and so faults in) every byte of its old capacity, where a fresh one touches
+            // only the pages the table writes.
+            buf = Vec::with_capacity(bytes);
+        }
         Self {
             opts,
             out: buf,
@@ -372,6 +379,7 @@ impl TableBuilder {
                 bytes: ElidedBytes::from_vec(self.out),
                 props: self.props,
                 spare: Vec::new(),
+                compression: self.opts.compression,
             };
             return (t, self.error);
         }
@@ -380,6 +388,7 @@ impl TableBuilder {
             bytes: ElidedBytes::from_stored_holes(self.out, &self.holes),
             props: self.props,
             spare: Vec::new(),
+            compression: self.opts.compression,
         };
         (t, self.error)
     }

@@ -99,6 +99,34 @@ impl ReadaheadBuffer {
             .ok_or_else(|| LsmError::corruption(src.name(), offset, "short readahead read"))
     }
 
+    /// The I/O of [`ReadaheadBuffer::read`] without taking the bytes out of the buffer.
+    ///
+    /// # Errors
+    /// As [`ReadaheadBuffer::read`].
+    pub async fn touch<S: BlockSource>(
+        &mut self,
+        src: &S,
+        offset: u64,
+        len: u64,
+        data_end_bytes: u64,
+        class: IoClass,
+    ) -> Result<(), LsmError> {
+        if self.size_bytes > 0 && self.holds(offset, len) {
+            return Ok(());
+        }
+        self.read(src, offset, len, data_end_bytes, class)
+            .await
+            .map(drop)
+    }
+
+    /// Whether the buffer holds all of `[offset, offset + len)`.
+    fn holds(&self, offset: u64, len: u64) -> bool {
+        offset
+            .checked_sub(self.offset)
+            .and_then(|from| from.checked_add(len))
+            .is_some_and(|to| to <= self.data.len())
+    }
+
     /// The buffered bytes `[offset, offset + len)`, if the buffer holds all of them.
     fn held(&self, offset: u64, len: u64) -> Option<ElidedBytes> {
         let from = offset.checked_sub(self.offset)?;

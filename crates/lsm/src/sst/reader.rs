@@ -235,6 +235,45 @@ impl<S: BlockSource> Table<S> {
         Ok(b)
     }
 
+    /// The I/O of reading the data block at `offset` as [`Table::block_through`] does with
+    /// `fill_cache` off (the cache consulted, a miss read through `readahead` when given),
+    /// without verifying or decoding it: a merge computed ahead on another thread did that
+    /// over the same bytes. An offset that starts no data block reads nothing.
+    ///
+    /// # Errors
+    /// Read errors.
+    pub async fn touch_block(
+        &self,
+        offset: u64,
+        class: IoClass,
+        readahead: Option<&mut ReadaheadBuffer>,
+    ) -> Result<(), LsmError> {
+        let i = self.index.partition_point(|(_, h)| h.offset < offset);
+        let Some(&(_, h)) = self.index.get(i) else {
+            return Ok(());
+        };
+        if h.offset != offset {
+            return Ok(());
+        }
+        if let Some(c) = &self.cache
+            && c.get((self.number, h.offset)).is_some()
+        {
+            return Ok(());
+        }
+        let len = h.size + TRAILER_LEN as u64;
+        match readahead {
+            Some(ra) => {
+                ra.touch(&self.source, h.offset, len, self.props.data_size, class)
+                    .await
+            }
+            None => self
+                .source
+                .read_elided(h.offset, len, class)
+                .await
+                .map(drop),
+        }
+    }
+
     fn corrupt_block(&self, i: usize) -> LsmError {
         LsmError::corruption(self.source.name(), self.index[i].1.offset, "bad data block")
     }

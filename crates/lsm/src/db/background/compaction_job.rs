@@ -11,11 +11,12 @@ use zonedb_device::ZonedDevice;
 use zonedb_env::Env;
 use zonedb_fs::placement::Lifetime;
 
-use super::super::iter::{Child, MergingIter};
+use super::super::iter::{Child, MergingIter, Tables};
 use super::super::zones::{NewSst, zone_layout};
 use super::super::{Inner, State};
 use super::install::install;
 use super::level_view;
+use super::merge_ahead;
 use super::obsolete::{delete_obsolete, delete_sst};
 use super::output::{builder_for, give_buffer, placement_context, take_buffer, write_built};
 use crate::LsmError;
@@ -75,8 +76,7 @@ pub(super) async fn compact<E: Env, D: ZonedDevice>(
         }
         outputs = edit.new_files.iter().map(|(_, f)| f.number).collect();
     } else {
-        let children;
-        (children, read_bytes) = input_children(inner, &version, plan, &mut edit)?;
+        read_bytes = take_inputs(&version, plan, &mut edit)?;
         let ctx = MergeContext {
             job,
             smallest_snapshot,
@@ -85,11 +85,20 @@ pub(super) async fn compact<E: Env, D: ZonedDevice>(
         };
         record = Some(zone_record(inner, job, plan, read_bytes));
         let boundaries = boundaries_of(inner, &version, plan)?;
+        let (plan, ctx) = (Arc::new(plan.clone()), Arc::new(ctx));
+        let snapshot = merge_ahead::Snapshot::take(inner, &plan);
         let merged = if boundaries.is_empty() {
-            merge_inputs(inner, plan, children, &ctx, (None, None)).await
+            merge_inputs(
+                inner,
+                &version,
+                &plan,
+                &ctx,
+                snapshot.as_ref(),
+                (None, None),
+            )
+            .await
         } else {
-            drop(children);
-            run_subcompactions(inner, &version, plan, ctx, boundaries).await
+            run_subcompactions(inner, &version, &plan, &ctx, snapshot, boundaries).await
         };
         let (files, w, (read_ns, read_ops)) = match merged {
             Err(LsmError::Closed) => return Ok(()),
@@ -174,11 +183,11 @@ fn boundaries_of<E: Env, D: ZonedDevice>(
 async fn run_subcompactions<E: Env, D: ZonedDevice>(
     inner: &Arc<Inner<E, D>>,
     version: &Arc<Version>,
-    plan: &CompactionPlan,
-    ctx: MergeContext,
+    plan: &Arc<CompactionPlan>,
+    ctx: &Arc<MergeContext>,
+    snapshot: Option<Arc<merge_ahead::Snapshot>>,
     boundaries: Vec<Vec<u8>>,
-) -> Result<(Vec<FileMeta>, u64, (u64, u64)), LsmError> {
-    let (plan, ctx) = (Arc::new(plan.clone()), Arc::new(ctx));
+) -> Result<MergeOutcome, LsmError> {
     let mut lows: Vec<Option<Vec<u8>>> = vec![None];
     lows.extend(boundaries.iter().cloned().map(Some));
     let mut highs: Vec<Option<Vec<u8>>> = boundaries.into_iter().map(Some).collect();
@@ -187,9 +196,17 @@ async fn run_subcompactions<E: Env, D: ZonedDevice>(
     let mut handles = Vec::new();
     for (lo, hi) in lows.into_iter().zip(highs) {
         let (i, v, p, c) = (inner.clone(), version.clone(), plan.clone(), ctx.clone());
+        let snap = snapshot.clone();
         handles.push(inner.env.spawn_background("subcompaction", async move {
-            let (children, _) = input_children(&i, &v, &p, &mut VersionEdit::default())?;
-            merge_inputs(&i, &p, children, &c, (lo.as_deref(), hi.as_deref())).await
+            merge_inputs(
+                &i,
+                &v,
+                &p,
+                &c,
+                snap.as_ref(),
+                (lo.as_deref(), hi.as_deref()),
+            )
+            .await
         }));
     }
     let mut results = Vec::with_capacity(handles.len());
@@ -227,32 +244,54 @@ pub(super) fn find_input(version: &Version, level: u32, n: u64) -> Result<Arc<Li
         .ok_or_else(|| LsmError::corruption(&sst_name(n), 0, "compaction input not in the version"))
 }
 
-/// The merge's sources (one per L0 file, one per deeper level) and their bytes; the inputs
-/// are recorded as deleted in `edit`.
-pub(super) fn input_children<E: Env, D: ZonedDevice>(
-    inner: &Arc<Inner<E, D>>,
+/// The inputs' bytes; the inputs are recorded as deleted in `edit`.
+pub(super) fn take_inputs(
     version: &Version,
     plan: &CompactionPlan,
     edit: &mut VersionEdit,
-) -> Result<(Vec<Child<E, D>>, u64), LsmError> {
+) -> Result<u64, LsmError> {
+    let mut read_bytes = 0;
+    for i in &plan.inputs {
+        for &n in &i.files {
+            read_bytes += find_input(version, i.level, n)?.meta.file_size;
+            edit.deleted_files.push((i.level, n));
+        }
+    }
+    Ok(read_bytes)
+}
+
+/// The merge's sources over `tables` (one per L0 file, one per deeper level, each reading
+/// through `readahead_bytes` of readahead) and the inputs' bytes.
+pub(super) fn children_of<T: Tables>(
+    version: &Version,
+    plan: &CompactionPlan,
+    tables: &Arc<T>,
+    readahead_bytes: u64,
+) -> Result<(Vec<Child<T>>, u64), LsmError> {
     let mut children = Vec::new();
     let mut read_bytes = 0;
-    let ra = inner.opts.compaction_readahead_size;
     for i in &plan.inputs {
         let mut files = Vec::new();
         for &n in &i.files {
             let f = find_input(version, i.level, n)?;
             read_bytes += f.meta.file_size;
-            edit.deleted_files.push((i.level, n));
             files.push(f);
         }
         if i.level == 0 {
             for f in files {
-                children.push(Child::compaction_input(vec![f], inner.tables.clone(), ra));
+                children.push(Child::compaction_input(
+                    vec![f],
+                    tables.clone(),
+                    readahead_bytes,
+                ));
             }
         } else if !files.is_empty() {
             files.sort_by(|a, b| key::compare(&a.meta.smallest, &b.meta.smallest));
-            children.push(Child::compaction_input(files, inner.tables.clone(), ra));
+            children.push(Child::compaction_input(
+                files,
+                tables.clone(),
+                readahead_bytes,
+            ));
         }
     }
     Ok((children, read_bytes))
@@ -310,12 +349,15 @@ pub(super) fn grandparent_files(
 
 /// What a compaction's merge needs besides the plan.
 pub(super) struct MergeContext {
-    job: u64,
-    smallest_snapshot: u64,
-    base_level: u32,
+    pub(super) job: u64,
+    pub(super) smallest_snapshot: u64,
+    pub(super) base_level: u32,
     /// Grandparent files, in key order.
-    grandparents: Vec<Grandparent>,
+    pub(super) grandparents: Vec<Grandparent>,
 }
+
+/// A merge's outputs, their bytes, and the time it waited for input reads (ns, waits).
+pub(super) type MergeOutcome = (Vec<FileMeta>, u64, (u64, u64));
 
 /// Time a compaction waited for its input blocks, and how many waits there were.
 #[derive(Default)]
@@ -337,38 +379,85 @@ impl ReadWait {
 
 /// Merges the inputs with user keys in `range` (from the first, inclusive, to the second,
 /// exclusive; `None`: unbounded), drops what no snapshot can see, and writes outputs cut at
-/// the plan's file size (only between user keys). Returns the outputs and their bytes.
+/// the plan's file size (only between user keys). Returns the outputs and their bytes. With a
+/// `snapshot` of the inputs and an environment that computes beside its executor, the merge
+/// runs ahead on another thread and this task replays its I/O ([`merge_ahead`]).
 pub(super) async fn merge_inputs<E: Env, D: ZonedDevice>(
     inner: &Arc<Inner<E, D>>,
+    version: &Arc<Version>,
+    plan: &Arc<CompactionPlan>,
+    ctx: &Arc<MergeContext>,
+    snapshot: Option<&Arc<merge_ahead::Snapshot>>,
+    range: (Option<&[u8]>, Option<&[u8]>),
+) -> Result<MergeOutcome, LsmError> {
+    let lifetime = calculate_sst_write_hint(plan.output_level, ctx.base_level);
+    if let Some(snap) = snapshot {
+        let owned = (range.0.map(<[u8]>::to_vec), range.1.map(<[u8]>::to_vec));
+        if let Some(rx) = merge_ahead::start(inner, version, plan, ctx, snap, owned) {
+            return merge_ahead::replay(inner, rx, plan.output_level, lifetime, ctx.job).await;
+        }
+    }
+    let (children, _) = children_of(
+        version,
+        plan,
+        &inner.tables,
+        inner.opts.compaction_readahead_size,
+    )?;
+    let mut it = MergingIter::new(children);
+    let mut sink = ReplaySink::new(inner, plan.output_level, lifetime, ctx.job);
+    merge_loop(&mut it, &mut sink, plan, ctx, range, inner.opts.compression).await?;
+    Ok(sink.outcome())
+}
+
+/// What a merge does besides moving through entries: the merge loop calls these in order,
+/// and a compaction either does them at once ([`ReplaySink`]) or records them on a worker
+/// thread for its task to replay ([`merge_ahead`]).
+pub(super) trait MergeSink {
+    /// A builder for the next output, sized for about `bytes`.
+    fn builder(&mut self, bytes: u64) -> TableBuilder;
+    /// Before a seek or step of the merging iterator.
+    fn before_io(&mut self);
+    /// After it.
+    fn after_io(&mut self);
+    /// An output is complete.
+    fn cut(&mut self, b: TableBuilder) -> impl Future<Output = Result<(), LsmError>> + Send;
+    /// CPU work of `cost_ns` for `entries` merged entries; `Err(Closed)` stops the merge.
+    fn charge(
+        &mut self,
+        cost_ns: u64,
+        entries: u64,
+    ) -> impl Future<Output = Result<(), LsmError>> + Send;
+}
+
+/// The merge: entries of `it` with user keys in `range`, filtered by the drop rule, cut into
+/// outputs by output cutting, with a CPU charge every 256 entries.
+pub(super) async fn merge_loop<T: Tables, K: MergeSink>(
+    it: &mut MergingIter<T>,
+    sink: &mut K,
     plan: &CompactionPlan,
-    children: Vec<Child<E, D>>,
     ctx: &MergeContext,
     range: (Option<&[u8]>, Option<&[u8]>),
-) -> Result<(Vec<FileMeta>, u64, (u64, u64)), LsmError> {
-    let (job, smallest_snapshot, base_level) = (ctx.job, ctx.smallest_snapshot, ctx.base_level);
+    compression: crate::options::Compression,
+) -> Result<(), LsmError> {
     let mut cutter = OutputCutter::new(
         &ctx.grandparents,
         plan.max_output_file_size,
         plan.max_compaction_bytes,
     );
-    let mut it = MergingIter::new(children);
     // CompactionRead: time spent waiting for input blocks.
-    let mut reads = ReadWait::default();
-    let t = inner.env.now();
+    sink.before_io();
     match range.0 {
         Some(lo) => it.seek(&key::lookup_key(lo, key::MAX_SEQUENCE)).await?,
         None => it.seek(&[]).await?,
     }
-    reads.add(inner.env.now() - t);
-    let mut filter = DropRule::new(smallest_snapshot, plan.bottommost);
-    let lifetime = calculate_sst_write_hint(plan.output_level, base_level);
+    sink.after_io();
+    let mut filter = DropRule::new(ctx.smallest_snapshot, plan.bottommost);
     let mut builder: Option<TableBuilder> = None;
     let mut entries = 0u64;
     // Input bytes (keys and values) merged since the last CPU charge: their blocks were
     // decompressed (as the inputs were written with the same codec).
     let mut input_bytes = 0u64;
-    let mut out = Vec::new();
-    let mut written = 0;
+    let out_bytes = plan.max_output_file_size + plan.max_output_file_size / 8;
     while let Some((k, v)) = it.current() {
         if range.1.is_some_and(|hi| key::user_key(k) >= hi) {
             break;
@@ -380,40 +469,114 @@ pub(super) async fn merge_inputs<E: Env, D: ZonedDevice>(
             if cutter.cut_before(k, open)
                 && let Some(b) = builder.take()
             {
-                let nf = finish_output(inner, b, plan.output_level, lifetime, job).await?;
-                written += nf.file_size;
-                out.push(nf);
+                sink.cut(b).await?;
             }
             builder
-                .get_or_insert_with(|| {
-                    builder_for(
-                        inner,
-                        plan.max_output_file_size + plan.max_output_file_size / 8,
-                    )
-                })
+                .get_or_insert_with(|| sink.builder(out_bytes))
                 .add(k, v);
         }
         if entries.is_multiple_of(256) {
-            let decompress = cost::decompress_ns(inner.opts.compression, input_bytes);
+            let decompress = cost::decompress_ns(compression, input_bytes);
             input_bytes %= 1024;
-            inner.env.cpu(256 * cost::MERGE_ENTRY_NS + decompress).await;
-            if inner.lock().closing {
-                // RocksDB's close: a running compaction stops (ShutdownInProgress) and its
-                // finished outputs, never installed, are deleted; the inputs stay live.
-                abandon_outputs(inner, &out).await?;
-                return Err(LsmError::Closed);
-            }
+            sink.charge(256 * cost::MERGE_ENTRY_NS + decompress, 256)
+                .await?;
         }
-        let t = inner.env.now();
+        sink.before_io();
         it.next().await?;
-        reads.add(inner.env.now() - t);
+        sink.after_io();
     }
     if let Some(b) = builder.take() {
-        let nf = finish_output(inner, b, plan.output_level, lifetime, job).await?;
-        written += nf.file_size;
-        out.push(nf);
+        sink.cut(b).await?;
     }
-    Ok((out, written, (reads.ns, reads.ops)))
+    Ok(())
+}
+
+/// The compaction task's side of a merge: outputs numbered, placed and written, CPU charged,
+/// input read waits timed.
+pub(super) struct ReplaySink<'a, E: Env, D: ZonedDevice> {
+    inner: &'a Arc<Inner<E, D>>,
+    level: u32,
+    lifetime: Lifetime,
+    job: u64,
+    out: Vec<FileMeta>,
+    written: u64,
+    reads: ReadWait,
+    io_started: u64,
+}
+
+impl<'a, E: Env, D: ZonedDevice> ReplaySink<'a, E, D> {
+    pub(super) fn new(
+        inner: &'a Arc<Inner<E, D>>,
+        level: u32,
+        lifetime: Lifetime,
+        job: u64,
+    ) -> Self {
+        Self {
+            inner,
+            level,
+            lifetime,
+            job,
+            out: Vec::new(),
+            written: 0,
+            reads: ReadWait::default(),
+            io_started: 0,
+        }
+    }
+
+    /// An output built (or failed to build) elsewhere: numbered, placed and written now.
+    pub(super) async fn cut_built(
+        &mut self,
+        built: Result<crate::sst::BuiltTable, LsmError>,
+    ) -> Result<(), LsmError> {
+        let number = self.inner.lock().new_file_number();
+        let nf = finish_built(
+            self.inner,
+            number,
+            built?,
+            self.level,
+            self.lifetime,
+            self.job,
+        )
+        .await?;
+        self.written += nf.file_size;
+        self.out.push(nf);
+        Ok(())
+    }
+
+    /// The outputs, their bytes and the read waits.
+    pub(super) fn outcome(self) -> MergeOutcome {
+        (self.out, self.written, (self.reads.ns, self.reads.ops))
+    }
+}
+
+impl<E: Env, D: ZonedDevice> MergeSink for ReplaySink<'_, E, D> {
+    fn builder(&mut self, bytes: u64) -> TableBuilder {
+        builder_for(self.inner, bytes)
+    }
+
+    fn before_io(&mut self) {
+        self.io_started = self.inner.env.now();
+    }
+
+    fn after_io(&mut self) {
+        self.reads.add(self.inner.env.now() - self.io_started);
+    }
+
+    async fn cut(&mut self, b: TableBuilder) -> Result<(), LsmError> {
+        // Building touches nothing the simulation sees: numbering after it is as before it.
+        self.cut_built(b.finish_elided()).await
+    }
+
+    async fn charge(&mut self, cost_ns: u64, _entries: u64) -> Result<(), LsmError> {
+        self.inner.env.cpu(cost_ns).await;
+        if self.inner.lock().closing {
+            // RocksDB's close: a running compaction stops (ShutdownInProgress) and its
+            // finished outputs, never installed, are deleted; the inputs stay live.
+            abandon_outputs(self.inner, &self.out).await?;
+            return Err(LsmError::Closed);
+        }
+        Ok(())
+    }
 }
 
 /// Deletes a stopped compaction's finished outputs (not in any version).
@@ -427,16 +590,17 @@ pub(super) async fn abandon_outputs<E: Env, D: ZonedDevice>(
     Ok(())
 }
 
-pub(super) async fn finish_output<E: Env, D: ZonedDevice>(
+/// A built output numbered `number`: its CPU charged, placed, written; its buffer back in
+/// the pool.
+pub(super) async fn finish_built<E: Env, D: ZonedDevice>(
     inner: &Arc<Inner<E, D>>,
-    b: TableBuilder,
+    number: u64,
+    built: crate::sst::BuiltTable,
     level: u32,
     lifetime: Lifetime,
     job: u64,
 ) -> Result<FileMeta, LsmError> {
-    let number = inner.lock().new_file_number();
-    let compression = b.compression();
-    let built = b.finish_elided()?;
+    let compression = inner.opts.compression;
     let (bytes, props) = (&built.bytes, &built.props);
     inner
         .env

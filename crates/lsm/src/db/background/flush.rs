@@ -10,6 +10,7 @@ use zonedb_fs::placement::SstContext;
 
 use super::super::Inner;
 use super::super::zones::NewSst;
+use super::build_ahead;
 use super::install::install;
 use super::obsolete::delete_obsolete;
 use super::output::{builder_for, give_buffer, placement_context, take_buffer, write_built};
@@ -20,7 +21,7 @@ use crate::cost;
 use crate::hints::{Hint, HintListener};
 use crate::key;
 use crate::memtable::MemTable;
-use crate::sst::TableBuilder;
+use crate::sst::{BuiltTable, TableBuilder};
 use crate::version::{FileMeta, VersionEdit};
 
 /// Writes memtable `mem` as L0 table `number` through builder `b`, leaving out versions no
@@ -32,12 +33,23 @@ pub(crate) async fn write_memtable<E: Env, D: ZonedDevice>(
     env: &E,
     fs: &Arc<ZoneFs<E, D>>,
     hints: &dyn HintListener,
-    mut b: TableBuilder,
+    b: TableBuilder,
     mem: &MemTable,
     smallest_snapshot: u64,
     (number, job): (u64, u64),
     place: &(dyn Fn(&NewSst<'_>) -> Option<SstContext> + Sync),
 ) -> Result<(Option<(u32, FileMeta)>, Vec<u8>), LsmError> {
+    let built = build_memtable(b, mem, smallest_snapshot);
+    write_built_memtable(env, fs, hints, built, (number, job), place).await
+}
+
+/// Memtable `mem` built into a table by `b`, leaving out versions no snapshot at or after
+/// `smallest_snapshot` can see; with its number of entries.
+pub(crate) fn build_memtable(
+    mut b: TableBuilder,
+    mem: &MemTable,
+    smallest_snapshot: u64,
+) -> (Result<BuiltTable, LsmError>, u64) {
     let mut filter = DropRule::new(smallest_snapshot, false);
     mem.for_each(|k, v| {
         if filter.keep(k) {
@@ -45,8 +57,21 @@ pub(crate) async fn write_memtable<E: Env, D: ZonedDevice>(
         }
     });
     let n = b.num_entries();
-    let compression = b.compression();
-    let built = b.finish_elided()?;
+    (b.finish_elided(), n)
+}
+
+/// A memtable built by [`build_memtable`] written as L0 table `number` (see
+/// [`write_memtable`]).
+async fn write_built_memtable<E: Env, D: ZonedDevice>(
+    env: &E,
+    fs: &Arc<ZoneFs<E, D>>,
+    hints: &dyn HintListener,
+    (built, n): (Result<BuiltTable, LsmError>, u64),
+    (number, job): (u64, u64),
+    place: &(dyn Fn(&NewSst<'_>) -> Option<SstContext> + Sync),
+) -> Result<(Option<(u32, FileMeta)>, Vec<u8>), LsmError> {
+    let built = built?;
+    let compression = built.compression;
     let (bytes, props) = (&built.bytes, &built.props);
     if n == 0 {
         return Ok((None, take_buffer(built)));
@@ -94,14 +119,21 @@ pub(super) async fn flush_one<E: Env, D: ZonedDevice>(
         job,
         memtable_bytes: mem.approximate_bytes(),
     });
-    // Built straight from the skiplist (no copy of the memtable).
-    let (nf, buf) = write_memtable(
+    // Built straight from the skiplist (no copy of the memtable), or taken from the build
+    // started on another thread when the memtable became immutable, if it is the same.
+    let built = match build_ahead::take(inner, &mem, smallest_snapshot) {
+        Some(built) => built,
+        None => build_memtable(
+            builder_for(inner, mem.approximate_bytes()),
+            &mem,
+            smallest_snapshot,
+        ),
+    };
+    let (nf, buf) = write_built_memtable(
         &inner.env,
         &inner.fs,
         &*inner.hints,
-        builder_for(inner, mem.approximate_bytes()),
-        &mem,
-        smallest_snapshot,
+        built,
         (number, job),
         &|sst| placement_context(inner, sst),
     )

@@ -15,9 +15,11 @@
 //! Here: the picker's view of a version, score refresh, waiting for background work, and the
 //! zone view of the SSTs.
 
+mod build_ahead;
 mod compaction_job;
 mod flush;
 mod install;
+mod merge_ahead;
 mod obsolete;
 mod output;
 mod schedule;
@@ -36,6 +38,7 @@ use crate::compaction::{
 use crate::hints::Hint;
 use crate::version::Version;
 
+pub(crate) use build_ahead::{Pending as BuildAhead, start as start_build_ahead};
 pub(crate) use flush::write_memtable;
 pub(crate) use obsolete::delete_obsolete;
 pub(crate) use output::table_options;

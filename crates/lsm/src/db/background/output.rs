@@ -72,18 +72,38 @@ pub(super) const SPARE_TABLE_BUFFERS: usize = 2;
 
 /// A table builder whose buffer comes from the pool, sized for about `bytes`.
 pub(super) fn builder_for<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, bytes: u64) -> TableBuilder {
-    let buf = inner
-        .buffers
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .pop()
-        .unwrap_or_default();
-    TableBuilder::with_buffer(
-        table_options(&inner.opts),
-        buf,
-        usize::try_from(bytes).unwrap_or(0),
-    )
-    .with_regenerator(inner.regenerator.get().cloned())
+    Builders::of(inner).builder(bytes)
+}
+
+/// What makes table builders as [`builder_for`] does, without the rest of the engine (for
+/// builders on other threads).
+#[derive(Clone)]
+pub(super) struct Builders {
+    opts: crate::sst::TableOptions,
+    regen: Option<Arc<dyn crate::elided::ValueRegenerator>>,
+    pool: Arc<std::sync::Mutex<Vec<Vec<u8>>>>,
+}
+
+impl Builders {
+    pub(super) fn of<E: Env, D: ZonedDevice>(inner: &Inner<E, D>) -> Self {
+        Self {
+            opts: table_options(&inner.opts),
+            regen: inner.regenerator.get().cloned(),
+            pool: inner.buffers.clone(),
+        }
+    }
+
+    /// A builder with a buffer from the pool, sized for about `bytes`.
+    pub(super) fn builder(&self, bytes: u64) -> TableBuilder {
+        let buf = self
+            .pool
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop()
+            .unwrap_or_default();
+        TableBuilder::with_buffer(self.opts, buf, usize::try_from(bytes).unwrap_or(0))
+            .with_regenerator(self.regen.clone())
+    }
 }
 
 /// A built table's buffer back for reuse (its stored bytes).

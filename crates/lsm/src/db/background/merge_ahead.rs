@@ -1,0 +1,417 @@
+//! A compaction's merge computed ahead on another OS thread (simulation only), its I/O and
+//! CPU charges replayed in virtual time by the compaction task.
+//!
+//! A merge's outputs are a pure function of its inputs' bytes, the plan and the options; only
+//! its timing depends on the simulation (which reads wait for the device, when the CPU charges
+//! land, what the placement policy sees when an output is written). So when the environment
+//! can run pure computation beside its executor ([`Env::spawn_compute`]) and the device can
+//! hand over the inputs' bytes without a command ([`ZoneFs::peek_file`]), the compaction task
+//! takes those bytes at its start and a worker thread runs the same merge loop
+//! ([`super::compaction_job::merge_loop`]) over them, recording what the task must do, in
+//! order: the input reads of each seek and step (a table opened, a data block loaded), each
+//! CPU charge, each finished output. The task replays that list: every table open goes through
+//! the table cache, every block load through the block cache and the readahead buffer to the
+//! device, at the same points and in the same order as the merge itself would issue them, and
+//! every output is numbered, placed and written when the merge would. The device sees every
+//! command it saw before, the results are byte-identical (the fingerprint and exactness tests
+//! hold this), and the merging, filtering and building run on the second core.
+//!
+//! What the worker does not see: block cache hits (it verifies every block it reads, where a
+//! merge would use a cached copy; the bytes are the same) and read errors (the replayed reads
+//! meet them, at the same read as the merge would).
+
+use std::collections::BTreeMap;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll, Waker};
+
+use zonedb_device::{ElidedBytes, IoClass, ZonedDevice};
+use zonedb_env::Env;
+use zonedb_fs::placement::Lifetime;
+
+use super::super::Inner;
+use super::super::iter::{MergingIter, Tables};
+use super::compaction_job::{
+    MergeContext, MergeOutcome, MergeSink, ReplaySink, children_of, merge_loop,
+};
+use super::output::Builders;
+use crate::LsmError;
+use crate::compaction::CompactionPlan;
+use crate::sst::{BlockSource, BuiltTable, ReadaheadBuffer, Table, TableBuilder};
+use crate::version::Version;
+use crate::version::manifest::sst_name;
+
+/// Entries merged between two batches sent to the task.
+const BATCH_ENTRIES: u64 = 4096;
+/// Batches the worker may be ahead of the task.
+const BATCHES_AHEAD: usize = 64;
+/// Smallest compaction (bytes of input files) merged ahead: below it, starting a thread and
+/// copying the inputs costs more than the merge, which has little time to get ahead.
+const MIN_INPUT_BYTES: u64 = 8 << 20;
+
+/// Bytes of `plan`'s input files in the current version.
+fn plan_input_bytes<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, plan: &CompactionPlan) -> u64 {
+    let st = inner.lock();
+    plan.inputs
+        .iter()
+        .flat_map(|i| {
+            let level = st.version.levels.get(i.level as usize);
+            i.files
+                .iter()
+                .filter_map(move |n| level.and_then(|l| l.iter().find(|f| f.meta.number == *n)))
+        })
+        .map(|f| f.meta.file_size)
+        .sum()
+}
+
+/// One input read of the merge.
+#[derive(Debug, Clone, Copy)]
+enum Io {
+    /// Table `number` of `size` bytes opened (through the table cache).
+    Open { number: u64, size: u64 },
+    /// The data block at `offset` of table `number` loaded.
+    Block { number: u64, offset: u64 },
+}
+
+/// What the task does, in order.
+enum Step {
+    /// The input reads of one seek or step of the merging iterator (timed together).
+    Io(Vec<Io>),
+    /// CPU work of the merged entries (then the close check).
+    Charge(u64),
+    /// An output is complete (or failed to build).
+    Cut(Result<BuiltTable, LsmError>),
+    /// The merge failed here.
+    Fail(LsmError),
+    /// The worker panicked: the task panics with the same payload.
+    Panic(Box<dyn std::any::Any + Send>),
+    /// The merge ended.
+    Done,
+}
+
+/// A merge running ahead: the batches of steps it sends.
+pub(super) struct Ahead(Receiver<Vec<Step>>);
+
+/// The inputs' bytes taken at the compaction's start, by file number.
+#[derive(Debug)]
+pub(super) struct Snapshot {
+    files: BTreeMap<u64, Arc<ElidedBytes>>,
+}
+
+impl Snapshot {
+    /// The plan's input files as the device holds them now, or `None` when the environment
+    /// cannot compute beside its executor or the device cannot peek.
+    pub(super) fn take<E: Env, D: ZonedDevice>(
+        inner: &Inner<E, D>,
+        plan: &CompactionPlan,
+    ) -> Option<Arc<Self>> {
+        if !inner.env.parallel_compute() || plan_input_bytes(inner, plan) < MIN_INPUT_BYTES {
+            return None;
+        }
+        let mut files = BTreeMap::new();
+        for n in plan.input_files() {
+            files.insert(n, Arc::new(inner.fs.peek_file(&sst_name(n))?));
+        }
+        Some(Arc::new(Self { files }))
+    }
+}
+
+/// A table's bytes from a snapshot; data block loads are logged.
+#[derive(Debug)]
+struct SnapSource {
+    bytes: Arc<ElidedBytes>,
+    name: String,
+    number: u64,
+    log: Arc<Mutex<Vec<Io>>>,
+}
+
+impl SnapSource {
+    fn range(&self, offset: u64, len: u64) -> Result<ElidedBytes, LsmError> {
+        if offset
+            .checked_add(len)
+            .is_none_or(|end| end > self.bytes.len())
+        {
+            return Err(LsmError::corruption(
+                &self.name,
+                offset,
+                "read beyond the end",
+            ));
+        }
+        Ok(self.bytes.slice(offset, len))
+    }
+}
+
+impl BlockSource for SnapSource {
+    async fn read(&self, offset: u64, len: u64) -> Result<Vec<u8>, LsmError> {
+        self.range(offset, len).map(|b| b.materialize())
+    }
+
+    async fn read_elided(
+        &self,
+        offset: u64,
+        len: u64,
+        _class: IoClass,
+    ) -> Result<ElidedBytes, LsmError> {
+        lock(&self.log).push(Io::Block {
+            number: self.number,
+            offset,
+        });
+        self.range(offset, len)
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// Tables over a snapshot; opens are logged.
+#[derive(Debug)]
+struct SnapTables {
+    snapshot: Arc<Snapshot>,
+    open: Mutex<BTreeMap<u64, Arc<Table<SnapSource>>>>,
+    log: Arc<Mutex<Vec<Io>>>,
+}
+
+impl Tables for SnapTables {
+    type Source = SnapSource;
+
+    async fn get(&self, number: u64, size: u64) -> Result<Arc<Table<SnapSource>>, LsmError> {
+        lock(&self.log).push(Io::Open { number, size });
+        if let Some(t) = lock(&self.open).get(&number) {
+            return Ok(t.clone());
+        }
+        let name = sst_name(number);
+        let bytes = self.snapshot.files.get(&number).cloned().ok_or_else(|| {
+            LsmError::corruption(&name, 0, "compaction input not in the snapshot")
+        })?;
+        let src = SnapSource {
+            bytes,
+            name,
+            number,
+            log: self.log.clone(),
+        };
+        let t = Arc::new(Table::open(src, number, size, None).await?);
+        lock(&self.open).insert(number, t.clone());
+        Ok(t)
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The worker's side of the merge loop: records steps and sends them in batches.
+struct RecordingSink {
+    builders: Builders,
+    tx: SyncSender<Vec<Step>>,
+    batch: Vec<Step>,
+    log: Arc<Mutex<Vec<Io>>>,
+    entries_since_send: u64,
+}
+
+impl RecordingSink {
+    /// Sends the batch; `Err(Closed)` when the task is gone (stops the worker).
+    fn send(&mut self) -> Result<(), LsmError> {
+        self.entries_since_send = 0;
+        let batch = std::mem::take(&mut self.batch);
+        self.tx.send(batch).map_err(|_| LsmError::Closed)
+    }
+
+    fn drain_log(&mut self) {
+        let ios = std::mem::take(&mut *lock(&self.log));
+        if !ios.is_empty() {
+            self.batch.push(Step::Io(ios));
+        }
+    }
+}
+
+impl MergeSink for RecordingSink {
+    fn builder(&mut self, bytes: u64) -> TableBuilder {
+        self.builders.builder(bytes)
+    }
+
+    fn before_io(&mut self) {}
+
+    fn after_io(&mut self) {
+        self.drain_log();
+    }
+
+    async fn cut(&mut self, b: TableBuilder) -> Result<(), LsmError> {
+        self.batch.push(Step::Cut(b.finish_elided()));
+        self.send()
+    }
+
+    async fn charge(&mut self, cost_ns: u64, entries: u64) -> Result<(), LsmError> {
+        self.batch.push(Step::Charge(cost_ns));
+        self.entries_since_send += entries;
+        if self.entries_since_send >= BATCH_ENTRIES {
+            self.send()?;
+        }
+        Ok(())
+    }
+}
+
+/// Polls a future that never waits (all its reads are from memory) to its end.
+fn run_ready<F: Future>(f: F) -> Option<F::Output> {
+    let mut f = std::pin::pin!(f);
+    match f.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(out) => Some(out),
+        Poll::Pending => None,
+    }
+}
+
+/// Starts the merge of `plan`'s inputs with user keys in `range` on a worker thread over
+/// `snapshot`; `None` when the environment did not start it.
+pub(super) fn start<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    version: &Arc<Version>,
+    plan: &Arc<CompactionPlan>,
+    ctx: &Arc<MergeContext>,
+    snapshot: &Arc<Snapshot>,
+    range: (Option<Vec<u8>>, Option<Vec<u8>>),
+) -> Option<Ahead> {
+    let (tx, rx) = sync_channel(BATCHES_AHEAD);
+    // The worker holds nothing the simulation watches: its own copies of the inputs' metadata
+    // (a version's files, when dropped, may let obsolete files go), no handle on the engine.
+    let version = Arc::new(detached_inputs(version, plan));
+    let builders = Builders::of(inner);
+    let compression = inner.opts.compression;
+    let (plan, ctx, snapshot) = (plan.clone(), ctx.clone(), snapshot.clone());
+    let work = move || {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let tables = Arc::new(SnapTables {
+            snapshot,
+            open: Mutex::new(BTreeMap::new()),
+            log: log.clone(),
+        });
+        let mut sink = RecordingSink {
+            builders,
+            tx,
+            batch: Vec::new(),
+            log,
+            entries_since_send: 0,
+        };
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            // The worker reads one block at a time: the task's replay applies the readahead.
+            let (children, _) = children_of(&version, &plan, &tables, 0)?;
+            let mut it = MergingIter::new(children);
+            let range = (range.0.as_deref(), range.1.as_deref());
+            run_ready(merge_loop(
+                &mut it,
+                &mut sink,
+                &plan,
+                &ctx,
+                range,
+                compression,
+            ))
+            .unwrap_or_else(|| {
+                Err(LsmError::corruption(
+                    "compaction",
+                    0,
+                    "a merge computed ahead waited on something",
+                ))
+            })
+        }));
+        let last = match run {
+            Ok(Ok(())) => Step::Done,
+            Ok(Err(LsmError::Closed)) => return,
+            Ok(Err(e)) => {
+                sink.drain_log();
+                Step::Fail(e)
+            }
+            Err(payload) => Step::Panic(payload),
+        };
+        sink.batch.push(last);
+        let _ = sink.send();
+    };
+    inner
+        .env
+        .spawn_compute("merge-ahead", work)
+        .then_some(Ahead(rx))
+}
+
+/// A version with only `plan`'s input files, as copies that belong to no tree (dropping them
+/// tells the graveyard nothing).
+fn detached_inputs(version: &Version, plan: &CompactionPlan) -> Version {
+    let graveyard: crate::version::Graveyard = Arc::default();
+    let mut levels = vec![Vec::new(); version.levels.len()];
+    for i in &plan.inputs {
+        for &n in &i.files {
+            let level = i.level as usize;
+            if let Some(f) = version
+                .levels
+                .get(level)
+                .and_then(|l| l.iter().find(|f| f.meta.number == n))
+            {
+                levels[level].push(crate::version::LiveFile::new(
+                    f.meta.clone(),
+                    graveyard.clone(),
+                ));
+            }
+        }
+    }
+    Version { levels }
+}
+
+/// An input table the replay opened, and its iterator's readahead buffer.
+type OpenInput<E, D> = (
+    Arc<super::super::source::FsTable<E, D>>,
+    Option<ReadaheadBuffer>,
+);
+
+/// Replays a merge computed ahead: the input reads, CPU charges and outputs, in order.
+/// Returns the outputs, their bytes and the time spent waiting for input reads.
+pub(super) async fn replay<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    Ahead(rx): Ahead,
+    level: u32,
+    lifetime: Lifetime,
+    job: u64,
+) -> Result<MergeOutcome, LsmError> {
+    let mut sink = ReplaySink::new(inner, level, lifetime, job);
+    let ra_bytes = inner.opts.compaction_readahead_size;
+    let mut open: BTreeMap<u64, OpenInput<E, D>> = BTreeMap::new();
+    loop {
+        // Waits in wall time only: the worker's results do not depend on when they come.
+        let Ok(batch) = rx.recv() else {
+            return Err(LsmError::corruption(
+                "compaction",
+                0,
+                "the merge computed ahead stopped without a result",
+            ));
+        };
+        for step in batch {
+            match step {
+                Step::Io(ios) => {
+                    sink.before_io();
+                    for io in ios {
+                        match io {
+                            Io::Open { number, size } => {
+                                let t = inner.tables.get(number, size).await?;
+                                let ra = (ra_bytes > 0).then(|| ReadaheadBuffer::new(ra_bytes));
+                                open.insert(number, (t, ra));
+                            }
+                            Io::Block { number, offset } => {
+                                let Some((t, ra)) = open.get_mut(&number) else {
+                                    return Err(LsmError::corruption(
+                                        &sst_name(number),
+                                        offset,
+                                        "block of a table the merge did not open",
+                                    ));
+                                };
+                                t.touch_block(offset, IoClass::BackgroundRead, ra.as_mut())
+                                    .await?;
+                            }
+                        }
+                    }
+                    sink.after_io();
+                }
+                Step::Charge(cost) => sink.charge(cost, 0).await?,
+                Step::Cut(built) => sink.cut_built(built).await?,
+                Step::Fail(e) => return Err(e),
+                Step::Panic(payload) => std::panic::resume_unwind(payload),
+                Step::Done => return Ok(sink.outcome()),
+            }
+        }
+    }
+}
