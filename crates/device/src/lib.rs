@@ -328,6 +328,19 @@ pub trait ZonedDevice: Send + Sync + 'static {
         None
     }
 
+    /// A read of `len` bytes at `offset` as [`ZonedDevice::read`] (same command, timing,
+    /// counters and errors) whose bytes the caller does not want: a simulated device skips
+    /// copying them out of its payload.
+    fn read_discard(
+        &self,
+        offset: u64,
+        len: u64,
+        class: IoClass,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        let read = self.read_elided(offset, len, class);
+        async move { read.await.map(drop) }
+    }
+
     /// The `len` bytes at `offset` as the device holds them now (holes as holes), taken
     /// without a command: no time passes, no counter moves, no fault is drawn. For work that
     /// only needs the bytes while a separate, real read keeps the timing (the engine's

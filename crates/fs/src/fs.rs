@@ -310,6 +310,34 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         self.read_device_elided(id, offset, len, class).await
     }
 
+    /// A read of `len` bytes of file `name` at `offset` on behalf of `class`, as
+    /// [`ZoneFs::read_elided`] does it (through the page cache when there is one; the same
+    /// device reads, timing and counters), for a caller that does not want the bytes.
+    ///
+    /// # Errors
+    /// As [`ZoneFs::read`].
+    pub async fn read_discard(
+        &self,
+        name: &str,
+        offset: u64,
+        len: u64,
+        class: IoClass,
+    ) -> Result<(), FsError> {
+        let (id, size) = self.id_and_size(name)?;
+        if self.page_cache.is_some() {
+            return self
+                .read_cached(id, size, offset, len, class)
+                .await
+                .map(drop);
+        }
+        let (pieces, _readers) = self.extent_pieces(id, offset, len)?;
+        for (dev_off, n) in pieces {
+            let (a, b) = self.block_span(dev_off, n);
+            self.dev.read_discard(a, b - a, class).await?;
+        }
+        Ok(())
+    }
+
     /// Up to `len` bytes of file `id` at `offset` from the device, holes as holes (one read
     /// per extent piece, as [`ZoneFs::read_device`]).
     async fn read_device_elided(

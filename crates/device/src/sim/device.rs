@@ -526,6 +526,15 @@ impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
             .then(|| self.payload.peak_resident_bytes())
     }
 
+    fn read_discard(
+        &self,
+        offset: u64,
+        len: u64,
+        class: IoClass,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        self.read_with(offset, len, class, |_, _, _| Ok(()))
+    }
+
     fn peek_elided(&self, offset: u64, len: u64) -> Option<ElidedBytes> {
         let (zone, start) = {
             let s = self.lock();

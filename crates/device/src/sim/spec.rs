@@ -330,6 +330,17 @@ impl<E: Env> ZonedDevice for SimDevice<E> {
         }
     }
 
+    fn read_discard(
+        &self,
+        offset: u64,
+        len: u64,
+        class: IoClass,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        match self {
+            Self::Zns(d) => d.read_discard(offset, len, class),
+        }
+    }
+
     fn peek_elided(&self, offset: u64, len: u64) -> Option<ElidedBytes> {
         match self {
             Self::Zns(d) => d.peek_elided(offset, len),

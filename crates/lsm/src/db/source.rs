@@ -37,6 +37,10 @@ impl<E: Env, D: ZonedDevice> BlockSource for FsSource<E, D> {
         Ok(self.fs.read_elided(&self.name, offset, len, class).await?)
     }
 
+    async fn read_discard(&self, offset: u64, len: u64, class: IoClass) -> Result<(), LsmError> {
+        Ok(self.fs.read_discard(&self.name, offset, len, class).await?)
+    }
+
     fn name(&self) -> &str {
         &self.name
     }

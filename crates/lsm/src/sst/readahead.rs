@@ -45,8 +45,11 @@ pub fn readahead_window(
 pub struct ReadaheadBuffer {
     size_bytes: u64,
     offset: u64,
-    /// The window last read, holes kept as holes (`BlockSource::read_elided`).
+    /// The window last read, holes kept as holes (`BlockSource::read_elided`; empty after
+    /// [`ReadaheadBuffer::touch`], which keeps no bytes).
     data: ElidedBytes,
+    /// Length of the window last read.
+    window: u64,
     reads: u64,
 }
 
@@ -94,7 +97,7 @@ impl ReadaheadBuffer {
         );
         self.reads += 1;
         self.data = src.read_elided(start, end - start, class).await?;
-        self.offset = start;
+        (self.offset, self.window) = (start, self.data.len());
         self.held(offset, len)
             .ok_or_else(|| LsmError::corruption(src.name(), offset, "short readahead read"))
     }
@@ -111,20 +114,34 @@ impl ReadaheadBuffer {
         data_end_bytes: u64,
         class: IoClass,
     ) -> Result<(), LsmError> {
-        if self.size_bytes > 0 && self.holds(offset, len) {
+        if self.size_bytes == 0 {
+            self.reads += 1;
+            return src.read_discard(offset, len, class).await;
+        }
+        if self.holds(offset, len) {
             return Ok(());
         }
-        self.read(src, offset, len, data_end_bytes, class)
-            .await
-            .map(drop)
+        let (start, end) = readahead_window(
+            offset,
+            len,
+            self.size_bytes,
+            READAHEAD_ALIGN_BYTES,
+            data_end_bytes,
+        );
+        self.reads += 1;
+        src.read_discard(start, end - start, class).await?;
+        // The window is known to be there; its bytes are not kept.
+        self.data = ElidedBytes::new();
+        (self.offset, self.window) = (start, end - start);
+        Ok(())
     }
 
-    /// Whether the buffer holds all of `[offset, offset + len)`.
+    /// Whether the last window covers all of `[offset, offset + len)`.
     fn holds(&self, offset: u64, len: u64) -> bool {
         offset
             .checked_sub(self.offset)
             .and_then(|from| from.checked_add(len))
-            .is_some_and(|to| to <= self.data.len())
+            .is_some_and(|to| to <= self.window)
     }
 
     /// The buffered bytes `[offset, offset + len)`, if the buffer holds all of them.

@@ -47,6 +47,17 @@ pub trait BlockSource: Send + Sync + 'static {
         let read = self.read_class(offset, len, class);
         async move { read.await.map(zonedb_device::ElidedBytes::from_vec) }
     }
+    /// Reads `len` bytes at `offset` on behalf of `class` as [`BlockSource::read_elided`]
+    /// does, for a caller that does not want the bytes (by default: that read, dropped).
+    fn read_discard(
+        &self,
+        offset: u64,
+        len: u64,
+        class: IoClass,
+    ) -> impl Future<Output = Result<(), LsmError>> + Send {
+        let read = self.read_elided(offset, len, class);
+        async move { read.await.map(drop) }
+    }
     /// Name for error messages.
     fn name(&self) -> &str;
 }
@@ -266,11 +277,7 @@ impl<S: BlockSource> Table<S> {
                 ra.touch(&self.source, h.offset, len, self.props.data_size, class)
                     .await
             }
-            None => self
-                .source
-                .read_elided(h.offset, len, class)
-                .await
-                .map(drop),
+            None => self.source.read_discard(h.offset, len, class).await,
         }
     }
 
