@@ -246,26 +246,31 @@ impl<S: BlockSource> Table<S> {
         Ok(b)
     }
 
-    /// The I/O of reading the data block at `offset` as [`Table::block_through`] does with
-    /// `fill_cache` off (the cache consulted, a miss read through `readahead` when given),
-    /// without verifying or decoding it: a merge computed ahead on another thread did that
-    /// over the same bytes. An offset that starts no data block reads nothing.
+    /// The data block that starts at byte `offset`, if one does.
+    pub fn block_at(&self, offset: u64) -> Option<usize> {
+        let i = self.index.partition_point(|(_, h)| h.offset < offset);
+        self.index
+            .get(i)
+            .is_some_and(|(_, h)| h.offset == offset)
+            .then_some(i)
+    }
+
+    /// The I/O of reading data block `i` as [`Table::block_through`] does with `fill_cache`
+    /// off (the cache consulted, a miss read through `readahead` when given), without
+    /// verifying or decoding it: a merge computed ahead on another thread did that over the
+    /// same bytes. A block past the last reads nothing.
     ///
     /// # Errors
     /// Read errors.
     pub async fn touch_block(
         &self,
-        offset: u64,
+        i: usize,
         class: IoClass,
         readahead: Option<&mut ReadaheadBuffer>,
     ) -> Result<(), LsmError> {
-        let i = self.index.partition_point(|(_, h)| h.offset < offset);
         let Some(&(_, h)) = self.index.get(i) else {
             return Ok(());
         };
-        if h.offset != offset {
-            return Ok(());
-        }
         if let Some(c) = &self.cache
             && c.get((self.number, h.offset)).is_some()
         {

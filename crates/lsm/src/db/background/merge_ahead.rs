@@ -69,8 +69,8 @@ fn plan_input_bytes<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, plan: &Compacti
 enum Io {
     /// Table `number` of `size` bytes opened (through the table cache).
     Open { number: u64, size: u64 },
-    /// The data block at `offset` of table `number` loaded.
-    Block { number: u64, offset: u64 },
+    /// Data block `block` of table `number` loaded.
+    Block { number: u64, block: usize },
 }
 
 /// What the task does, in order.
@@ -152,9 +152,10 @@ impl BlockSource for SnapSource {
         len: u64,
         _class: IoClass,
     ) -> Result<ElidedBytes, LsmError> {
+        // Logged by offset; the sink turns it into the block's index.
         lock(&self.log).push(Io::Block {
             number: self.number,
-            offset,
+            block: usize::try_from(offset).unwrap_or(usize::MAX),
         });
         self.range(offset, len)
     }
@@ -203,6 +204,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// The worker's side of the merge loop: records steps and sends them in batches.
 struct RecordingSink {
     builders: Builders,
+    tables: Arc<SnapTables>,
     tx: SyncSender<Vec<Step>>,
     batch: Vec<Step>,
     log: Arc<Mutex<Vec<Io>>>,
@@ -217,11 +219,24 @@ impl RecordingSink {
         self.tx.send(batch).map_err(|_| LsmError::Closed)
     }
 
+    /// The reads logged since the last step, as a step (block offsets turned into indexes).
     fn drain_log(&mut self) {
-        let ios = std::mem::take(&mut *lock(&self.log));
-        if !ios.is_empty() {
-            self.batch.push(Step::Io(ios));
+        let mut ios = std::mem::take(&mut *lock(&self.log));
+        if ios.is_empty() {
+            return;
         }
+        let open = lock(&self.tables.open);
+        for io in &mut ios {
+            if let Io::Block { number, block } = io {
+                let offset = *block as u64;
+                *block = open
+                    .get(number)
+                    .and_then(|t| t.block_at(offset))
+                    .unwrap_or(usize::MAX);
+            }
+        }
+        drop(open);
+        self.batch.push(Step::Io(ios));
     }
 }
 
@@ -286,6 +301,7 @@ pub(super) fn start<E: Env, D: ZonedDevice>(
         });
         let mut sink = RecordingSink {
             builders,
+            tables: tables.clone(),
             tx,
             batch: Vec::new(),
             log,
@@ -391,15 +407,15 @@ pub(super) async fn replay<E: Env, D: ZonedDevice>(
                                 let ra = (ra_bytes > 0).then(|| ReadaheadBuffer::new(ra_bytes));
                                 open.insert(number, (t, ra));
                             }
-                            Io::Block { number, offset } => {
+                            Io::Block { number, block } => {
                                 let Some((t, ra)) = open.get_mut(&number) else {
                                     return Err(LsmError::corruption(
                                         &sst_name(number),
-                                        offset,
+                                        0,
                                         "block of a table the merge did not open",
                                     ));
                                 };
-                                t.touch_block(offset, IoClass::BackgroundRead, ra.as_mut())
+                                t.touch_block(block, IoClass::BackgroundRead, ra.as_mut())
                                     .await?;
                             }
                         }
