@@ -215,12 +215,18 @@ impl ElidedBytes {
         if !other.holes.is_empty() {
             let end = at.saturating_add(len).min(other.len);
             if at < end {
+                // The holes the range meets (one binary search, then a short walk): their
+                // count and the hole bytes inside the range.
                 let first = other.holes.partition_point(|h| h.at + h.len <= at);
-                let last = other.holes.partition_point(|h| h.at < end);
-                let stored = other.stored_of(end) - other.stored_of(at);
+                let (mut holes, mut hole_bytes) = (0, 0);
+                for h in other.holes[first..].iter().take_while(|h| h.at < end) {
+                    holes += 1;
+                    hole_bytes += (h.at + h.len).min(end) - h.at.max(at);
+                }
+                let stored = (end - at) - hole_bytes;
                 self.data.reserve(usize::try_from(stored).unwrap_or(0));
-                self.holes.reserve(last.saturating_sub(first));
-                self.stored_at.reserve(last.saturating_sub(first));
+                self.holes.reserve(holes);
+                self.stored_at.reserve(holes);
             }
         }
         other.for_each_piece_in(at, len, |p| match p {
@@ -265,9 +271,14 @@ impl ElidedBytes {
             return;
         }
         let idx = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
-        // The holes that end after `at` and start before `end`.
+        // The holes that end after `at` and start before `end` (found by one binary search
+        // and a walk: a range meets few holes).
         let first = self.holes.partition_point(|h| h.at + h.len <= at);
-        let last = self.holes.partition_point(|h| h.at < end);
+        let last = first
+            + self.holes[first..]
+                .iter()
+                .take_while(|h| h.at < end)
+                .count();
         // `pos`: a logical offset not inside a hole; `stored`: the stored bytes before it.
         let (mut pos, mut stored) = match first.checked_sub(1) {
             None => (0, 0),

@@ -246,6 +246,19 @@ impl<S: BlockSource> Table<S> {
         Ok(b)
     }
 
+    /// The data block that starts at byte `offset`, if one does, looked for first at `hint`
+    /// (a reader that walks the table in order passes the block after the last).
+    pub fn block_at_hint(&self, offset: u64, hint: usize) -> Option<usize> {
+        if self
+            .index
+            .get(hint)
+            .is_some_and(|(_, h)| h.offset == offset)
+        {
+            return Some(hint);
+        }
+        self.block_at(offset)
+    }
+
     /// The data block that starts at byte `offset`, if one does.
     pub fn block_at(&self, offset: u64) -> Option<usize> {
         let i = self.index.partition_point(|(_, h)| h.offset < offset);

@@ -205,6 +205,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 struct RecordingSink {
     builders: Builders,
     tables: Arc<SnapTables>,
+    /// The last block loaded of each table.
+    last_block: BTreeMap<u64, usize>,
     tx: SyncSender<Vec<Step>>,
     batch: Vec<Step>,
     log: Arc<Mutex<Vec<Io>>>,
@@ -229,10 +231,13 @@ impl RecordingSink {
         for io in &mut ios {
             if let Io::Block { number, block } = io {
                 let offset = *block as u64;
+                // Tables are read in order: the block after the last one is the likely one.
+                let hint = self.last_block.get(number).map_or(0, |b| b + 1);
                 *block = open
                     .get(number)
-                    .and_then(|t| t.block_at(offset))
+                    .and_then(|t| t.block_at_hint(offset, hint))
                     .unwrap_or(usize::MAX);
+                self.last_block.insert(*number, *block);
             }
         }
         drop(open);
@@ -302,6 +307,7 @@ pub(super) fn start<E: Env, D: ZonedDevice>(
         let mut sink = RecordingSink {
             builders,
             tables: tables.clone(),
+            last_block: BTreeMap::new(),
             tx,
             batch: Vec::new(),
             log,
