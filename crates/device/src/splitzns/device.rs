@@ -221,3 +221,29 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
         self.lock().media.splitzns_ref().map(SplitZnsMedia::stats)
     }
 }
+
+impl<E: Env> SimZonedDevice<E, SplitZnsMedia> {
+    /// A new, empty SplitZNS device of `profile` with the accelerations of `config`; with the
+    /// Read Scheduler on, the profile's dies get per-die priority queues.
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidConfig`] when the profile is inconsistent, cannot be scheduled by
+    /// priority, or its zones do not split into one block-aligned subzone per chip.
+    pub fn new_splitzns(
+        env: E,
+        mut profile: crate::Profile,
+        config: super::SplitZnsConfig,
+        payload: crate::payload::Payload,
+    ) -> Result<Self, DeviceError> {
+        if config.read_scheduler {
+            profile = profile.with_scheduler(crate::flash::Scheduler::Priority)?;
+        }
+        let zones = profile.zones.clone();
+        Self::with_media(env, zones, SplitZnsMedia::new(profile, config)?, payload)
+    }
+
+    /// The profile.
+    pub fn profile(&self) -> crate::Profile {
+        self.with_media_ref(|m| m.profile().clone())
+    }
+}

@@ -347,8 +347,10 @@ impl SplitTable {
         let opened = sub.state == SubzoneState::Empty;
         let mut slot = sub.slot;
         if opened {
-            let z = self.zone(id.zone).map(|z| z.subs.iter().map(|s| s.slot.is_some()).collect());
-            let in_use: Vec<bool> = z.unwrap_or_default();
+            let mut in_use = vec![false; self.subzones as usize];
+            for slot in self.zone(id.zone).into_iter().flat_map(|z| z.subs.iter().filter_map(|s| s.slot)) {
+                in_use[slot as usize] = true;
+            }
             if self.zone_state(id.zone) == Some(SplitZoneState::Inactive) {
                 // Rule: a write to an empty subzone reactivates a deactivated split zone.
                 table.open(id.zone)?;
