@@ -43,7 +43,10 @@ fn detection_accuracy_is_counted_against_the_hosts_tags() {
         let (s0, _) = fill(&d).await;
         // A compaction: reads 0..16 KiB in order, tagged background.
         for k in 0..4 {
-            let got = d.read(s0 + k * 4 * KIB, 4 * KIB, IoClass::BackgroundRead).await.unwrap();
+            let got = d
+                .read(s0 + k * 4 * KIB, 4 * KIB, IoClass::BackgroundRead)
+                .await
+                .unwrap();
             assert!(got.iter().all(|&b| b == 1));
         }
         // Queries elsewhere, tagged as queries.
@@ -51,7 +54,9 @@ fn detection_accuracy_is_counted_against_the_hosts_tags() {
             d.read(s0 + off, 4 * KIB, IoClass::QueryRead).await.unwrap();
         }
         // A query that happens to sit at the read pointer, and a background read that does not.
-        d.read(s0 + 16 * KIB, 4 * KIB, IoClass::QueryRead).await.unwrap();
+        d.read(s0 + 16 * KIB, 4 * KIB, IoClass::QueryRead)
+            .await
+            .unwrap();
         d.read(s0, 4 * KIB, IoClass::BackgroundRead).await.unwrap();
         let st = d.split_stats().unwrap();
         assert_eq!(
@@ -67,7 +72,9 @@ fn detection_accuracy_is_counted_against_the_hosts_tags() {
         assert!((st.rs_accuracy() - 7.0 / 9.0).abs() < 1e-12);
         assert_eq!(d.report_subzones(0).unwrap()[0].read_pointer, s0 + 20 * KIB);
         // A merge puts the read pointer back at the start.
-        d.merge_subzone(SubzoneId { zone: 0, index: 0 }).await.unwrap();
+        d.merge_subzone(SubzoneId { zone: 0, index: 0 })
+            .await
+            .unwrap();
         assert_eq!(d.report_subzones(0).unwrap()[0].read_pointer, s0);
     })
     .unwrap();
@@ -98,7 +105,10 @@ fn random_read_behind_a_compaction(rs: bool) -> u64 {
         }
         let (d2, e2) = (d.clone(), e.clone());
         let query = e.spawn("random read", async move {
-            let got = d2.read(s0 + 4 * KIB, 4 * KIB, IoClass::BackgroundRead).await.unwrap();
+            let got = d2
+                .read(s0 + 4 * KIB, 4 * KIB, IoClass::BackgroundRead)
+                .await
+                .unwrap();
             assert!(got.iter().all(|&b| b == 1));
             e2.now()
         });
@@ -138,7 +148,10 @@ fn the_prefetcher_prereads_compaction_inputs_on_other_chips() {
         for k in 0..12 {
             for (s, byte) in [(s0, 1u8), (s1, 2u8)] {
                 let t = e.now();
-                let got = d.read(s + k * 4 * KIB, 4 * KIB, IoClass::BackgroundRead).await.unwrap();
+                let got = d
+                    .read(s + k * 4 * KIB, 4 * KIB, IoClass::BackgroundRead)
+                    .await
+                    .unwrap();
                 assert!(got.iter().all(|&b| b == byte));
                 latencies.push(e.now() - t);
             }
@@ -147,7 +160,11 @@ fn the_prefetcher_prereads_compaction_inputs_on_other_chips() {
         // past its start, buffer empty) 16 KiB at a time, so subzone 0's reads after its first
         // hit the buffer; a hit prereads nothing (R4), so subzone 1 never gets a buffer.
         let st = d.split_stats().unwrap();
-        assert_eq!((st.prereads, st.preread_hits, st.preread_misses), (3, 11, 13), "{st:?}");
+        assert_eq!(
+            (st.prereads, st.preread_hits, st.preread_misses),
+            (3, 11, 13),
+            "{st:?}"
+        );
         assert_eq!(st.preread_hits + st.preread_misses, 24, "{st:?}");
         // A hit costs no array read.
         let fastest = latencies.iter().min().copied().unwrap();
@@ -165,7 +182,9 @@ fn the_prefetcher_off_never_prereads() {
         let (s0, s1) = fill(&d).await;
         for k in 0..4 {
             for s in [s0, s1] {
-                d.read(s + k * 4 * KIB, 4 * KIB, IoClass::BackgroundRead).await.unwrap();
+                d.read(s + k * 4 * KIB, 4 * KIB, IoClass::BackgroundRead)
+                    .await
+                    .unwrap();
             }
         }
         let st = d.split_stats().unwrap();
@@ -206,7 +225,11 @@ fn mixed(seed: u64) -> Vec<u64> {
             tasks.push(e.spawn("reader", async move {
                 let mut t = Vec::new();
                 for k in 0..12 {
-                    let off = if class == IoClass::QueryRead { (k * 5 % 12) * 4 * KIB } else { k * 4 * KIB };
+                    let off = if class == IoClass::QueryRead {
+                        (k * 5 % 12) * 4 * KIB
+                    } else {
+                        k * 4 * KIB
+                    };
                     d2.read(s + off, 4 * KIB, class).await.unwrap();
                     t.push(e2.now());
                 }
@@ -217,10 +240,17 @@ fn mixed(seed: u64) -> Vec<u64> {
         for t in tasks {
             out.extend(t.await.unwrap());
         }
-        d.merge_subzone(SubzoneId { zone: 0, index: 0 }).await.unwrap();
+        d.merge_subzone(SubzoneId { zone: 0, index: 0 })
+            .await
+            .unwrap();
         out.push(e.now());
         let st = d.split_stats().unwrap();
-        out.extend([st.ring_flush_rounds, st.prereads, st.preread_hits, d.stats().block_erases]);
+        out.extend([
+            st.ring_flush_rounds,
+            st.prereads,
+            st.preread_hits,
+            d.stats().block_erases,
+        ]);
         out
     })
     .unwrap()

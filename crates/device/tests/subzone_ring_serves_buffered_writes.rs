@@ -64,8 +64,12 @@ fn reads_of_buffered_data_return_the_written_bytes() {
         let got = d.read(s1, 48 * KIB, IoClass::QueryRead).await.unwrap();
         assert_eq!(got, more);
         // Finishing pads the last partial unit and lets it flush; merging drops the rest.
-        d.finish_subzone(SubzoneId { zone: 0, index: 0 }).await.unwrap();
-        d.merge_subzone(SubzoneId { zone: 0, index: 1 }).await.unwrap();
+        d.finish_subzone(SubzoneId { zone: 0, index: 0 })
+            .await
+            .unwrap();
+        d.merge_subzone(SubzoneId { zone: 0, index: 1 })
+            .await
+            .unwrap();
         let got = d.read(s0, 40 * KIB, IoClass::QueryRead).await.unwrap();
         assert_eq!(got, data);
     })
@@ -142,7 +146,10 @@ fn a_power_loss_keeps_acknowledged_writes_and_loses_the_waiting_one() {
         assert_eq!(got, pattern(5, 32 * KIB));
         // The device keeps going: the lost write can be written again.
         d.write(s.write_pointer, &[8; 8192]).await.unwrap();
-        let got = d.read(s.write_pointer, 8192, IoClass::QueryRead).await.unwrap();
+        let got = d
+            .read(s.write_pointer, 8192, IoClass::QueryRead)
+            .await
+            .unwrap();
         assert!(got.iter().all(|&b| b == 8));
     })
     .unwrap();

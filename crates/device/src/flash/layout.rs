@@ -213,9 +213,9 @@ impl ZoneLayout {
             Place::Chip { zone, slot } => (zone, slot),
         };
         let g = &self.geometry;
-        let planes = u64::from(g.planes_per_die);
-        let plane = (p % planes) as u32;
-        let q = p / planes;
+        let plane_count = u64::from(g.planes_per_die);
+        let in_die = (p % plane_count) as u32;
+        let q = p / plane_count;
         let die_in_chip = (q % u64::from(g.dies_per_chip)) as u32;
         let q = q / u64::from(g.dies_per_chip);
         let page = (q % u64::from(g.pages_per_block)) as u32;
@@ -224,7 +224,7 @@ impl ZoneLayout {
         PageAddr {
             die,
             channel: self.channel_of_die(die),
-            plane,
+            plane: in_die,
             row,
             page,
         }

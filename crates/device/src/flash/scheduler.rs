@@ -485,7 +485,15 @@ impl TimingEngine {
             self.page_ops += pages;
             match (q.as_mut(), ticket) {
                 (Some(q), Some(t)) => {
-                    q.push(t, addr.die, x_end, IoClass::Write, prog, addr.channel, Vec::new());
+                    q.push(
+                        t,
+                        addr.die,
+                        x_end,
+                        IoClass::Write,
+                        prog,
+                        addr.channel,
+                        Vec::new(),
+                    );
                 }
                 _ => done = done.max(self.dies[addr.die as usize].book(x_end, prog).1),
             }

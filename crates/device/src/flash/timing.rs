@@ -236,7 +236,14 @@ impl TimingEngine {
     /// Books the page reads of `len` bytes at offset `off` of a place; `host`: a host command
     /// (controller, fixed latency and host link booked), else a device-internal read into its
     /// DRAM that starts at `now` (SplitZNS's prereads).
-    pub(crate) fn read_pages(&mut self, now: u64, place: Place, off: u64, len: u64, host: bool) -> u64 {
+    pub(crate) fn read_pages(
+        &mut self,
+        now: u64,
+        place: Place,
+        off: u64,
+        len: u64,
+        host: bool,
+    ) -> u64 {
         let t = &self.timing;
         let t0 = if host {
             self.controller.book(now, t.controller_read_ns).1 + t.read_fixed_ns
@@ -312,8 +319,7 @@ impl TimingEngine {
             let mut rows_max = 0;
             for plane in 0..planes {
                 let slot = i as u64 * planes + plane;
-                let pages =
-                    written_pages / stripe + u64::from(slot < written_pages % stripe);
+                let pages = written_pages / stripe + u64::from(slot < written_pages % stripe);
                 let rows = pages.div_ceil(ppb) as u32;
                 for r in 0..rows {
                     let b = self.layout.block_index(die, plane as u32, base + r);

@@ -15,11 +15,11 @@ use zonedb_env::Env;
 use super::faults::Faults;
 use super::media::{Completion, Media, Poll};
 use crate::checker::WritePointerChecker;
+use crate::payload::Payload;
 use crate::splitzns::device::{
     split_manage, split_read, split_read_check, split_report, split_write,
 };
 use crate::splitzns::{SplitZnsMedia, SubzoneId, SubzoneInfo};
-use crate::payload::Payload;
 use crate::zone::{ZoneGeometry, ZoneInfo, ZoneState, ZoneTable};
 use crate::{
     DeviceCapabilities, DeviceError, DeviceStats, ElidedBytes, IoClass, ZoneOp, ZonedDevice,
@@ -92,7 +92,8 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
         let table = ZoneTable::new(zones.clone())?;
         let n = media
             .splitzns_ref()
-            .map_or(zones.zone_count, |m| m.payload_slots(zones.zone_count)) as usize;
+            .map_or(zones.zone_count, |m| m.payload_slots(zones.zone_count))
+            as usize;
         let state = State {
             media,
             checker: WritePointerChecker::new(cfg!(debug_assertions)),
@@ -377,12 +378,15 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
             s.stats.reads += 1;
             return Err(DeviceError::UnrecoveredRead { offset, len });
         }
-        let (zone, start, done) = match split {
-            Some(split) => split_read(&mut s, now, split, offset, len, class),
-            None => {
-                let start = s.table.geometry().zone_start(zone);
-                (zone, start, s.media.read(now, zone, offset - start, len, class))
-            }
+        let (zone, start, done) = if let Some(split) = split {
+            split_read(&mut s, now, split, offset, len, class)
+        } else {
+            let start = s.table.geometry().zone_start(zone);
+            (
+                zone,
+                start,
+                s.media.read(now, zone, offset - start, len, class),
+            )
         };
         s.stats.bytes_read += len;
         s.stats.reads += 1;
@@ -583,7 +587,10 @@ impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
     }
 
     fn split_geometry(&self) -> Option<crate::splitzns::SplitZnsGeometry> {
-        self.lock().media.splitzns_ref().map(SplitZnsMedia::geometry)
+        self.lock()
+            .media
+            .splitzns_ref()
+            .map(SplitZnsMedia::geometry)
     }
 
     fn report_subzones(&self, zone: u32) -> Result<Vec<SubzoneInfo>, DeviceError> {

@@ -11,7 +11,9 @@ use super::read_scheduler::{ReadGuess, ReadScheduler};
 use super::ring::SubzoneRing;
 use super::state::{MAP_ENTRY_BYTES, SplitTable};
 use super::tickets::SharedTickets;
-use super::{SplitZnsConfig, SplitZnsGeometry, SplitZnsStats, SplitZoneState, SubzoneId, SubzoneInfo};
+use super::{
+    SplitZnsConfig, SplitZnsGeometry, SplitZnsStats, SplitZoneState, SubzoneId, SubzoneInfo,
+};
 use crate::flash::{FlashMedia, Place, TimingEngine};
 use crate::profile::Profile;
 use crate::sim::{Completion, Media, MediaKind, Poll, Ticket};
@@ -56,16 +58,16 @@ impl SplitZnsMedia {
         let flash = FlashMedia::new(profile)?;
         let table = SplitTable::new(&zones, subzones)?;
         let total = zones.zone_count as usize * subzones as usize;
-        let ring_bytes = config
-            .ring_bytes
-            .unwrap_or(2 * zones.zone_capacity_bytes);
+        let ring_bytes = config.ring_bytes.unwrap_or(2 * zones.zone_capacity_bytes);
         let prefetch_bytes = config.prefetch_bytes.unwrap_or(4 * page);
         if config.ring && ring_bytes < unit {
             return Err(DeviceError::InvalidConfig(format!(
                 "SubZone Ring of {ring_bytes} bytes holds no program unit of {unit} bytes"
             )));
         }
-        if config.prefetcher && (prefetch_bytes == 0 || !prefetch_bytes.is_multiple_of(zones.block_size_bytes)) {
+        if config.prefetcher
+            && (prefetch_bytes == 0 || !prefetch_bytes.is_multiple_of(zones.block_size_bytes))
+        {
             return Err(DeviceError::InvalidConfig(format!(
                 "preread buffer of {prefetch_bytes} bytes is not a non-zero multiple of the block size"
             )));
@@ -179,7 +181,13 @@ impl SplitZnsMedia {
     ///
     /// # Errors
     /// As [`SplitTable::split`].
-    pub(crate) fn split(&mut self, now: u64, table: &mut ZoneTable, zone: u32, parts: u32) -> Result<Completion, DeviceError> {
+    pub(crate) fn split(
+        &mut self,
+        now: u64,
+        table: &mut ZoneTable,
+        zone: u32,
+        parts: u32,
+    ) -> Result<Completion, DeviceError> {
         self.table.split(table, zone, parts)?;
         self.stats.splits += 1;
         Ok(Completion::At(self.flash.manage(now)))
@@ -189,7 +197,12 @@ impl SplitZnsMedia {
     ///
     /// # Errors
     /// As [`SplitTable::finish`].
-    pub(crate) fn finish_zone(&mut self, now: u64, table: &mut ZoneTable, zone: u32) -> Result<Completion, DeviceError> {
+    pub(crate) fn finish_zone(
+        &mut self,
+        now: u64,
+        table: &mut ZoneTable,
+        zone: u32,
+    ) -> Result<Completion, DeviceError> {
         if self.table.finish(table, zone)? {
             self.stats.split_finishes += 1;
         }
@@ -200,7 +213,12 @@ impl SplitZnsMedia {
     ///
     /// # Errors
     /// As [`SplitTable::reset`].
-    pub(crate) fn reset_zone(&mut self, now: u64, table: &mut ZoneTable, zone: u32) -> Result<Completion, DeviceError> {
+    pub(crate) fn reset_zone(
+        &mut self,
+        now: u64,
+        table: &mut ZoneTable,
+        zone: u32,
+    ) -> Result<Completion, DeviceError> {
         self.table.reset(table, zone)?;
         self.stats.split_resets += 1;
         Ok(Completion::At(self.flash.manage(now)))
@@ -243,8 +261,14 @@ impl SplitZnsMedia {
         let unit = g.page_size_bytes * u64::from(g.planes_per_die);
         let done = if let Some(ring) = self.ring.as_mut() {
             let (t_data, ack) = self.flash.engine_mut().dram_write_front(now, len);
-            let (issued, forgotten) =
-                ring.admit(now, &mut self.tickets, (global, id.zone, w.slot, chip), w.rel, len, cap);
+            let (issued, forgotten) = ring.admit(
+                now,
+                &mut self.tickets,
+                (global, id.zone, w.slot, chip),
+                w.rel,
+                len,
+                cap,
+            );
             let programs = ring.programs(&issued, cap);
             let c = if programs.is_empty() {
                 Completion::At(ack)
@@ -277,13 +301,27 @@ impl SplitZnsMedia {
     ///
     /// # Errors
     /// As [`SplitTable::check_read`].
-    pub(crate) fn check_read(&self, zone: u32, offset: u64, len: u64) -> Result<SubzoneId, DeviceError> {
-        self.table.check_read(zone, offset, len).map(|(id, _, _)| id)
+    pub(crate) fn check_read(
+        &self,
+        zone: u32,
+        offset: u64,
+        len: u64,
+    ) -> Result<SubzoneId, DeviceError> {
+        self.table
+            .check_read(zone, offset, len)
+            .map(|(id, _, _)| id)
     }
 
     /// Times a read of split zone `zone` (checked) the host tagged `host`: the Read Scheduler
     /// classifies it; it is served from the ring, a preread buffer or the subzone's chip.
-    pub(crate) fn read_subzone(&mut self, now: u64, zone: u32, offset: u64, len: u64, host: IoClass) -> Completion {
+    pub(crate) fn read_subzone(
+        &mut self,
+        now: u64,
+        zone: u32,
+        offset: u64,
+        len: u64,
+        host: IoClass,
+    ) -> Completion {
         let Ok((id, slot, rel)) = self.table.check_read(zone, offset, len) else {
             return Completion::At(now);
         };
@@ -313,7 +351,7 @@ impl SplitZnsMedia {
         {
             let (hit, dropped) = p.take(global, rel, len);
             if let Some(ready) = hit {
-                let c = self.from_buffer(now, len, ready);
+                let c = self.read_buffer(now, len, ready);
                 self.release(dropped);
                 return c;
             }
@@ -331,18 +369,16 @@ impl SplitZnsMedia {
     }
 
     /// A read served from a preread buffer whose data is in DRAM at `ready`.
-    fn from_buffer(&mut self, now: u64, len: u64, ready: Completion) -> Completion {
-        match self.tickets.done_at(ready) {
-            Some(t) => Completion::At(self.flash.engine_mut().dram_read(now, len, t)),
-            None => {
-                let floor = self.flash.engine_mut().dram_read(now, len, now);
-                let alias = self.next_alias;
-                self.next_alias += 1;
-                self.tickets.hold(ready);
-                self.aliases.insert(alias, (ready, floor));
-                Completion::Queued(Ticket(alias))
-            }
+    fn read_buffer(&mut self, now: u64, len: u64, ready: Completion) -> Completion {
+        if let Some(t) = self.tickets.done_at(ready) {
+            return Completion::At(self.flash.engine_mut().dram_read(now, len, t));
         }
+        let floor = self.flash.engine_mut().dram_read(now, len, now);
+        let alias = self.next_alias;
+        self.next_alias += 1;
+        self.tickets.hold(ready);
+        self.aliases.insert(alias, (ready, floor));
+        Completion::Queued(Ticket(alias))
     }
 
     /// Prereads, on every chip but `reader`, the next bytes of the first subzone (in zone
@@ -405,7 +441,11 @@ impl SplitZnsMedia {
     ///
     /// # Errors
     /// As [`SplitTable::finish_subzone`].
-    pub(crate) fn finish_subzone(&mut self, now: u64, id: SubzoneId) -> Result<Completion, DeviceError> {
+    pub(crate) fn finish_subzone(
+        &mut self,
+        now: u64,
+        id: SubzoneId,
+    ) -> Result<Completion, DeviceError> {
         if let Some(before) = self.table.finish_subzone(id)? {
             self.stats.subzone_finishes += 1;
             let global = self.table.global(id);
@@ -421,7 +461,11 @@ impl SplitZnsMedia {
     ///
     /// # Errors
     /// As [`SplitTable::merge`].
-    pub(crate) fn merge(&mut self, now: u64, id: SubzoneId) -> Result<(Completion, u64), DeviceError> {
+    pub(crate) fn merge(
+        &mut self,
+        now: u64,
+        id: SubzoneId,
+    ) -> Result<(Completion, u64), DeviceError> {
         let Some(slot) = self.table.merge(id)? else {
             return Ok((Completion::At(self.flash.manage(now)), 0));
         };
@@ -496,7 +540,10 @@ impl SplitZnsMedia {
                 None => written,
             };
             let chip = slot.map(|s| self.chip_of(zone, s));
-            out.push(self.table.info(id, flushed, self.reads.pointer(global), chip));
+            out.push(
+                self.table
+                    .info(id, flushed, self.reads.pointer(global), chip),
+            );
         }
         Ok(out)
     }

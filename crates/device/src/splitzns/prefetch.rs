@@ -61,7 +61,12 @@ impl Prefetcher {
     /// A compaction read of `[rel, rel + len)` of `sub`: served from the buffer if it lies
     /// inside it (the buffer then gives those bytes up; emptied, it is dropped: the second
     /// value). Returns when the buffer's data is in DRAM.
-    pub(crate) fn take(&mut self, sub: u32, rel: u64, len: u64) -> (Option<Completion>, Option<Completion>) {
+    pub(crate) fn take(
+        &mut self,
+        sub: u32,
+        rel: u64,
+        len: u64,
+    ) -> (Option<Completion>, Option<Completion>) {
         let Some(b) = self.buffers.get_mut(&sub) else {
             self.misses += 1;
             return (None, None);

@@ -95,14 +95,23 @@ mod tests {
     #[test]
     fn sequential_reads_follow_the_pointer_and_others_are_queries() {
         let mut rs = ReadScheduler::new(2);
-        assert_eq!(rs.classify(1, 0, 8, IoClass::BackgroundRead), ReadGuess::Compaction);
-        assert_eq!(rs.classify(1, 8, 8, IoClass::BackgroundRead), ReadGuess::Compaction);
+        assert_eq!(
+            rs.classify(1, 0, 8, IoClass::BackgroundRead),
+            ReadGuess::Compaction
+        );
+        assert_eq!(
+            rs.classify(1, 8, 8, IoClass::BackgroundRead),
+            ReadGuess::Compaction
+        );
         assert_eq!(rs.classify(1, 64, 8, IoClass::QueryRead), ReadGuess::Query);
         assert_eq!(rs.classify(1, 0, 8, IoClass::QueryRead), ReadGuess::Query);
         assert_eq!(rs.pointer(1), 16);
         assert_eq!(rs.counts(), [2, 0, 0, 2]);
         rs.reset(1);
-        assert_eq!(rs.classify(1, 0, 8, IoClass::QueryRead), ReadGuess::Compaction);
+        assert_eq!(
+            rs.classify(1, 0, 8, IoClass::QueryRead),
+            ReadGuess::Compaction
+        );
         assert_eq!(rs.counts(), [2, 1, 0, 2]);
     }
 }

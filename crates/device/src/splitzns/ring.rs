@@ -130,7 +130,12 @@ impl SubzoneRing {
 
     /// The actual write pointer of subzone `sub` at `now` (bytes from its start; `None`: no
     /// data of it in the buffer, all on flash).
-    pub(crate) fn flushed(&mut self, sub: u32, now: u64, tickets: &mut SharedTickets) -> Option<u64> {
+    pub(crate) fn flushed(
+        &mut self,
+        sub: u32,
+        now: u64,
+        tickets: &mut SharedTickets,
+    ) -> Option<u64> {
         self.settle(sub, now, tickets);
         self.rings.get(&sub).map(|r| r.head * self.unit_bytes)
     }
@@ -180,7 +185,10 @@ impl SubzoneRing {
         let end = rel + len;
         let mut issued = Vec::new();
         for u in rel / ub..end.div_ceil(ub) {
-            let have = self.rings.get(&sub).is_some_and(|r| u < r.head + r.units.len() as u64);
+            let have = self
+                .rings
+                .get(&sub)
+                .is_some_and(|r| u < r.head + r.units.len() as u64);
             if !have {
                 // W1-W3: no room, so one unit of every chip goes to flash.
                 while self.held >= self.capacity_units && self.round(&mut issued) {}
@@ -256,7 +264,10 @@ impl SubzoneRing {
             let Some(r) = self.rings.get_mut(&sub) else {
                 continue;
             };
-            if let Some(unit) = u.checked_sub(r.head).and_then(|i| r.units.get_mut(i as usize)) {
+            if let Some(unit) = u
+                .checked_sub(r.head)
+                .and_then(|i| r.units.get_mut(i as usize))
+            {
                 unit.flush = Some(c);
                 tickets.hold(c);
                 self.flushed += 1;
@@ -267,7 +278,7 @@ impl SubzoneRing {
     /// The host finished subzone `sub` at `written` bytes of capacity `cap`: its last partial
     /// unit becomes flushable (padded).
     pub(crate) fn finish(&mut self, sub: u32, written: u64) {
-        if written % self.unit_bytes != 0 {
+        if !written.is_multiple_of(self.unit_bytes) {
             self.complete(sub, written / self.unit_bytes);
         }
     }
@@ -279,7 +290,12 @@ impl SubzoneRing {
 
     /// A power loss lost the writes of `sub` from byte `written` on: forgets its units past
     /// that (the unit holding byte `written − 1` stays, flushable only if still whole).
-    pub(crate) fn truncate(&mut self, sub: u32, written: u64, tickets: &mut SharedTickets) -> Vec<Ticket> {
+    pub(crate) fn truncate(
+        &mut self,
+        sub: u32,
+        written: u64,
+        tickets: &mut SharedTickets,
+    ) -> Vec<Ticket> {
         let mut forgotten = Vec::new();
         let ub = self.unit_bytes;
         let Some(r) = self.rings.get_mut(&sub) else {
@@ -292,13 +308,12 @@ impl SubzoneRing {
         while r.units.len() > keep_units {
             let i = r.units.len() - 1;
             if let Some(u) = r.units.pop_back() {
-                match u.flush {
-                    Some(c) => forgotten.extend(tickets.release(c)),
-                    None => {
-                        self.held -= 1;
-                        if u.complete {
-                            unqueue.push(r.head + i as u64);
-                        }
+                if let Some(c) = u.flush {
+                    forgotten.extend(tickets.release(c));
+                } else {
+                    self.held -= 1;
+                    if u.complete {
+                        unqueue.push(r.head + i as u64);
                     }
                 }
                 self.units -= 1;

@@ -22,9 +22,9 @@ use std::collections::BTreeMap;
 
 use super::chips::ChipAllocator;
 use super::{SplitZoneState, SubzoneId, SubzoneInfo, SubzoneState};
+use crate::DeviceError;
 use crate::error::{SplitOp, SplitRefusal};
 use crate::zone::{ZoneState, ZoneTable};
-use crate::DeviceError;
 
 /// One subzone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,7 +156,8 @@ impl SplitTable {
     }
 
     pub(crate) fn sub(&self, id: SubzoneId) -> Option<&Subzone> {
-        self.zone(id.zone).and_then(|z| z.subs.get(id.index as usize))
+        self.zone(id.zone)
+            .and_then(|z| z.subs.get(id.index as usize))
     }
 
     /// Split zones, in zone order, with their subzones.
@@ -190,7 +191,10 @@ impl SplitTable {
     }
 
     fn sub_mut(&mut self, id: SubzoneId, op: SplitOp) -> Result<&mut Subzone, DeviceError> {
-        let zone = self.zones.get_mut(id.zone as usize).and_then(Option::as_mut);
+        let zone = self
+            .zones
+            .get_mut(id.zone as usize)
+            .and_then(Option::as_mut);
         let Some(z) = zone else {
             return Err(refuse(id.zone, Some(id.index), op, SplitRefusal::NotSplit));
         };
@@ -206,10 +210,20 @@ impl SplitTable {
     /// [`DeviceError::SplitZone`] (wrong part count, zone not empty or already split),
     /// [`DeviceError::TooManyOpen`], [`DeviceError::TooManyActive`],
     /// [`DeviceError::OutOfRange`]; nothing changes on error.
-    pub fn split(&mut self, table: &mut ZoneTable, zone: u32, parts: u32) -> Result<(), DeviceError> {
+    pub fn split(
+        &mut self,
+        table: &mut ZoneTable,
+        zone: u32,
+        parts: u32,
+    ) -> Result<(), DeviceError> {
         let info = table.info(zone)?;
         if self.is_split(zone) {
-            return Err(refuse(zone, None, SplitOp::Split, SplitRefusal::AlreadySplit));
+            return Err(refuse(
+                zone,
+                None,
+                SplitOp::Split,
+                SplitRefusal::AlreadySplit,
+            ));
         }
         if parts != self.subzones {
             return Err(refuse(
@@ -255,7 +269,12 @@ impl SplitTable {
     pub fn finish(&mut self, table: &mut ZoneTable, zone: u32) -> Result<bool, DeviceError> {
         let z = self.split_zone_mut(zone, SplitOp::Finish)?;
         if z.subs.iter().any(|s| s.state == SubzoneState::Open) {
-            return Err(refuse(zone, None, SplitOp::Finish, SplitRefusal::SubzonesOpen));
+            return Err(refuse(
+                zone,
+                None,
+                SplitOp::Finish,
+                SplitRefusal::SubzonesOpen,
+            ));
         }
         if z.state == SplitZoneState::Inactive {
             return Ok(false);
@@ -273,7 +292,12 @@ impl SplitTable {
     pub fn reset(&mut self, table: &mut ZoneTable, zone: u32) -> Result<(), DeviceError> {
         let z = self.split_zone_mut(zone, SplitOp::Reset)?;
         if z.subs.iter().any(|s| s.state != SubzoneState::Empty) {
-            return Err(refuse(zone, None, SplitOp::Reset, SplitRefusal::SubzonesNotEmpty));
+            return Err(refuse(
+                zone,
+                None,
+                SplitOp::Reset,
+                SplitRefusal::SubzonesNotEmpty,
+            ));
         }
         if z.state == SplitZoneState::Open {
             table.close(zone)?;
@@ -348,7 +372,11 @@ impl SplitTable {
         let mut slot = sub.slot;
         if opened {
             let mut in_use = vec![false; self.subzones as usize];
-            for slot in self.zone(id.zone).into_iter().flat_map(|z| z.subs.iter().filter_map(|s| s.slot)) {
+            for slot in self
+                .zone(id.zone)
+                .into_iter()
+                .flat_map(|z| z.subs.iter().filter_map(|s| s.slot))
+            {
                 in_use[slot as usize] = true;
             }
             if self.zone_state(id.zone) == Some(SplitZoneState::Inactive) {
@@ -506,7 +534,13 @@ impl SplitTable {
     }
 
     /// One subzone's descriptor (`flushed` and `read_pointer`: bytes from its start).
-    pub(crate) fn info(&self, id: SubzoneId, flushed: u64, read_pointer: u64, chip: Option<u32>) -> SubzoneInfo {
+    pub(crate) fn info(
+        &self,
+        id: SubzoneId,
+        flushed: u64,
+        read_pointer: u64,
+        chip: Option<u32>,
+    ) -> SubzoneInfo {
         let start = self.sub_start(id);
         let s = self.sub(id).copied().unwrap_or(Subzone {
             state: SubzoneState::Empty,
