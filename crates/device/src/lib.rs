@@ -166,6 +166,13 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+/// The refusal of a split-zone command by a device without [`DeviceCapabilities::zone_split`].
+pub(crate) fn zone_split_unsupported() -> DeviceError {
+    DeviceError::Unsupported {
+        command: "zone split",
+    }
+}
+
 /// Optional commands a device carries out (all absent by default). A command whose capability
 /// is absent fails with [`DeviceError::Unsupported`] and changes nothing.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -260,9 +267,7 @@ pub trait ZonedDevice: Send + Sync + 'static {
         parts: u32,
     ) -> impl Future<Output = Result<(), DeviceError>> + Send {
         let _ = (zone, parts);
-        std::future::ready(Err(DeviceError::Unsupported {
-            command: "zone split",
-        }))
+        std::future::ready(Err(zone_split_unsupported()))
     }
 
     /// Subzone sizes of a device that splits zones; `None` without
@@ -278,9 +283,7 @@ pub trait ZonedDevice: Send + Sync + 'static {
     /// [`DeviceError::SplitZone`] when `zone` is not split.
     fn report_subzones(&self, zone: u32) -> Result<Vec<SubzoneInfo>, DeviceError> {
         let _ = zone;
-        Err(DeviceError::Unsupported {
-            command: "zone split",
-        })
+        Err(zone_split_unsupported())
     }
 
     /// Zone append to a subzone: writes `data` at its write pointer (an empty subzone opens
@@ -292,9 +295,7 @@ pub trait ZonedDevice: Send + Sync + 'static {
         data: &[u8],
     ) -> impl Future<Output = Result<u64, DeviceError>> + Send {
         let _ = (subzone, data);
-        std::future::ready(Err(DeviceError::Unsupported {
-            command: "zone split",
-        }))
+        std::future::ready(Err(zone_split_unsupported()))
     }
 
     /// The host finished writing a subzone (its SST is complete): it becomes full. Without
@@ -304,9 +305,7 @@ pub trait ZonedDevice: Send + Sync + 'static {
         subzone: SubzoneId,
     ) -> impl Future<Output = Result<(), DeviceError>> + Send {
         let _ = subzone;
-        std::future::ready(Err(DeviceError::Unsupported {
-            command: "zone split",
-        }))
+        std::future::ready(Err(zone_split_unsupported()))
     }
 
     /// SplitZNS MERGE: resets one subzone (erases only its chip's blocks that hold data).
@@ -316,9 +315,7 @@ pub trait ZonedDevice: Send + Sync + 'static {
         subzone: SubzoneId,
     ) -> impl Future<Output = Result<(), DeviceError>> + Send {
         let _ = subzone;
-        std::future::ready(Err(DeviceError::Unsupported {
-            command: "zone split",
-        }))
+        std::future::ready(Err(zone_split_unsupported()))
     }
 
     /// Writes `data` at `offset`, which may lie beyond the zone's write pointer (the skipped

@@ -597,9 +597,7 @@ impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
         let now = self.env.now();
         match self.lock().media.splitzns() {
             Some(m) => m.report(now, zone),
-            None => Err(DeviceError::Unsupported {
-                command: "zone split",
-            }),
+            None => Err(crate::zone_split_unsupported()),
         }
     }
 

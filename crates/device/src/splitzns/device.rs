@@ -13,12 +13,6 @@ use crate::sim::{Completion, Media, SimZonedDevice};
 use crate::zone::{ZoneInfo, ZoneState, ZoneTable};
 use crate::{DeviceError, IoClass, ZoneOp};
 
-fn unsupported() -> DeviceError {
-    DeviceError::Unsupported {
-        command: "zone split",
-    }
-}
-
 /// A write to a split zone, admitted: `(payload slot, slot start, device offset, completion)`;
 /// `None` when `target` is no split zone (the wide path takes it).
 ///
@@ -35,7 +29,7 @@ pub(crate) fn split_write<M: Media>(
     let zone_count = table.geometry().zone_count;
     let Some(m) = media.splitzns() else {
         return match target {
-            Target::Subzone(_) => Err(unsupported()),
+            Target::Subzone(_) => Err(crate::zone_split_unsupported()),
             _ => Ok(None),
         };
     };
@@ -151,7 +145,7 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
             checker,
             ..
         } = &mut *s;
-        let m = media.splitzns().ok_or_else(unsupported)?;
+        let m = media.splitzns().ok_or_else(crate::zone_split_unsupported)?;
         checker.check(table, "before split", None);
         let done = m.split(now, table, zone, parts)?;
         checker.check(table, "after split", None);
@@ -174,7 +168,7 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
             in_flight,
             ..
         } = &mut *s;
-        let m = media.splitzns().ok_or_else(unsupported)?;
+        let m = media.splitzns().ok_or_else(crate::zone_split_unsupported)?;
         if !merge {
             return m.finish_subzone(now, id);
         }
