@@ -35,6 +35,84 @@ impl std::fmt::Display for ZoneOp {
     }
 }
 
+/// A SplitZNS split-zone command (see [`crate::splitzns`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SplitOp {
+    /// SPLIT: an empty wide zone becomes a split zone.
+    Split,
+    /// A write or append to a subzone.
+    Write,
+    /// A read of a subzone.
+    Read,
+    /// Finish of one subzone (its SST is complete).
+    FinishSubzone,
+    /// MERGE: reset of one subzone.
+    Merge,
+    /// FINISH of a split zone (deactivation).
+    Finish,
+    /// RESET of a split zone (back to a wide zone).
+    Reset,
+    /// A wide-zone command (open, close, append, ...) sent to a split zone.
+    WideCommand,
+}
+
+impl std::fmt::Display for SplitOp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Split => "split",
+            Self::Write => "subzone write",
+            Self::Read => "subzone read",
+            Self::FinishSubzone => "subzone finish",
+            Self::Merge => "merge",
+            Self::Finish => "split-zone finish",
+            Self::Reset => "split-zone reset",
+            Self::WideCommand => "wide-zone command",
+        })
+    }
+}
+
+/// Why a split-zone command was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SplitRefusal {
+    /// SPLIT of a wide zone that is not empty (its state).
+    NotEmpty(ZoneState),
+    /// SPLIT asked for another number of subzones than the device has per zone (the device's).
+    WrongParts(u32),
+    /// A subzone command (or SPLIT) to a zone that is not split (or already is).
+    NotSplit,
+    /// SPLIT of a zone that is already split.
+    AlreadySplit,
+    /// A subzone index beyond the split zone's subzones.
+    NoSuchSubzone,
+    /// A write or append to a full subzone.
+    SubzoneFull,
+    /// Finish of a subzone that was never written.
+    SubzoneEmpty,
+    /// FINISH of a split zone with a subzone still open.
+    SubzonesOpen,
+    /// RESET of a split zone with a subzone holding data.
+    SubzonesNotEmpty,
+    /// A command for wide zones only (open, close, append by zone) sent to a split zone.
+    SplitZone,
+}
+
+impl std::fmt::Display for SplitRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NotEmpty(s) => write!(f, "the zone is {s:?}, not empty"),
+            Self::WrongParts(n) => write!(f, "a split zone has {n} subzones on this device"),
+            Self::NotSplit => f.write_str("the zone is not split"),
+            Self::AlreadySplit => f.write_str("the zone is already split"),
+            Self::NoSuchSubzone => f.write_str("no such subzone"),
+            Self::SubzoneFull => f.write_str("the subzone is full"),
+            Self::SubzoneEmpty => f.write_str("the subzone is empty"),
+            Self::SubzonesOpen => f.write_str("a subzone is still open"),
+            Self::SubzonesNotEmpty => f.write_str("a subzone holds data"),
+            Self::SplitZone => f.write_str("the zone is split"),
+        }
+    }
+}
+
 /// Every way a request to a zoned device can fail.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -178,6 +256,18 @@ pub enum DeviceError {
     /// The device is used by another process.
     #[error("device is locked by another process")]
     Locked,
+    /// A SplitZNS command not allowed in the split zone's or subzone's state; nothing changed.
+    #[error("zone {zone}{}: {op} refused: {reason}", subzone.map(|i| format!(" subzone {i}")).unwrap_or_default())]
+    SplitZone {
+        /// The (wide or split) zone.
+        zone: u32,
+        /// The subzone, for subzone commands.
+        subzone: Option<u32>,
+        /// The command.
+        op: SplitOp,
+        /// Why it was refused.
+        reason: SplitRefusal,
+    },
     /// An optional command the device does not carry out (its capability is absent; NVMe
     /// 0x001, Invalid Command Opcode).
     #[error("the device does not support {command}")]

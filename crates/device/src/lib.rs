@@ -97,6 +97,7 @@ pub mod payload;
 pub mod profile;
 pub mod real;
 pub mod sim;
+pub mod splitzns;
 pub mod zns;
 pub mod zone;
 pub mod zonefile;
@@ -106,13 +107,14 @@ use std::future::Future;
 #[cfg(target_os = "linux")]
 pub use blkzoned::BlkZonedDevice;
 pub use elided::{ElidedBytes, Hole};
-pub use error::{DeviceError, DeviceErrorKind, ZoneOp};
+pub use error::{DeviceError, DeviceErrorKind, SplitOp, SplitRefusal, ZoneOp};
 pub use profile::Profile;
 pub use real::RealDevice;
 pub use zone::{ZoneGeometry, ZoneInfo, ZoneState};
 pub use zonefile::ZoneFileDevice;
 
 pub use sim::{Faults, SimDevice, SimDeviceSpec, SimZonedDevice};
+pub use splitzns::{SplitZnsConfig, SplitZnsSsd, SubzoneId, SubzoneInfo, SubzoneState};
 pub use zns::ZnsSsd;
 
 /// Why a request is issued; device schedulers may order queued work by class.
@@ -164,6 +166,13 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+/// The refusal of a split-zone command by a device without [`DeviceCapabilities::zone_split`].
+pub(crate) fn zone_split_unsupported() -> DeviceError {
+    DeviceError::Unsupported {
+        command: "zone split",
+    }
+}
+
 /// Optional commands a device carries out (all absent by default). A command whose capability
 /// is absent fails with [`DeviceError::Unsupported`] and changes nothing.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -210,7 +219,8 @@ pub trait ZonedDevice: Send + Sync + 'static {
         data: &[u8],
     ) -> impl Future<Output = Result<u64, DeviceError>> + Send;
 
-    /// Zone management: open, close, finish or reset one zone.
+    /// Zone management: open, close, finish or reset one zone. On a split zone, finish is
+    /// SplitZNS's FINISH (deactivation) and reset its RESET (back to a wide zone).
     fn manage(&self, zone: u32, op: ZoneOp)
     -> impl Future<Output = Result<(), DeviceError>> + Send;
 
@@ -247,7 +257,9 @@ pub trait ZonedDevice: Send + Sync + 'static {
         }))
     }
 
-    /// Splits `zone` into `parts` zones of equal size. Without
+    /// SplitZNS SPLIT: the empty wide `zone` becomes a split zone of `parts` empty subzones
+    /// (`parts` must be [`splitzns::SplitZnsGeometry::subzones`]), holding one open and one
+    /// active token (see [`splitzns`] for addressing and the state machine). Without
     /// [`DeviceCapabilities::zone_split`]: [`DeviceError::Unsupported`].
     fn split_zone(
         &self,
@@ -255,9 +267,55 @@ pub trait ZonedDevice: Send + Sync + 'static {
         parts: u32,
     ) -> impl Future<Output = Result<(), DeviceError>> + Send {
         let _ = (zone, parts);
-        std::future::ready(Err(DeviceError::Unsupported {
-            command: "zone split",
-        }))
+        std::future::ready(Err(zone_split_unsupported()))
+    }
+
+    /// Subzone sizes of a device that splits zones; `None` without
+    /// [`DeviceCapabilities::zone_split`].
+    fn split_geometry(&self) -> Option<splitzns::SplitZnsGeometry> {
+        None
+    }
+
+    /// Descriptors of the subzones of split zone `zone`. Without
+    /// [`DeviceCapabilities::zone_split`]: [`DeviceError::Unsupported`].
+    ///
+    /// # Errors
+    /// [`DeviceError::SplitZone`] when `zone` is not split.
+    fn report_subzones(&self, zone: u32) -> Result<Vec<SubzoneInfo>, DeviceError> {
+        let _ = zone;
+        Err(zone_split_unsupported())
+    }
+
+    /// Zone append to a subzone: writes `data` at its write pointer (an empty subzone opens
+    /// and gets a chip) and returns the device offset assigned. Without
+    /// [`DeviceCapabilities::zone_split`]: [`DeviceError::Unsupported`].
+    fn append_subzone(
+        &self,
+        subzone: SubzoneId,
+        data: &[u8],
+    ) -> impl Future<Output = Result<u64, DeviceError>> + Send {
+        let _ = (subzone, data);
+        std::future::ready(Err(zone_split_unsupported()))
+    }
+
+    /// The host finished writing a subzone (its SST is complete): it becomes full. Without
+    /// [`DeviceCapabilities::zone_split`]: [`DeviceError::Unsupported`].
+    fn finish_subzone(
+        &self,
+        subzone: SubzoneId,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        let _ = subzone;
+        std::future::ready(Err(zone_split_unsupported()))
+    }
+
+    /// SplitZNS MERGE: resets one subzone (erases only its chip's blocks that hold data).
+    /// Without [`DeviceCapabilities::zone_split`]: [`DeviceError::Unsupported`].
+    fn merge_subzone(
+        &self,
+        subzone: SubzoneId,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        let _ = subzone;
+        std::future::ready(Err(zone_split_unsupported()))
     }
 
     /// Writes `data` at `offset`, which may lie beyond the zone's write pointer (the skipped

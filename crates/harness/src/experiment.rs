@@ -6,8 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use zonedb_device::flash::Scheduler;
-use zonedb_device::sim::spec::SimPayload;
-use zonedb_device::{DeviceStats, Profile, SimDevice, SimDeviceSpec, ZonedDevice};
+use zonedb_device::{DeviceError, DeviceStats, Profile, SimDevice, SimDeviceSpec, ZonedDevice};
 use zonedb_env::{Env, SimConfig, SimEnv};
 use zonedb_fs::{FsOptions, FsStats, ZoneFs};
 use zonedb_lsm::{Db, DbStats};
@@ -92,10 +91,20 @@ pub fn spec_of(s: &Scenario) -> Result<SimDeviceSpec, HarnessError> {
         .map(Scheduler::by_name)
         .transpose()
         .map_err(HarnessError::Device)?;
+    let splitzns = match s.device.kind.as_deref() {
+        None | Some("zns") => None,
+        Some("splitzns") => Some(s.device.splitzns.unwrap_or_default()),
+        Some(other) => {
+            return Err(HarnessError::Device(DeviceError::InvalidConfig(format!(
+                "device.kind '{other}': zns or splitzns"
+            ))));
+        }
+    };
     Ok(SimDeviceSpec::new(&s.device.profile, &s.device.scale)
         .chips_per_zone(s.device.chips_per_zone)
         .zone_limits(s.device.max_open_zones, s.device.max_active_zones)
-        .scheduler(scheduler))
+        .scheduler(scheduler)
+        .splitzns(splitzns))
 }
 
 fn sample<E: Env, D: ZonedDevice>(env: &E, db: &Db<E, D>, fs: &ZoneFs<E, D>) -> Sample {
@@ -191,7 +200,8 @@ pub fn run_with_progress(
         ..SimConfig::default()
     });
     let dev = Arc::new(
-        SimDevice::new(env.clone(), profile.clone(), &SimPayload::Memory)
+        spec_of(s)?
+            .build(env.clone())
             .map_err(HarnessError::Device)?,
     );
     let fs_opts = fs_options_of(s)?;

@@ -54,6 +54,15 @@ pub struct DeviceSection {
     /// absent). Left out of serialized scenarios when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scheduler: Option<String>,
+    /// The device kind: `zns` (the default) or `splitzns` (split zones, with the
+    /// accelerations of `[device.splitzns]`). Left out of serialized scenarios when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// SplitZNS accelerations (`ring`, `ring_bytes`, `read_scheduler`, `prefetcher`,
+    /// `prefetch_bytes`) for `kind = "splitzns"`; all on, paper sizes, when absent. Left out
+    /// of serialized scenarios when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub splitzns: Option<zonedb_device::SplitZnsConfig>,
 }
 
 impl Default for DeviceSection {
@@ -65,6 +74,8 @@ impl Default for DeviceSection {
             max_open_zones: None,
             max_active_zones: None,
             scheduler: None,
+            kind: None,
+            splitzns: None,
         }
     }
 }

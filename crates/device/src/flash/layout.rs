@@ -25,6 +25,22 @@ pub struct PageAddr {
     pub page: u32,
 }
 
+/// Where the flash pages of a request lie: spread over a whole zone, or on one chip of a zone
+/// (the share of that chip, as a SplitZNS subzone uses it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Place {
+    /// Every die of the zone, in the zone's striping order.
+    Zone(u32),
+    /// The dies of the `slot`-th chip of `zone` only (`slot < chips_per_zone`), on the zone's
+    /// block rows: planes first, then the chip's dies, then pages, then rows.
+    Chip {
+        /// The zone whose block rows are used.
+        zone: u32,
+        /// Which of the zone's chips.
+        slot: u32,
+    },
+}
+
 /// Mapping of every zone onto the flash array.
 #[derive(Debug, Clone)]
 pub struct ZoneLayout {
@@ -161,6 +177,58 @@ impl ZoneLayout {
         let s = self.stripe_pages();
         written_pages / s + u64::from(slot < written_pages % s)
     }
+
+    /// The global chip of the `slot`-th chip of `zone`.
+    pub fn zone_chip(&self, zone: u32, slot: u32) -> u32 {
+        (zone % self.groups) * self.chips_per_zone + slot % self.chips_per_zone
+    }
+
+    /// Dies a place spans, in its striping order.
+    pub fn place_dies(&self, place: Place) -> Vec<u32> {
+        match place {
+            Place::Zone(zone) => (0..self.dies_per_zone())
+                .map(|i| self.zone_die(zone, i))
+                .collect(),
+            Place::Chip { zone, slot } => {
+                let first = self.zone_chip(zone, slot) * self.geometry.dies_per_chip;
+                (first..first + self.geometry.dies_per_chip).collect()
+            }
+        }
+    }
+
+    /// Pages in one stripe of a place (one page in every plane of each of its dies).
+    pub fn place_stripe_pages(&self, place: Place) -> u64 {
+        match place {
+            Place::Zone(_) => self.stripe_pages(),
+            Place::Chip { .. } => {
+                u64::from(self.geometry.dies_per_chip) * u64::from(self.geometry.planes_per_die)
+            }
+        }
+    }
+
+    /// Locates page `p` of a place (for a zone: [`ZoneLayout::locate`]).
+    pub fn locate_in(&self, place: Place, p: u64) -> PageAddr {
+        let (zone, slot) = match place {
+            Place::Zone(zone) => return self.locate(zone, p),
+            Place::Chip { zone, slot } => (zone, slot),
+        };
+        let g = &self.geometry;
+        let plane_count = u64::from(g.planes_per_die);
+        let in_die = (p % plane_count) as u32;
+        let q = p / plane_count;
+        let die_in_chip = (q % u64::from(g.dies_per_chip)) as u32;
+        let q = q / u64::from(g.dies_per_chip);
+        let page = (q % u64::from(g.pages_per_block)) as u32;
+        let row = self.base_row(zone) + (q / u64::from(g.pages_per_block)) as u32;
+        let die = self.zone_chip(zone, slot) * g.dies_per_chip + die_in_chip;
+        PageAddr {
+            die,
+            channel: self.channel_of_die(die),
+            plane: in_die,
+            row,
+            page,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -204,6 +272,23 @@ mod tests {
         assert_eq!(l.locate(16, 0).row, 16);
         let last = l.locate(0, (512u64 << 20) / (16 << 10) - 1);
         assert_eq!((last.row, last.page, last.plane), (15, 511, 3));
+    }
+
+    #[test]
+    fn a_chip_place_stays_on_its_chip_and_on_the_zone_rows() {
+        let l = ZoneLayout::new(&geo(), 16, 160, 512 << 20).unwrap();
+        let place = Place::Chip { zone: 7, slot: 5 };
+        assert_eq!(l.place_dies(place), vec![5]);
+        assert_eq!(l.place_stripe_pages(place), 4);
+        let pages = (32u64 << 20) / (16 << 10);
+        let mut seen = std::collections::BTreeSet::new();
+        for p in 0..pages {
+            let a = l.locate_in(place, p);
+            assert_eq!((a.die, a.row), (5, 7));
+            seen.insert((a.plane, a.page));
+        }
+        assert_eq!(seen.len() as u64, pages);
+        assert_eq!(l.locate_in(Place::Zone(3), 9), l.locate(3, 9));
     }
 
     #[test]

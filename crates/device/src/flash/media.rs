@@ -35,6 +35,11 @@ impl FlashMedia {
     pub fn engine(&self) -> &TimingEngine {
         &self.engine
     }
+
+    /// The timing engine, to book work (SplitZNS's subzones).
+    pub(crate) fn engine_mut(&mut self) -> &mut TimingEngine {
+        &mut self.engine
+    }
 }
 
 impl Media for FlashMedia {

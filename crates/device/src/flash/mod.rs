@@ -17,7 +17,7 @@ pub mod scheduler;
 pub mod timing;
 
 pub use geometry::FlashGeometry;
-pub use layout::ZoneLayout;
+pub use layout::{Place, ZoneLayout};
 pub use media::FlashMedia;
 pub use resource::Resource;
 pub use scheduler::Scheduler;

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::timing::transfer_ns;
-use super::{FinishModel, Resource, TimingEngine};
+use super::{FinishModel, Place, Resource, TimingEngine};
 use crate::IoClass;
 use crate::sim::{Completion, Poll, Ticket};
 
@@ -250,20 +250,50 @@ impl TimingEngine {
         len: u64,
         class: IoClass,
     ) -> Completion {
+        self.read_in_for(now, Place::Zone(zone), off, len, class)
+    }
+
+    /// [`TimingEngine::read_for`] of a place (a zone, or one chip's share of it).
+    pub fn read_in_for(
+        &mut self,
+        now: u64,
+        place: Place,
+        off: u64,
+        len: u64,
+        class: IoClass,
+    ) -> Completion {
+        self.read_pages_for(now, place, off, len, class, true)
+    }
+
+    /// [`TimingEngine::read_in_for`]; `host` as in [`TimingEngine::read_pages`].
+    pub(crate) fn read_pages_for(
+        &mut self,
+        now: u64,
+        place: Place,
+        off: u64,
+        len: u64,
+        class: IoClass,
+        host: bool,
+    ) -> Completion {
         let Some(mut q) = self.queues.take() else {
-            return Completion::At(self.read(now, zone, off, len));
+            return Completion::At(self.read_pages(now, place, off, len, host));
         };
         let t = &self.timing;
-        let (_, t_cmd) = self.controller.book(now, t.controller_read_ns);
-        let t0 = t_cmd + t.read_fixed_ns;
+        let (t0, tail) = if host {
+            let (_, t_cmd) = self.controller.book(now, t.controller_read_ns);
+            let link = transfer_ns(len, t.host_link_bytes_per_s);
+            (t_cmd + t.read_fixed_ns, Tail::Link(link))
+        } else {
+            (now, Tail::Nothing)
+        };
         let g = self.layout.geometry();
         let page = g.page_size_bytes;
         let planes = u64::from(g.planes_per_die);
         let unit = page * planes;
         let end = off + len;
-        let ticket = q.open(t0, Tail::Link(transfer_ns(len, t.host_link_bytes_per_s)));
+        let ticket = q.open(t0, tail);
         for u in off / unit..end.div_ceil(unit) {
-            let addr = self.layout.locate(zone, u * planes);
+            let addr = self.layout.locate_in(place, u * planes);
             let mut transfers = Vec::with_capacity(planes as usize);
             for p in u * planes..(u + 1) * planes {
                 let (ps, pe) = (p * page, (p + 1) * page);
@@ -298,8 +328,20 @@ impl TimingEngine {
         len: u64,
         capacity: u64,
     ) -> Completion {
+        self.write_in_for(now, Place::Zone(zone), off, len, capacity)
+    }
+
+    /// [`TimingEngine::write_for`] of a place (a zone, or one chip's share of it).
+    pub fn write_in_for(
+        &mut self,
+        now: u64,
+        place: Place,
+        off: u64,
+        len: u64,
+        capacity: u64,
+    ) -> Completion {
         let Some(mut q) = self.queues.take() else {
-            return Completion::At(self.write(now, zone, off, len, capacity));
+            return Completion::At(self.write_in(now, place, off, len, capacity));
         };
         let t = &self.timing;
         let (_, t_cmd) = self.controller.book(now, t.controller_write_ns);
@@ -318,7 +360,7 @@ impl TimingEngine {
         }
         let ticket = q.open(ack, Tail::Nothing);
         for (u, pages) in units {
-            let addr = self.layout.locate(zone, u * planes);
+            let addr = self.layout.locate_in(place, u * planes);
             let (_, x_end) = self.channels[addr.channel as usize]
                 .book(t_data, pages * t.channel_xfer_ns_per_page);
             self.page_ops += pages;
@@ -341,12 +383,17 @@ impl TimingEngine {
     /// Books a reset (see [`TimingEngine::reset`]); with the priority scheduler its erases wait
     /// in their dies' queues.
     pub fn reset_for(&mut self, now: u64, zone: u32, programmed_bytes: u64) -> Completion {
+        self.reset_in_for(now, Place::Zone(zone), programmed_bytes)
+    }
+
+    /// [`TimingEngine::reset_for`] of a place (a zone, or one chip's share of it).
+    pub fn reset_in_for(&mut self, now: u64, place: Place, programmed_bytes: u64) -> Completion {
         let Some(mut q) = self.queues.take() else {
-            return Completion::At(self.reset(now, zone, programmed_bytes));
+            return Completion::At(self.reset_in(now, place, programmed_bytes));
         };
         let (_, t0) = self.controller.book(now, self.timing.zone_mgmt_ns);
         let ticket = q.open(t0, Tail::Nothing);
-        for (die, busy) in self.count_erases(zone, programmed_bytes) {
+        for (die, busy) in self.count_erases(place, programmed_bytes) {
             let ch = self.layout.channel_of_die(die);
             q.push(ticket, die, t0, IoClass::Erase, busy, ch, Vec::new());
         }
@@ -387,6 +434,84 @@ impl TimingEngine {
         let c = q.close(ticket);
         self.queues = Some(q);
         c
+    }
+
+    /// Books the front end of a write whose data lands in device DRAM (SplitZNS's ring): the
+    /// controller command, the host link transfer and the buffer admission. Returns when the
+    /// data is in DRAM and when the write can be acknowledged.
+    pub fn dram_write_front(&mut self, now: u64, len: u64) -> (u64, u64) {
+        let t = &self.timing;
+        let (_, t_cmd) = self.controller.book(now, t.controller_write_ns);
+        let (_, t_data) = self
+            .link
+            .book(t_cmd, transfer_ns(len, t.host_link_bytes_per_s));
+        let ack = t_data + t.write_fixed_ns + t.buffer_ns_per_4k * len.div_ceil(4096);
+        (t_data, ack)
+    }
+
+    /// A read served from device DRAM (SplitZNS's ring or preread buffers): the controller
+    /// command, the fixed latency and the host link, no flash work; done no earlier than
+    /// `ready`.
+    pub fn dram_read(&mut self, now: u64, len: u64, ready: u64) -> u64 {
+        let t = &self.timing;
+        let (_, t_cmd) = self.controller.book(now, t.controller_read_ns);
+        let start = (t_cmd + t.read_fixed_ns).max(ready);
+        self.link
+            .book(start, transfer_ns(len, t.host_link_bytes_per_s))
+            .1
+    }
+
+    /// Books, as one request done no earlier than `floor`, the programs of program units
+    /// whose data is in device DRAM from `ready` on: each `(place, unit index, pages)` crosses
+    /// its channel and is programmed on its die (queued as writes under the priority
+    /// scheduler).
+    pub fn program_units_for(
+        &mut self,
+        ready: u64,
+        units: &[(Place, u64, u64)],
+        floor: u64,
+    ) -> Completion {
+        let planes = u64::from(self.layout.geometry().planes_per_die);
+        let (xfer, prog) = (
+            self.timing.channel_xfer_ns_per_page,
+            self.timing.page_program_ns,
+        );
+        let mut q = self.queues.take();
+        let ticket = q.as_mut().map(|q| q.open(floor, Tail::Nothing));
+        let mut done = floor;
+        for &(place, u, pages) in units {
+            let addr = self.layout.locate_in(place, u * planes);
+            let (_, x_end) = self.channels[addr.channel as usize].book(ready, pages * xfer);
+            self.page_ops += pages;
+            match (q.as_mut(), ticket) {
+                (Some(q), Some(t)) => {
+                    q.push(
+                        t,
+                        addr.die,
+                        x_end,
+                        IoClass::Write,
+                        prog,
+                        addr.channel,
+                        Vec::new(),
+                    );
+                }
+                _ => done = done.max(self.dies[addr.die as usize].book(x_end, prog).1),
+            }
+        }
+        let c = match (q.as_mut(), ticket) {
+            (Some(q), Some(t)) => q.close(t),
+            _ => Completion::At(done),
+        };
+        self.queues = q;
+        c
+    }
+
+    /// Forgets a queued request nobody will wait for (its operations still run): a preread
+    /// whose buffer was dropped.
+    pub fn forget(&mut self, ticket: Ticket) {
+        if let Some(q) = self.queues.as_mut() {
+            q.requests.remove(&ticket.0);
+        }
     }
 
     /// Where request `ticket` stands at `now`, after every die decision due by then.

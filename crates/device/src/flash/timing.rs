@@ -14,7 +14,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::{Resource, ZoneLayout};
+use super::{Place, Resource, ZoneLayout};
 
 const MIB: u64 = 1 << 20;
 const NS_PER_S: u128 = 1_000_000_000;
@@ -175,6 +175,12 @@ impl TimingEngine {
     /// Books a write of `len` bytes at zone-relative offset `off` of `zone` (whose capacity is
     /// `capacity`) issued at `now`; returns the completion (acknowledgement) time.
     pub fn write(&mut self, now: u64, zone: u32, off: u64, len: u64, capacity: u64) -> u64 {
+        self.write_in(now, Place::Zone(zone), off, len, capacity)
+    }
+
+    /// [`TimingEngine::write`] of `len` bytes at offset `off` of a place (a zone, or one chip's
+    /// share of it) whose capacity is `capacity`.
+    pub fn write_in(&mut self, now: u64, place: Place, off: u64, len: u64, capacity: u64) -> u64 {
         let t = &self.timing;
         let (_, t_cmd) = self.controller.book(now, t.controller_write_ns);
         let (_, t_data) = self
@@ -195,7 +201,7 @@ impl TimingEngine {
             units.push((u, (capacity - u * unit).div_ceil(page)));
         }
         for (u, pages) in units {
-            let addr = self.layout.locate(zone, u * planes);
+            let addr = self.layout.locate_in(place, u * planes);
             let ready = if buffered {
                 let Reverse(free) = self.buffer_slots.pop().unwrap_or(Reverse(0));
                 let r = t_data.max(free);
@@ -219,9 +225,31 @@ impl TimingEngine {
     /// Books a read of `len` bytes at zone-relative offset `off` of `zone`; returns the
     /// completion time.
     pub fn read(&mut self, now: u64, zone: u32, off: u64, len: u64) -> u64 {
+        self.read_in(now, Place::Zone(zone), off, len)
+    }
+
+    /// [`TimingEngine::read`] of `len` bytes at offset `off` of a place.
+    pub fn read_in(&mut self, now: u64, place: Place, off: u64, len: u64) -> u64 {
+        self.read_pages(now, place, off, len, true)
+    }
+
+    /// Books the page reads of `len` bytes at offset `off` of a place; `host`: a host command
+    /// (controller, fixed latency and host link booked), else a device-internal read into its
+    /// DRAM that starts at `now` (SplitZNS's prereads).
+    pub(crate) fn read_pages(
+        &mut self,
+        now: u64,
+        place: Place,
+        off: u64,
+        len: u64,
+        host: bool,
+    ) -> u64 {
         let t = &self.timing;
-        let (_, t_cmd) = self.controller.book(now, t.controller_read_ns);
-        let t0 = t_cmd + t.read_fixed_ns;
+        let t0 = if host {
+            self.controller.book(now, t.controller_read_ns).1 + t.read_fixed_ns
+        } else {
+            now
+        };
         let g = self.layout.geometry();
         let page = g.page_size_bytes;
         let planes = u64::from(g.planes_per_die);
@@ -229,7 +257,7 @@ impl TimingEngine {
         let end = off + len;
         let mut done = t0;
         for u in off / unit..end.div_ceil(unit) {
-            let addr = self.layout.locate(zone, u * planes);
+            let addr = self.layout.locate_in(place, u * planes);
             let (_, r_end) = self.dies[addr.die as usize].book(t0, t.page_read_ns);
             let ch = &mut self.channels[addr.channel as usize];
             for p in u * planes..(u + 1) * planes {
@@ -244,6 +272,9 @@ impl TimingEngine {
                 self.page_ops += 1;
             }
         }
+        if !host {
+            return done;
+        }
         let (_, fin) = self
             .link
             .book(done, transfer_ns(len, t.host_link_bytes_per_s));
@@ -252,34 +283,43 @@ impl TimingEngine {
 
     /// Books a reset of `zone` holding `programmed_bytes`; returns the completion time.
     pub fn reset(&mut self, now: u64, zone: u32, programmed_bytes: u64) -> u64 {
+        self.reset_in(now, Place::Zone(zone), programmed_bytes)
+    }
+
+    /// [`TimingEngine::reset`] of a place: erases only the blocks of its dies that hold data.
+    pub fn reset_in(&mut self, now: u64, place: Place, programmed_bytes: u64) -> u64 {
         let (_, t0) = self.controller.book(now, self.timing.zone_mgmt_ns);
         let mut done = t0;
-        for (die, busy) in self.count_erases(zone, programmed_bytes) {
+        for (die, busy) in self.count_erases(place, programmed_bytes) {
             let (_, e) = self.dies[die as usize].book(t0, busy);
             done = done.max(e);
         }
         done
     }
 
-    /// Counts the block erases a reset of `zone` holding `programmed_bytes` does (per block and
-    /// in total) and returns each die's erase time, in die order (dies with nothing to erase
-    /// left out). The FIFO and the priority scheduler book these the same way.
-    pub(crate) fn count_erases(&mut self, zone: u32, programmed_bytes: u64) -> Vec<(u32, u64)> {
+    /// Counts the block erases a reset of a place holding `programmed_bytes` does (per block
+    /// and in total) and returns each die's erase time, in die order (dies with nothing to
+    /// erase left out). The FIFO and the priority scheduler book these the same way. A zone's
+    /// measured reset latency table (if any) applies to whole zones only.
+    pub(crate) fn count_erases(&mut self, place: Place, programmed_bytes: u64) -> Vec<(u32, u64)> {
         let g = self.layout.geometry().clone();
         let written_pages = programmed_bytes.div_ceil(g.page_size_bytes);
         let planes = u64::from(g.planes_per_die);
         let ppb = u64::from(g.pages_per_block);
+        let (zone, whole) = match place {
+            Place::Zone(zone) => (zone, true),
+            Place::Chip { zone, .. } => (zone, false),
+        };
         let base = self.layout.base_row(zone);
-        let table_ns = (!self.timing.reset_latency_table.is_empty())
+        let stripe = self.layout.place_stripe_pages(place);
+        let table_ns = (whole && !self.timing.reset_latency_table.is_empty())
             .then(|| interpolate(&self.timing.reset_latency_table, programmed_bytes));
         let mut out = Vec::new();
-        for i in 0..self.layout.dies_per_zone() {
-            let die = self.layout.zone_die(zone, i);
+        for (i, die) in self.layout.place_dies(place).into_iter().enumerate() {
             let mut rows_max = 0;
             for plane in 0..planes {
-                let pages = self
-                    .layout
-                    .pages_in_slot(written_pages, u64::from(i) * planes + plane);
+                let slot = i as u64 * planes + plane;
+                let pages = written_pages / stripe + u64::from(slot < written_pages % stripe);
                 let rows = pages.div_ceil(ppb) as u32;
                 for r in 0..rows {
                     let b = self.layout.block_index(die, plane as u32, base + r);

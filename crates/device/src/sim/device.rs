@@ -16,6 +16,10 @@ use super::faults::Faults;
 use super::media::{Completion, Media, Poll};
 use crate::checker::WritePointerChecker;
 use crate::payload::Payload;
+use crate::splitzns::device::{
+    split_manage, split_read, split_read_check, split_report, split_write,
+};
+use crate::splitzns::{SplitZnsMedia, SubzoneId, SubzoneInfo};
 use crate::zone::{ZoneGeometry, ZoneInfo, ZoneState, ZoneTable};
 use crate::{
     DeviceCapabilities, DeviceError, DeviceStats, ElidedBytes, IoClass, ZoneOp, ZonedDevice,
@@ -23,9 +27,11 @@ use crate::{
 
 /// Where a write goes.
 #[derive(Debug, Clone, Copy)]
-enum Target {
+pub(crate) enum Target {
     At(u64),
     Append(u32),
+    /// An append to a subzone of a split zone.
+    Subzone(SubzoneId),
 }
 
 /// What a write carries: bytes, or a logical string whose holes the payload does not store.
@@ -49,26 +55,27 @@ impl WriteData<'_> {
 }
 
 #[derive(Debug)]
-struct State<M> {
-    table: ZoneTable,
-    media: M,
-    checker: WritePointerChecker,
+pub(crate) struct State<M> {
+    pub(crate) table: ZoneTable,
+    pub(crate) media: M,
+    pub(crate) checker: WritePointerChecker,
     /// Bytes actually programmed per zone (a finish moves the write pointer, not this).
-    programmed: Vec<u64>,
-    /// Writes not yet complete per zone: (device offset, length, completion), the completion
-    /// still [`Completion::Queued`] while the media has not timed the write.
-    in_flight: Vec<VecDeque<(u64, u64, Completion)>>,
-    stats: DeviceStats,
-    faults: Faults,
+    pub(crate) programmed: Vec<u64>,
+    /// Writes not yet complete per payload slot (a zone; with split zones also a subzone):
+    /// (device offset, length, completion), the completion still [`Completion::Queued`] while
+    /// the media has not timed the write.
+    pub(crate) in_flight: Vec<VecDeque<(u64, u64, Completion)>>,
+    pub(crate) stats: DeviceStats,
+    pub(crate) faults: Faults,
 }
 
 /// A simulated zoned device over the media `M`.
 #[derive(Debug)]
 pub struct SimZonedDevice<E: Env, M: Media> {
-    env: E,
-    zones: ZoneGeometry,
-    state: Mutex<State<M>>,
-    payload: Payload,
+    pub(crate) env: E,
+    pub(crate) zones: ZoneGeometry,
+    pub(crate) state: Mutex<State<M>>,
+    pub(crate) payload: Payload,
 }
 
 impl<E: Env, M: Media> SimZonedDevice<E, M> {
@@ -83,7 +90,10 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
         payload: Payload,
     ) -> Result<Self, DeviceError> {
         let table = ZoneTable::new(zones.clone())?;
-        let n = zones.zone_count as usize;
+        let n = media
+            .splitzns_ref()
+            .map_or(zones.zone_count, |m| m.payload_slots(zones.zone_count))
+            as usize;
         let state = State {
             media,
             checker: WritePointerChecker::new(cfg!(debug_assertions)),
@@ -150,32 +160,10 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
         let mut s = self.lock();
         let g = s.table.geometry().clone();
         let mut saved = Vec::with_capacity(g.zone_count as usize);
+        self.power_cycle_subzones(&mut s, now);
         for info in s.table.report(0, g.zone_count) {
             let z = info.index as usize;
-            let State {
-                in_flight, media, ..
-            } = &mut *s;
-            // A write the media has not timed yet (its waiter may be gone) is lost unless the
-            // media says it completed by now.
-            let first_lost = in_flight[z]
-                .iter()
-                .filter(|&&(_, _, c)| match c {
-                    Completion::At(t) => t > now,
-                    Completion::Queued(ticket) => match media.poll(ticket, now) {
-                        Poll::Done(t) => t > now,
-                        Poll::Until(_) => true,
-                    },
-                })
-                .map(|&(off, len, _)| (off, len))
-                .min();
-            let lost_from = first_lost.map(|(off, len)| {
-                if !s.faults.torn_writes {
-                    return off;
-                }
-                // A block-aligned prefix of the torn request survives (possibly none or all).
-                let block = g.block_size_bytes.max(1);
-                off + s.faults.torn_blocks_kept(info.index, off, len / block) * block
-            });
+            let lost_from = Self::lost_from(&mut s, now, z, info.index);
             let (state, wp) = match lost_from {
                 Some(off) if off < info.write_pointer => {
                     let state = if off == info.start {
@@ -193,12 +181,49 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
             s.in_flight[z].clear();
         }
         s.table = ZoneTable::restore(g, &saved)?;
+        let State { table, media, .. } = &mut *s;
+        if let Some(m) = media.splitzns_ref() {
+            m.retake_tokens(table)?;
+        }
         s.checker = WritePointerChecker::new(s.checker.enabled());
         s.media.power_cycle(now);
         Ok(())
     }
 
-    fn lock(&self) -> MutexGuard<'_, State<M>> {
+    /// Where the writes of payload slot `slot` (zone `zone` for torn-write faults) lost at a
+    /// power loss at `now` start: the first write not complete by now (its waiter may be gone;
+    /// it is lost unless the media says it completed by now), or the block-aligned prefix of it
+    /// a torn write keeps.
+    pub(crate) fn lost_from(s: &mut State<M>, now: u64, slot: usize, zone: u32) -> Option<u64> {
+        let State {
+            in_flight,
+            media,
+            faults,
+            table,
+            ..
+        } = s;
+        let first_lost = in_flight[slot]
+            .iter()
+            .filter(|&&(_, _, c)| match c {
+                Completion::At(t) => t > now,
+                Completion::Queued(ticket) => match media.poll(ticket, now) {
+                    Poll::Done(t) => t > now,
+                    Poll::Until(_) => true,
+                },
+            })
+            .map(|&(off, len, _)| (off, len))
+            .min();
+        first_lost.map(|(off, len)| {
+            if !faults.torn_writes {
+                return off;
+            }
+            // A block-aligned prefix of the torn request survives (possibly none or all).
+            let block = table.geometry().block_size_bytes.max(1);
+            off + faults.torn_blocks_kept(zone, off, len / block) * block
+        })
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State<M>> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -216,7 +241,12 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
         }
     }
 
-    async fn complete<T>(&self, c: Completion, value: T, moment: &str) -> Result<T, DeviceError> {
+    pub(crate) async fn complete<T>(
+        &self,
+        c: Completion,
+        value: T,
+        moment: &str,
+    ) -> Result<T, DeviceError> {
         let at = self.settle(c).await;
         self.env.sleep_until(at).await;
         let mut s = self.lock();
@@ -243,38 +273,45 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
             ..
         } = &mut *s;
         checker.check(table, "before write", None);
-        let adm = match target {
-            Target::At(off) => table.admit_write(off, len)?,
-            Target::Append(zone) => table.admit_append(zone, len)?,
-        };
-        let g = table.geometry();
-        let start = g.zone_start(adm.zone);
-        let rel = adm.offset - start;
-        let done = media.write(now, adm.zone, rel, len, g.zone_capacity_bytes);
-        programmed[adm.zone as usize] = rel + len;
-        let pending = &mut in_flight[adm.zone as usize];
+        let (slot, start, offset, done) =
+            if let Some(split) = split_write(table, media, now, target, len)? {
+                split
+            } else {
+                let adm = match target {
+                    Target::At(off) => table.admit_write(off, len)?,
+                    Target::Append(zone) => table.admit_append(zone, len)?,
+                    Target::Subzone(_) => unreachable!("split_write routes subzone appends"),
+                };
+                let g = table.geometry();
+                let start = g.zone_start(adm.zone);
+                let rel = adm.offset - start;
+                let done = media.write(now, adm.zone, rel, len, g.zone_capacity_bytes);
+                programmed[adm.zone as usize] = rel + len;
+                (adm.zone, start, adm.offset, done)
+            };
+        let pending = &mut in_flight[slot as usize];
         while pending
             .front()
             .is_some_and(|&(_, _, c)| matches!(c, Completion::At(t) if t <= now))
         {
             pending.pop_front();
         }
-        pending.push_back((adm.offset, len, done));
+        pending.push_back((offset, len, done));
         stats.bytes_written += len;
         stats.writes += 1;
         stats.page_ops = media.page_ops();
         checker.check(table, "after write admission", None);
         drop(s);
         match data {
-            WriteData::Dense(d) => self.payload.write(adm.zone, start, adm.offset, d)?,
-            WriteData::Elided(e) => self.payload.write_elided(adm.zone, start, adm.offset, e)?,
+            WriteData::Dense(d) => self.payload.write(slot, start, offset, d)?,
+            WriteData::Elided(e) => self.payload.write_elided(slot, start, offset, e)?,
             WriteData::Range(e, at, len) => {
                 let pieces = e.pieces_in(at, len);
                 self.payload
-                    .write_elided_pieces(adm.zone, start, adm.offset, pieces)?;
+                    .write_elided_pieces(slot, start, offset, pieces)?;
             }
         }
-        Ok((adm.zone, adm.offset, done))
+        Ok((slot, offset, done))
     }
 
     /// A read admitted now (`fetch` takes its bytes from the payload) that completes when the
@@ -308,7 +345,7 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
     }
 
     /// Completes an admitted write: waits for the media, records when it completed.
-    async fn complete_write(&self, zone: u32, offset: u64, c: Completion, moment: &str) {
+    pub(crate) async fn complete_write(&self, zone: u32, offset: u64, c: Completion, moment: &str) {
         let at = self.settle(c).await;
         if matches!(c, Completion::Queued(_)) {
             let mut s = self.lock();
@@ -332,13 +369,25 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
     ) -> Result<(T, Completion), DeviceError> {
         let now = self.env.now();
         let mut s = self.lock();
-        let zone = s.table.check_read(offset, len)?;
+        let split = split_read_check(&mut s, offset, len)?;
+        let zone = match split {
+            Some(_) => 0,
+            None => s.table.check_read(offset, len)?,
+        };
         if s.faults.read_fails(s.stats.reads) {
             s.stats.reads += 1;
             return Err(DeviceError::UnrecoveredRead { offset, len });
         }
-        let start = s.table.geometry().zone_start(zone);
-        let done = s.media.read(now, zone, offset - start, len, class);
+        let (zone, start, done) = if let Some(split) = split {
+            split_read(&mut s, now, split, offset, len, class)
+        } else {
+            let start = s.table.geometry().zone_start(zone);
+            (
+                zone,
+                start,
+                s.media.read(now, zone, offset - start, len, class),
+            )
+        };
         s.stats.bytes_read += len;
         s.stats.reads += 1;
         s.stats.page_ops = s.media.page_ops();
@@ -360,6 +409,10 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
         } = &mut *s;
         checker.check(table, "before zone management", None);
         let before = table.info(zone)?;
+        if let Some(done) = split_manage(table, media, now, zone, op)? {
+            checker.check(table, "after zone management", None);
+            return Ok(done);
+        }
         let done = match op {
             ZoneOp::Open => {
                 table.open(zone)?;
@@ -412,8 +465,15 @@ impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
         &self.zones
     }
 
+    /// The zone table's descriptors; a split zone shows explicitly open at its start while it
+    /// holds its tokens and full once deactivated.
     fn report_zones(&self, first: u32, count: u32) -> Vec<ZoneInfo> {
-        self.lock().table.report(first, count)
+        let s = self.lock();
+        let mut out = s.table.report(first, count);
+        if let Some(m) = s.media.splitzns_ref() {
+            split_report(m, &mut out);
+        }
+        out
     }
 
     fn read(
@@ -512,6 +572,69 @@ impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
 
     fn capabilities(&self) -> DeviceCapabilities {
         self.lock().media.capabilities()
+    }
+
+    fn split_zone(
+        &self,
+        zone: u32,
+        parts: u32,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        let admitted = self.admit_split(zone, parts);
+        async move {
+            let done = admitted?;
+            self.complete(done, (), "after split").await
+        }
+    }
+
+    fn split_geometry(&self) -> Option<crate::splitzns::SplitZnsGeometry> {
+        self.lock()
+            .media
+            .splitzns_ref()
+            .map(SplitZnsMedia::geometry)
+    }
+
+    fn report_subzones(&self, zone: u32) -> Result<Vec<SubzoneInfo>, DeviceError> {
+        let now = self.env.now();
+        match self.lock().media.splitzns() {
+            Some(m) => m.report(now, zone),
+            None => Err(crate::zone_split_unsupported()),
+        }
+    }
+
+    fn append_subzone(
+        &self,
+        subzone: SubzoneId,
+        data: &[u8],
+    ) -> impl Future<Output = Result<u64, DeviceError>> + Send {
+        let admitted = self.admit_write(Target::Subzone(subzone), WriteData::Dense(data));
+        async move {
+            let (slot, offset, done) = admitted?;
+            self.complete_write(slot, offset, done, "after subzone append")
+                .await;
+            Ok(offset)
+        }
+    }
+
+    fn finish_subzone(
+        &self,
+        subzone: SubzoneId,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        let admitted = self.admit_subzone_command(subzone, false);
+        async move {
+            let done = admitted?;
+            self.complete(done, (), "after subzone finish").await
+        }
+    }
+
+    fn merge_subzone(
+        &self,
+        subzone: SubzoneId,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        let admitted = self.admit_subzone_command(subzone, true);
+        async move {
+            let done = admitted?;
+            self.complete(done, (), "after merge").await
+        }
     }
 
     fn memory_payload_bytes(&self) -> Option<u64> {

@@ -117,4 +117,15 @@ pub trait Media: Send + std::fmt::Debug + 'static {
     fn block_erases(&self) -> u64 {
         0
     }
+
+    /// The SplitZNS split zones of this media, if it has them (the simulated device routes
+    /// requests to split zones there); `None` for plain media.
+    fn splitzns(&mut self) -> Option<&mut crate::splitzns::SplitZnsMedia> {
+        None
+    }
+
+    /// [`Media::splitzns`], shared.
+    fn splitzns_ref(&self) -> Option<&crate::splitzns::SplitZnsMedia> {
+        None
+    }
 }

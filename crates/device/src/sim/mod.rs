@@ -7,7 +7,7 @@
 //! - [`spec`]: [`SimDeviceSpec`] (profile name, scale, chips per zone, payload, scheduler), the
 //!   one way to build a simulated device, and [`SimDevice`], the device scenarios run on.
 
-mod device;
+pub(crate) mod device;
 mod faults;
 pub mod media;
 pub mod spec;

@@ -10,9 +10,11 @@ use crate::flash::Scheduler;
 use crate::payload::Payload;
 use crate::profile::{Profile, parse_scale};
 use crate::sim::MediaKind;
+use crate::splitzns::{SplitZnsConfig, SplitZnsGeometry, SplitZnsSsd, SplitZnsStats};
 use crate::zone::{ZoneGeometry, ZoneInfo};
 use crate::{
-    DeviceCapabilities, DeviceError, DeviceStats, ElidedBytes, IoClass, ZnsSsd, ZoneOp, ZonedDevice,
+    DeviceCapabilities, DeviceError, DeviceStats, ElidedBytes, IoClass, SubzoneId, SubzoneInfo,
+    ZnsSsd, ZoneOp, ZonedDevice,
 };
 
 /// Where a simulated device keeps written bytes.
@@ -28,9 +30,11 @@ pub enum SimPayload {
 }
 
 impl SimPayload {
-    fn open(&self, zones: &ZoneGeometry) -> Result<Payload, DeviceError> {
+    /// The store for `slots` payload slots (one per zone; a SplitZNS device adds one per
+    /// subzone) of a device of `zones`.
+    fn open(&self, zones: &ZoneGeometry, slots: u32) -> Result<Payload, DeviceError> {
         Ok(match self {
-            Self::Memory => Payload::memory(zones.zone_count),
+            Self::Memory => Payload::memory(slots),
             Self::Discard => Payload::Discard,
             Self::File(path) => Payload::file(path, zones)?,
         })
@@ -54,6 +58,9 @@ pub struct SimDeviceSpec {
     pub scheduler: Option<Scheduler>,
     /// Where written bytes live.
     pub payload: SimPayload,
+    /// A SplitZNS device with these accelerations (`None`: a ZNS SSD). With the Read
+    /// Scheduler on, the dies get per-die priority queues whatever `scheduler` says.
+    pub splitzns: Option<SplitZnsConfig>,
 }
 
 impl SimDeviceSpec {
@@ -68,7 +75,15 @@ impl SimDeviceSpec {
             max_active_zones: None,
             scheduler: None,
             payload: SimPayload::Memory,
+            splitzns: None,
         }
+    }
+
+    /// A SplitZNS device with the accelerations of `config` (`None`: a ZNS SSD).
+    #[must_use]
+    pub fn splitzns(mut self, config: Option<SplitZnsConfig>) -> Self {
+        self.splitzns = config;
+        self
     }
 
     /// With zones striped over `chips` chips (`None`: the profile's own).
@@ -126,16 +141,69 @@ impl SimDeviceSpec {
     /// # Errors
     /// As [`SimDeviceSpec::profile`], and payload file errors.
     pub fn build<E: Env>(&self, env: E) -> Result<SimDevice<E>, DeviceError> {
-        SimDevice::new(env, self.profile()?, &self.payload)
+        let profile = self.profile()?;
+        match self.splitzns {
+            None => SimDevice::new(env, profile, &self.payload),
+            Some(config) => {
+                let slots = profile.zones.zone_count * (1 + profile.chips_per_zone);
+                let payload = self.payload.open(&profile.zones, slots)?;
+                Ok(SimDevice::SplitZns(SplitZnsSsd::new_splitzns(
+                    env, profile, config, payload,
+                )?))
+            }
+        }
     }
 }
 
 /// A simulated device of any media, as scenarios, torture runs and the CLI use it.
 #[derive(Debug)]
 #[non_exhaustive]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one device per run; neither variant is boxed so the ZNS SSD stays as it was"
+)]
 pub enum SimDevice<E: Env> {
     /// A ZNS SSD (flash media).
     Zns(ZnsSsd<E>),
+    /// A SplitZNS SSD (flash media with split zones).
+    SplitZns(SplitZnsSsd<E>),
+}
+
+/// One of two futures created (so admitted) already; awaits whichever it is.
+enum Either<A, B> {
+    A(A),
+    B(B),
+}
+
+impl<T, A: Future<Output = T>, B: Future<Output = T>> Either<A, B> {
+    async fn run(self) -> T {
+        match self {
+            Self::A(f) => f.await,
+            Self::B(f) => f.await,
+        }
+    }
+}
+
+/// Runs `$call` on the device inside a [`SimDevice`] (a plain value).
+macro_rules! each {
+    ($self:ident, $d:ident => $call:expr) => {
+        match $self {
+            Self::Zns($d) => $call,
+            Self::SplitZns($d) => $call,
+        }
+    };
+}
+
+/// Runs `$call` (creating a future, so admitting the request) on the device inside a
+/// [`SimDevice`] and awaits it.
+macro_rules! each_fut {
+    ($self:ident, $d:ident => $call:expr) => {
+        match $self {
+            Self::Zns($d) => Either::A($call),
+            Self::SplitZns($d) => Either::B($call),
+        }
+        .run()
+    };
 }
 
 impl<E: Env> SimDevice<E> {
@@ -144,7 +212,7 @@ impl<E: Env> SimDevice<E> {
     /// # Errors
     /// [`DeviceError::InvalidConfig`] when the profile is inconsistent; payload file errors.
     pub fn new(env: E, profile: Profile, payload: &SimPayload) -> Result<Self, DeviceError> {
-        let payload = payload.open(&profile.zones)?;
+        let payload = payload.open(&profile.zones, profile.zones.zone_count)?;
         match profile.media {
             MediaKind::Flash => Ok(Self::Zns(ZnsSsd::new(env, profile, payload)?)),
         }
@@ -152,30 +220,22 @@ impl<E: Env> SimDevice<E> {
 
     /// The profile the device was built from.
     pub fn profile(&self) -> Profile {
-        match self {
-            Self::Zns(d) => d.profile(),
-        }
+        each!(self, d => d.profile())
     }
 
     /// Turns the write-pointer checker on or off (on by default in debug builds).
     pub fn set_checking(&self, enabled: bool) {
-        match self {
-            Self::Zns(d) => d.set_checking(enabled),
-        }
+        each!(self, d => d.set_checking(enabled));
     }
 
     /// Sets the injected faults; replaces the last plan.
     pub fn set_faults(&self, faults: Faults) {
-        match self {
-            Self::Zns(d) => d.set_faults(faults),
-        }
+        each!(self, d => d.set_faults(faults));
     }
 
     /// The injected faults in force.
     pub fn faults(&self) -> Faults {
-        match self {
-            Self::Zns(d) => d.faults(),
-        }
+        each!(self, d => d.faults())
     }
 
     /// Media failure injection: the zone turns read-only (then may be taken offline).
@@ -183,9 +243,7 @@ impl<E: Env> SimDevice<E> {
     /// # Errors
     /// [`DeviceError::InvalidTransition`] or [`DeviceError::OutOfRange`].
     pub fn fail_zone(&self, zone: u32, offline: bool) -> Result<(), DeviceError> {
-        match self {
-            Self::Zns(d) => d.fail_zone(zone, offline),
-        }
+        each!(self, d => d.fail_zone(zone, offline))
     }
 
     /// A simulated power loss at the current virtual time (see
@@ -194,30 +252,27 @@ impl<E: Env> SimDevice<E> {
     /// # Errors
     /// [`DeviceError::Corrupt`] on a model bug.
     pub fn power_cycle(&self) -> Result<(), DeviceError> {
-        match self {
-            Self::Zns(d) => d.power_cycle(),
-        }
+        each!(self, d => d.power_cycle())
+    }
+
+    /// SplitZNS counters (`None` for a ZNS SSD).
+    pub fn split_stats(&self) -> Option<SplitZnsStats> {
+        each!(self, d => d.split_stats())
     }
 
     /// Bytes of payload held in memory.
     pub fn resident_bytes(&self) -> u64 {
-        match self {
-            Self::Zns(d) => d.resident_bytes(),
-        }
+        each!(self, d => d.resident_bytes())
     }
 }
 
 impl<E: Env> ZonedDevice for SimDevice<E> {
     fn geometry(&self) -> &ZoneGeometry {
-        match self {
-            Self::Zns(d) => d.geometry(),
-        }
+        each!(self, d => d.geometry())
     }
 
     fn report_zones(&self, first: u32, count: u32) -> Vec<ZoneInfo> {
-        match self {
-            Self::Zns(d) => d.report_zones(first, count),
-        }
+        each!(self, d => d.report_zones(first, count))
     }
 
     fn read(
@@ -226,9 +281,7 @@ impl<E: Env> ZonedDevice for SimDevice<E> {
         len: u64,
         class: IoClass,
     ) -> impl Future<Output = Result<Vec<u8>, DeviceError>> + Send {
-        match self {
-            Self::Zns(d) => d.read(offset, len, class),
-        }
+        each_fut!(self, d => d.read(offset, len, class))
     }
 
     fn write(
@@ -236,9 +289,7 @@ impl<E: Env> ZonedDevice for SimDevice<E> {
         offset: u64,
         data: &[u8],
     ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        match self {
-            Self::Zns(d) => d.write(offset, data),
-        }
+        each_fut!(self, d => d.write(offset, data))
     }
 
     fn append(
@@ -246,9 +297,7 @@ impl<E: Env> ZonedDevice for SimDevice<E> {
         zone: u32,
         data: &[u8],
     ) -> impl Future<Output = Result<u64, DeviceError>> + Send {
-        match self {
-            Self::Zns(d) => d.append(zone, data),
-        }
+        each_fut!(self, d => d.append(zone, data))
     }
 
     fn write_elided(
@@ -256,9 +305,7 @@ impl<E: Env> ZonedDevice for SimDevice<E> {
         offset: u64,
         data: &ElidedBytes,
     ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        match self {
-            Self::Zns(d) => d.write_elided(offset, data),
-        }
+        each_fut!(self, d => d.write_elided(offset, data))
     }
 
     fn write_elided_range(
@@ -268,9 +315,7 @@ impl<E: Env> ZonedDevice for SimDevice<E> {
         at: u64,
         len: u64,
     ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        match self {
-            Self::Zns(d) => d.write_elided_range(offset, data, at, len),
-        }
+        each_fut!(self, d => d.write_elided_range(offset, data, at, len))
     }
 
     fn read_elided(
@@ -279,9 +324,7 @@ impl<E: Env> ZonedDevice for SimDevice<E> {
         len: u64,
         class: IoClass,
     ) -> impl Future<Output = Result<ElidedBytes, DeviceError>> + Send {
-        match self {
-            Self::Zns(d) => d.read_elided(offset, len, class),
-        }
+        each_fut!(self, d => d.read_elided(offset, len, class))
     }
 
     fn manage(
@@ -289,45 +332,69 @@ impl<E: Env> ZonedDevice for SimDevice<E> {
         zone: u32,
         op: ZoneOp,
     ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        match self {
-            Self::Zns(d) => d.manage(zone, op),
-        }
+        each_fut!(self, d => d.manage(zone, op))
     }
 
     fn sync(&self) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        match self {
-            Self::Zns(d) => d.sync(),
-        }
+        each_fut!(self, d => d.sync())
     }
 
     fn volatile_write_cache(&self) -> bool {
-        match self {
-            Self::Zns(d) => d.volatile_write_cache(),
-        }
+        each!(self, d => d.volatile_write_cache())
     }
 
     fn capabilities(&self) -> DeviceCapabilities {
-        match self {
-            Self::Zns(d) => d.capabilities(),
-        }
+        each!(self, d => d.capabilities())
     }
 
     fn stats(&self) -> DeviceStats {
-        match self {
-            Self::Zns(d) => d.stats(),
-        }
+        each!(self, d => d.stats())
+    }
+
+    fn split_zone(
+        &self,
+        zone: u32,
+        parts: u32,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        each_fut!(self, d => d.split_zone(zone, parts))
+    }
+
+    fn split_geometry(&self) -> Option<SplitZnsGeometry> {
+        each!(self, d => d.split_geometry())
+    }
+
+    fn report_subzones(&self, zone: u32) -> Result<Vec<SubzoneInfo>, DeviceError> {
+        each!(self, d => d.report_subzones(zone))
+    }
+
+    fn append_subzone(
+        &self,
+        subzone: SubzoneId,
+        data: &[u8],
+    ) -> impl Future<Output = Result<u64, DeviceError>> + Send {
+        each_fut!(self, d => d.append_subzone(subzone, data))
+    }
+
+    fn finish_subzone(
+        &self,
+        subzone: SubzoneId,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        each_fut!(self, d => d.finish_subzone(subzone))
+    }
+
+    fn merge_subzone(
+        &self,
+        subzone: SubzoneId,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        each_fut!(self, d => d.merge_subzone(subzone))
     }
 
     fn memory_payload_bytes(&self) -> Option<u64> {
-        match self {
-            Self::Zns(d) => d.memory_payload_bytes(),
-        }
+        each!(self, d => d.memory_payload_bytes())
     }
 
     fn peak_memory_payload_bytes(&self) -> Option<u64> {
-        match self {
-            Self::Zns(d) => d.peak_memory_payload_bytes(),
-        }
+        each!(self, d => d.peak_memory_payload_bytes())
     }
 
     fn read_discard(
