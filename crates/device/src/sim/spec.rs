@@ -403,15 +403,11 @@ impl<E: Env> ZonedDevice for SimDevice<E> {
         len: u64,
         class: IoClass,
     ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        match self {
-            Self::Zns(d) => d.read_discard(offset, len, class),
-        }
+        each_fut!(self, d => d.read_discard(offset, len, class))
     }
 
     fn peek_elided(&self, offset: u64, len: u64) -> Option<ElidedBytes> {
-        match self {
-            Self::Zns(d) => d.peek_elided(offset, len),
-        }
+        each!(self, d => d.peek_elided(offset, len))
     }
 }
 
