@@ -41,7 +41,9 @@ use crate::sst::{BlockSource, BuiltTable, ReadaheadBuffer, Table, TableBuilder};
 use crate::version::Version;
 use crate::version::manifest::sst_name;
 
-/// Entries merged between two batches sent to the task.
+/// Entries merged before the first batch is sent to the task (which waits for it), and the
+/// most between two batches (each batch doubles the next one's size up to it).
+const FIRST_BATCH_ENTRIES: u64 = 256;
 const BATCH_ENTRIES: u64 = 4096;
 /// Batches the worker may be ahead of the task.
 const BATCHES_AHEAD: usize = 64;
@@ -211,12 +213,15 @@ struct RecordingSink {
     batch: Vec<Step>,
     log: Arc<Mutex<Vec<Io>>>,
     entries_since_send: u64,
+    /// Entries in the batch being filled before it is sent.
+    batch_entries: u64,
 }
 
 impl RecordingSink {
     /// Sends the batch; `Err(Closed)` when the task is gone (stops the worker).
     fn send(&mut self) -> Result<(), LsmError> {
         self.entries_since_send = 0;
+        self.batch_entries = (self.batch_entries * 2).min(BATCH_ENTRIES);
         let batch = std::mem::take(&mut self.batch);
         self.tx.send(batch).map_err(|_| LsmError::Closed)
     }
@@ -264,7 +269,7 @@ impl MergeSink for RecordingSink {
     async fn charge(&mut self, cost_ns: u64, entries: u64) -> Result<(), LsmError> {
         self.batch.push(Step::Charge(cost_ns));
         self.entries_since_send += entries;
-        if self.entries_since_send >= BATCH_ENTRIES {
+        if self.entries_since_send >= self.batch_entries {
             self.send()?;
         }
         Ok(())
@@ -312,6 +317,7 @@ pub(super) fn start<E: Env, D: ZonedDevice>(
             batch: Vec::new(),
             log,
             entries_since_send: 0,
+            batch_entries: FIRST_BATCH_ENTRIES,
         };
         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             // The worker reads one block at a time: the task's replay applies the readahead.
