@@ -88,14 +88,7 @@ impl ReadaheadBuffer {
         if let Some(b) = self.held(offset, len) {
             return Ok(b);
         }
-        let (start, end) = readahead_window(
-            offset,
-            len,
-            self.size_bytes,
-            READAHEAD_ALIGN_BYTES,
-            data_end_bytes,
-        );
-        self.reads += 1;
+        let (start, end) = self.next_window(offset, len, data_end_bytes);
         self.data = src.read_elided(start, end - start, class).await?;
         (self.offset, self.window) = (start, self.data.len());
         self.held(offset, len)
@@ -121,19 +114,24 @@ impl ReadaheadBuffer {
         if self.holds(offset, len) {
             return Ok(());
         }
-        let (start, end) = readahead_window(
-            offset,
-            len,
-            self.size_bytes,
-            READAHEAD_ALIGN_BYTES,
-            data_end_bytes,
-        );
-        self.reads += 1;
+        let (start, end) = self.next_window(offset, len, data_end_bytes);
         src.read_discard(start, end - start, class).await?;
         // The window is known to be there; its bytes are not kept.
         self.data = ElidedBytes::new();
         (self.offset, self.window) = (start, end - start);
         Ok(())
+    }
+
+    /// The window a miss of `len` bytes at `offset` reads (counted as a read).
+    fn next_window(&mut self, offset: u64, len: u64, data_end_bytes: u64) -> (u64, u64) {
+        self.reads += 1;
+        readahead_window(
+            offset,
+            len,
+            self.size_bytes,
+            READAHEAD_ALIGN_BYTES,
+            data_end_bytes,
+        )
     }
 
     /// Whether the last window covers all of `[offset, offset + len)`.
