@@ -235,7 +235,10 @@ fn check_subzone_extent(
     else {
         problems.push(Problem {
             file: file.to_owned(),
-            what: format!("extent at {} lies before every subzone of zone {zone}", e.start),
+            what: format!(
+                "extent at {} lies before every subzone of zone {zone}",
+                e.start
+            ),
         });
         return;
     };

@@ -79,31 +79,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         state.finish_threshold_pct = sb.finish_threshold_pct;
         state.next_file_id = replayed.next_file_id;
         let reports = dev.report_zones(0, g.zone_count);
-        for z in &mut state.zones {
-            let r = reports
-                .get(z.index as usize)
-                .ok_or_else(|| FsError::Corrupt("zone report too short".into()))?;
-            z.wp = match r.state {
-                ZoneState::Full | ZoneState::Offline | ZoneState::ReadOnly => z.start + z.capacity,
-                _ => r.write_pointer,
-            };
-            z.failed = matches!(r.state, ZoneState::Offline | ZoneState::ReadOnly);
-            z.lifetime = if z.written() == 0 {
-                Lifetime::NotSet
-            } else {
-                replayed
-                    .zone_lifetimes
-                    .get(&z.index)
-                    .copied()
-                    .unwrap_or_default()
-            };
-            z.active = z.written() > 0 && z.remaining() > 0;
-            if let Some(g) = dev.split_geometry()
-                && let Ok(subs) = dev.report_subzones(z.index)
-            {
-                take_split_zone(z, &g, &subs, r.state);
-            }
-        }
+        account_zones(dev.as_ref(), &mut state, &reports, &replayed.zone_lifetimes)?;
         let (data_end, tail_end) = data_ends(&state, &reports);
         for (_, mut meta) in replayed.files {
             // A read-only mount (fsck, tools) shows the metadata as it is.
@@ -267,10 +243,39 @@ fn take_split_zone(
     z.split = Some(split);
     z.wp = z.start;
     z.lifetime = Lifetime::NotSet;
-    z.active = matches!(
-        state,
-        ZoneState::ImplicitlyOpen | ZoneState::ExplicitlyOpen
-    );
+    z.active = matches!(state, ZoneState::ImplicitlyOpen | ZoneState::ExplicitlyOpen);
+}
+
+/// The zones' accounting from the device's report (write pointers, failed zones, lifetimes
+/// replayed, active tokens; split zones from `report_subzones`).
+fn account_zones<D: ZonedDevice>(
+    dev: &D,
+    state: &mut State,
+    reports: &[zonedb_device::ZoneInfo],
+    lifetimes: &BTreeMap<u32, Lifetime>,
+) -> Result<(), FsError> {
+    for z in &mut state.zones {
+        let r = reports
+            .get(z.index as usize)
+            .ok_or_else(|| FsError::Corrupt("zone report too short".into()))?;
+        z.wp = match r.state {
+            ZoneState::Full | ZoneState::Offline | ZoneState::ReadOnly => z.start + z.capacity,
+            _ => r.write_pointer,
+        };
+        z.failed = matches!(r.state, ZoneState::Offline | ZoneState::ReadOnly);
+        z.lifetime = if z.written() == 0 {
+            Lifetime::NotSet
+        } else {
+            lifetimes.get(&z.index).copied().unwrap_or_default()
+        };
+        z.active = z.written() > 0 && z.remaining() > 0;
+        if let Some(g) = dev.split_geometry()
+            && let Ok(subs) = dev.report_subzones(z.index)
+        {
+            take_split_zone(z, &g, &subs, r.state);
+        }
+    }
+    Ok(())
 }
 
 fn check_device<D: ZonedDevice>(dev: &D) -> Result<(), FsError> {

@@ -88,11 +88,14 @@ impl ZoneAcct {
                 capacity: self.capacity,
                 wp: self.wp,
             }),
-            Some(s) => self.sub_of(off).and_then(|i| s.subs.get(i)).map(|u| Region {
-                start: u.start,
-                capacity: u.capacity,
-                wp: u.wp,
-            }),
+            Some(s) => self
+                .sub_of(off)
+                .and_then(|i| s.subs.get(i))
+                .map(|u| Region {
+                    start: u.start,
+                    capacity: u.capacity,
+                    wp: u.wp,
+                }),
         }
     }
 }
@@ -258,13 +261,6 @@ impl State {
             .iter()
             .find(|z| off >= z.start && off < z.span_end())
             .map(|z| z.index)
-    }
-
-    /// The writable region (wide zone or subzone) holding device offset `off`.
-    pub(crate) fn region_of(&self, off: u64) -> Option<Region> {
-        self.zone_of(off)
-            .and_then(|z| self.zone(z))
-            .and_then(|z| z.region_of(off))
     }
 
     /// The region a writer's slot is.

@@ -274,8 +274,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             let mut s = self.lock();
             let mut v = Vec::new();
             for z in &mut s.zones {
-                if !z.busy && z.readers == 0 && z.split.as_ref().is_some_and(SplitAcct::all_empty)
-                {
+                if !z.busy && z.readers == 0 && z.split.as_ref().is_some_and(SplitAcct::all_empty) {
                     z.busy = true;
                     v.push(z.index);
                 }

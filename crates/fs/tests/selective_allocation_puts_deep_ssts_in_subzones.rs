@@ -64,7 +64,11 @@ fn subzone_of(fs: &Fs, name: &str) -> Option<SubzoneId> {
     let start = meta.extents[0].start;
     let zone = u32::try_from(start / g.zone_size_bytes).unwrap();
     let subs = dev.report_subzones(zone).ok()?;
-    assert_eq!(meta.extents.len(), 1, "{name}: an SST in a subzone is one extent");
+    assert_eq!(
+        meta.extents.len(),
+        1,
+        "{name}: an SST in a subzone is one extent"
+    );
     let sub = subs
         .iter()
         .find(|s| start >= s.start && start < s.start + s.capacity_bytes)
@@ -106,7 +110,10 @@ fn deep_ssts_go_to_subzones_and_the_rest_to_wide_zones() {
         for level in 0..7u32 {
             names.push(write_sst(&fs, u64::from(level) + 10, level, 30 * KIB).await);
         }
-        let mut manifest = fs.create("MANIFEST-000002", Lifetime::NotSet).await.unwrap();
+        let mut manifest = fs
+            .create("MANIFEST-000002", Lifetime::NotSet)
+            .await
+            .unwrap();
         manifest.append(&[3; 3000]).await.unwrap();
         manifest.close().await.unwrap();
         wal.close().await.unwrap();
@@ -187,7 +194,10 @@ fn split_zones_never_exceed_the_cap_and_oversize_ssts_go_wide() {
             ),
             (12, 5, 1)
         );
-        assert_eq!((st.split_zones, st.split_zones_peak, st.zone_splits), (3, 3, 3));
+        assert_eq!(
+            (st.split_zones, st.split_zones_peak, st.zone_splits),
+            (3, 3, 3)
+        );
         for (i, n) in names.iter().enumerate() {
             assert_eq!(
                 fs.read_all(n).await.unwrap(),
@@ -302,8 +312,13 @@ fn remount_after_power_loss_finds_every_file_and_fsck_is_clean() {
                 size: (40 * KIB) as u64,
                 ..SstContext::default()
             };
-            let mut open = fs.create_sst("000006.sst", Lifetime::Extreme, plan).await.unwrap();
-            open.append(&contents(6, 40 * KIB)[..20 * KIB]).await.unwrap();
+            let mut open = fs
+                .create_sst("000006.sst", Lifetime::Extreme, plan)
+                .await
+                .unwrap();
+            open.append(&contents(6, 40 * KIB)[..20 * KIB])
+                .await
+                .unwrap();
             open.sync().await.unwrap();
             open.append(&contents(6, 40 * KIB)[20 * KIB..25 * KIB])
                 .await
@@ -325,7 +340,11 @@ fn remount_after_power_loss_finds_every_file_and_fsck_is_clean() {
             .await
             .unwrap();
         for (name, n, len) in &names {
-            assert_eq!(fs.read_all(name).await.unwrap(), contents(*n, *len), "{name}");
+            assert_eq!(
+                fs.read_all(name).await.unwrap(),
+                contents(*n, *len),
+                "{name}"
+            );
         }
         let got = fs.read_all("000006.sst").await.unwrap();
         assert!(got.len() >= 20 * KIB, "{} bytes", got.len());
@@ -334,7 +353,10 @@ fn remount_after_power_loss_finds_every_file_and_fsck_is_clean() {
         // The cut subzone was finished at mount, its split zone deactivated.
         let info = dev2.report_subzones(open_zone.zone).unwrap()[open_zone.index as usize];
         assert_eq!(info.state, SubzoneState::Full);
-        assert_eq!(dev2.report_zones(open_zone.zone, 1)[0].state, ZoneState::Full);
+        assert_eq!(
+            dev2.report_zones(open_zone.zone, 1)[0].state,
+            ZoneState::Full
+        );
         assert_eq!(fs.fsck(), Vec::new());
         // Everything deleted: every subzone merged, the split zone wide again.
         for (name, _, _) in &names {

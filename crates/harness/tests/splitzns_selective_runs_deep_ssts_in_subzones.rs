@@ -45,7 +45,10 @@ fn the_preset_compares_selective_splitzns_with_liza_on_zns() {
         (c[0].fs.placement.as_str(), c[0].device.kind.as_deref()),
         ("selective", Some("splitzns"))
     );
-    assert_eq!((c[0].fs.selective_min_level, c[0].fs.selective_max_split_pct), (4, 60));
+    assert_eq!(
+        (c[0].fs.selective_min_level, c[0].fs.selective_max_split_pct),
+        (4, 60)
+    );
     assert_eq!(
         (c[1].fs.placement.as_str(), c[1].device.kind.as_deref()),
         ("liza", Some("zns"))

@@ -121,8 +121,7 @@ pub fn choose_subzone(
     if size.max(1).div_ceil(block) * block > view.subzone_capacity_bytes {
         return SubzonePlacement::Wide(WideFallback::TooLarge);
     }
-    if view.alloc.open_io_zones >= open_token_limit(view.alloc.max_open_io_zones, request.io_type)
-    {
+    if view.alloc.open_io_zones >= open_token_limit(view.alloc.max_open_io_zones, request.io_type) {
         return SubzonePlacement::WaitForOpenToken;
     }
     let token = view.active_token_free();
@@ -243,7 +242,12 @@ mod tests {
 
     #[test]
     fn the_split_zone_with_the_most_full_subzones_is_taken_first() {
-        let zones = [busy_split(empty(3)), busy_split(empty(4)), busy_split(empty(5)), empty(6)];
+        let zones = [
+            busy_split(empty(3)),
+            busy_split(empty(4)),
+            busy_split(empty(5)),
+            empty(6),
+        ];
         let s = [
             split(3, 1, Some(1), true),
             split(4, 3, None, true),
@@ -252,7 +256,10 @@ mod tests {
         let v = view(&zones, &s, 2);
         let d = choose_subzone(&v, &req(&sst(4, 100)), 100, 10);
         // Zone 4 is the fullest but has no free subzone; zone 5 next.
-        assert_eq!(d, SubzonePlacement::Subzone(SubzoneId { zone: 5, index: 3 }));
+        assert_eq!(
+            d,
+            SubzonePlacement::Subzone(SubzoneId { zone: 5, index: 3 })
+        );
         // Ties go to the lower zone.
         let s = [split(3, 2, Some(2), true), split(5, 2, Some(3), true)];
         let v = view(&zones, &s, 2);
@@ -294,7 +301,11 @@ mod tests {
             choose_subzone(&v, &req(&sst(4, 100)), 100, 3),
             SubzonePlacement::Split(5)
         );
-        let zones = [busy_split(empty(3)), busy_split(empty(4)), busy_split(empty(5))];
+        let zones = [
+            busy_split(empty(3)),
+            busy_split(empty(4)),
+            busy_split(empty(5)),
+        ];
         let v = view(&zones, &s, 0);
         assert_eq!(
             choose_subzone(&v, &req(&sst(4, 100)), 100, 3),
