@@ -71,6 +71,13 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                     return Ok(None);
                 };
                 self.take_decision(&mut s, decision);
+                if matches!(
+                    decision,
+                    SubzonePlacement::Subzone(_) | SubzonePlacement::Split(_)
+                ) {
+                    let free: u64 = s.zones.iter().map(crate::state::ZoneAcct::remaining).sum();
+                    self.counters().free_series.push((self.env.now(), free));
+                }
                 decision
             };
             if let Some(t0) = waited_since
