@@ -98,6 +98,15 @@ pub(crate) struct Counters {
     pub(crate) context_placements: u64,
     pub(crate) last_resort_allocations: u64,
     pub(crate) free_series: Vec<(u64, u64)>,
+    pub(crate) subzone_allocations: u64,
+    pub(crate) subzone_fallbacks: u64,
+    pub(crate) subzone_oversize_fallbacks: u64,
+    pub(crate) subzone_merges: u64,
+    pub(crate) subzone_finishes: u64,
+    pub(crate) zone_splits: u64,
+    pub(crate) split_zone_finishes: u64,
+    pub(crate) split_zone_resets: u64,
+    pub(crate) split_zones_peak: u64,
 }
 
 /// A mounted zone file layer on device `D` in environment `E`.
@@ -116,6 +125,8 @@ pub struct ZoneFs<E: Env, D: ZonedDevice> {
     pub(crate) zc_running: std::sync::atomic::AtomicBool,
     pub(crate) counters: Mutex<Counters>,
     pub(crate) block: u64,
+    /// Subzone sizes of a device that splits zones (`None`: it does not).
+    pub(crate) split_geo: Option<zonedb_device::splitzns::SplitZnsGeometry>,
     /// The page cache of buffered reads (`None`: off).
     pub(crate) page_cache: Option<Mutex<PageCache>>,
 }
@@ -670,6 +681,16 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             },
             files: s.files.len() as u64,
             free_bytes_series: c.free_series.clone(),
+            subzone_allocations: c.subzone_allocations,
+            subzone_fallbacks: c.subzone_fallbacks,
+            subzone_oversize_fallbacks: c.subzone_oversize_fallbacks,
+            subzone_merges: c.subzone_merges,
+            subzone_finishes: c.subzone_finishes,
+            zone_splits: c.zone_splits,
+            split_zone_finishes: c.split_zone_finishes,
+            split_zone_resets: c.split_zone_resets,
+            split_zones: s.split_zone_count() as u64,
+            split_zones_peak: c.split_zones_peak,
         }
     }
 

@@ -1,6 +1,10 @@
 //! Consistency check of a mounted layer against its device: what `zonedb fs fsck` reports.
+//! Extents in split zones are checked against their subzone (`report_subzones`), and the
+//! layer's subzone accounting against the device's.
 
-use zonedb_device::ZonedDevice;
+use std::collections::BTreeMap;
+
+use zonedb_device::{SubzoneInfo, ZonedDevice};
 use zonedb_env::Env;
 
 use crate::fs::ZoneFs;
@@ -32,6 +36,14 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         let g = self.dev.geometry().clone();
         let reports = self.dev.report_zones(0, g.zone_count);
         let first_io = self.first_io_zone();
+        // The split zones' subzones, as the device reports them.
+        let splits: BTreeMap<u32, Vec<SubzoneInfo>> = if self.dev.split_geometry().is_some() {
+            (first_io..g.zone_count)
+                .filter_map(|z| self.dev.report_subzones(z).ok().map(|s| (z, s)))
+                .collect()
+        } else {
+            BTreeMap::new()
+        };
         let mut spans: Vec<(u64, u64, String)> = Vec::new();
         for f in self.files() {
             let sum: u64 = f.extents.iter().map(|e| e.len).sum();
@@ -55,6 +67,12 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                         file: f.name.clone(),
                         what: format!("extent at {} lies in metadata zone {z}", e.start),
                     });
+                }
+                spans.push((e.start, e.start + e.len, f.name.clone()));
+                if let Some(subs) = splits.get(&z) {
+                    // Inside its subzone, below the subzone's write pointer.
+                    check_subzone_extent(&f.name, *e, z, subs, &mut problems);
+                    continue;
                 }
                 if e.start + e.len > start + g.zone_capacity_bytes {
                     problems.push(Problem {
@@ -86,7 +104,6 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                         ),
                     });
                 }
-                spans.push((e.start, e.start + e.len, f.name.clone()));
             }
         }
         spans.sort();
@@ -98,7 +115,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 });
             }
         }
-        self.check_zone_accounting(&reports, &mut problems);
+        self.check_zone_accounting(&reports, &splits, &mut problems);
         problems
     }
 
@@ -106,12 +123,17 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     fn check_zone_accounting(
         &self,
         reports: &[zonedb_device::ZoneInfo],
+        splits: &BTreeMap<u32, Vec<SubzoneInfo>>,
         problems: &mut Vec<Problem>,
     ) {
+        self.check_split_accounting(splits, problems);
         for z in self.zone_report() {
             let Some(r) = reports.get(z.index as usize) else {
                 continue;
             };
+            if splits.contains_key(&z.index) {
+                continue;
+            }
             let written = z.max_capacity_bytes - z.remaining_bytes;
             let dev_written = r.write_pointer - r.start;
             // The layer counts a full, read-only or offline zone as written to its capacity.
@@ -140,5 +162,103 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 });
             }
         }
+    }
+}
+
+impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
+    /// The layer's split zones and subzones against the device's: the same zones split, each
+    /// subzone's write pointer the same, no more live bytes than written.
+    fn check_split_accounting(
+        &self,
+        splits: &BTreeMap<u32, Vec<SubzoneInfo>>,
+        problems: &mut Vec<Problem>,
+    ) {
+        let zone_problem = |what: String| Problem {
+            file: String::new(),
+            what,
+        };
+        let s = self.lock();
+        for z in &s.zones {
+            let layer = z.split.as_ref();
+            let device = splits.get(&z.index);
+            let (layer, device) = match (layer, device) {
+                (None, None) => continue,
+                (Some(l), Some(d)) => (l, d),
+                (Some(_), None) => {
+                    problems.push(zone_problem(format!(
+                        "zone {}: the layer counts it split, the device does not",
+                        z.index
+                    )));
+                    continue;
+                }
+                (None, Some(_)) => {
+                    problems.push(zone_problem(format!(
+                        "zone {}: the device has it split, the layer does not",
+                        z.index
+                    )));
+                    continue;
+                }
+            };
+            for (i, (u, d)) in layer.subs.iter().zip(device).enumerate() {
+                if u.wp != d.write_pointer {
+                    problems.push(zone_problem(format!(
+                        "subzone {i} of zone {}: layer write pointer {}, device {}",
+                        z.index, u.wp, d.write_pointer
+                    )));
+                }
+                if u.used > u.written() {
+                    problems.push(zone_problem(format!(
+                        "subzone {i} of zone {}: {} live bytes but only {} written",
+                        z.index,
+                        u.used,
+                        u.written()
+                    )));
+                }
+            }
+        }
+    }
+}
+
+/// An extent in split zone `zone` (subzones `subs` as the device reports them): inside one
+/// subzone's capacity, below its write pointer.
+fn check_subzone_extent(
+    file: &str,
+    e: crate::file::Extent,
+    zone: u32,
+    subs: &[SubzoneInfo],
+    problems: &mut Vec<Problem>,
+) {
+    let Some(u) = subs
+        .iter()
+        .filter(|u| u.start <= e.start)
+        .max_by_key(|u| u.start)
+    else {
+        problems.push(Problem {
+            file: file.to_owned(),
+            what: format!(
+                "extent at {} lies before every subzone of zone {zone}",
+                e.start
+            ),
+        });
+        return;
+    };
+    let index = u.id.index;
+    if e.start + e.len > u.start + u.capacity_bytes {
+        problems.push(Problem {
+            file: file.to_owned(),
+            what: format!(
+                "extent at {} of {} bytes crosses the end of subzone {index} of zone {zone}",
+                e.start, e.len
+            ),
+        });
+    }
+    if e.start + e.len > u.write_pointer {
+        problems.push(Problem {
+            file: file.to_owned(),
+            what: format!(
+                "extent at {} of {} bytes runs past subzone {index} of zone {zone}'s write pointer {}",
+                e.start, e.len, u.write_pointer
+            ),
+        });
     }
 }

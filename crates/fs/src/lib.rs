@@ -14,6 +14,8 @@
 //! - [`file`] and `state` hold files, extents and zone accounting.
 //! - [`placement`] and [`cleaning`] hold the policies, pure functions over views;
 //!   [`cleaning::mechanism`] carries cleaning out (migration of live extents, resets).
+//! - `subzone` — split zones (SplitZNS) carried out: subzones taken for writers, finished,
+//!   merged, split zones deactivated and turned back into wide zones.
 //! - [`stats`] — counters.
 //! - [`page_cache`] — the optional page cache of buffered reads (LRU pages, Linux-style
 //!   readahead), invalidated on delete and migration.
@@ -45,6 +47,7 @@ pub mod placement;
 pub mod record;
 mod state;
 pub mod stats;
+mod subzone;
 pub mod writer;
 
 pub use cleaning::CleaningPolicy;

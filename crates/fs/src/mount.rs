@@ -5,7 +5,8 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use zonedb_device::{IoClass, ZoneOp, ZoneState, ZonedDevice};
+use zonedb_device::splitzns::SubzoneState;
+use zonedb_device::{IoClass, SubzoneId, ZoneOp, ZoneState, ZonedDevice};
 use zonedb_env::Env;
 
 use crate::FsError;
@@ -14,7 +15,7 @@ use crate::fs::{Counters, FsOptions, RESERVED_ZONES, ZoneFs, align_up};
 use crate::metalog::{self, META_ZONES, MetaLog};
 use crate::page_cache::PageCache;
 use crate::placement::Lifetime;
-use crate::state::{FileEntry, State, ZoneAcct};
+use crate::state::{FileEntry, SplitAcct, State, ZoneAcct};
 
 impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     /// Formats `dev`: resets every zone and writes a superblock and an empty snapshot.
@@ -26,6 +27,16 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         check_device(dev)?;
         let g = dev.geometry().clone();
         for z in dev.report_zones(0, g.zone_count) {
+            if dev.split_geometry().is_some()
+                && let Ok(subs) = dev.report_subzones(z.index)
+            {
+                // A split zone goes back to wide: its subzones merged, then RESET.
+                for u in subs.iter().filter(|u| u.state != SubzoneState::Empty) {
+                    dev.merge_subzone(u.id).await?;
+                }
+                dev.manage(z.index, ZoneOp::Reset).await?;
+                continue;
+            }
             if z.write_pointer != z.start || z.state != ZoneState::Empty {
                 dev.manage(z.index, ZoneOp::Reset).await?;
             }
@@ -68,26 +79,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         state.finish_threshold_pct = sb.finish_threshold_pct;
         state.next_file_id = replayed.next_file_id;
         let reports = dev.report_zones(0, g.zone_count);
-        for z in &mut state.zones {
-            let r = reports
-                .get(z.index as usize)
-                .ok_or_else(|| FsError::Corrupt("zone report too short".into()))?;
-            z.wp = match r.state {
-                ZoneState::Full | ZoneState::Offline | ZoneState::ReadOnly => z.start + z.capacity,
-                _ => r.write_pointer,
-            };
-            z.failed = matches!(r.state, ZoneState::Offline | ZoneState::ReadOnly);
-            z.lifetime = if z.written() == 0 {
-                Lifetime::NotSet
-            } else {
-                replayed
-                    .zone_lifetimes
-                    .get(&z.index)
-                    .copied()
-                    .unwrap_or_default()
-            };
-            z.active = z.written() > 0 && z.remaining() > 0;
-        }
+        account_zones(dev.as_ref(), &mut state, &reports, &replayed.zone_lifetimes)?;
         let (data_end, tail_end) = data_ends(&state, &reports);
         for (_, mut meta) in replayed.files {
             // A read-only mount (fsck, tools) shows the metadata as it is.
@@ -106,6 +98,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         state.account_extents(&all, true);
         let fs = Arc::new(Self {
             block: g.block_size_bytes,
+            split_geo: dev.split_geometry(),
             env: env.clone(),
             dev: dev.clone(),
             state: Mutex::new(state),
@@ -132,10 +125,12 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                     z.state,
                     ZoneState::ImplicitlyOpen | ZoneState::ExplicitlyOpen
                 ) && z.index >= META_ZONES
+                    && fs.lock().zone(z.index).is_none_or(|a| a.split.is_none())
                 {
                     dev.manage(z.index, ZoneOp::Close).await?;
                 }
             }
+            fs.settle_split_zones().await?;
             // Zones without live data first: recovery never waits on space it could free.
             fs.reset_unused_zones().await?;
             {
@@ -164,6 +159,7 @@ impl State {
                 active: false,
                 readers: 0,
                 failed: false,
+                split: None,
             })
             .collect::<Vec<_>>();
         let io = u32::try_from(zones.len()).unwrap_or(u32::MAX);
@@ -186,6 +182,100 @@ impl State {
             finish_threshold_pct: 0,
         }
     }
+}
+
+impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
+    /// After a remount no writer holds a subzone: every subzone left open (an SST cut by the
+    /// power loss) is finished, and every split zone still open is deactivated (FINISH).
+    async fn settle_split_zones(&self) -> Result<(), FsError> {
+        let (open, active): (Vec<SubzoneId>, Vec<u32>) = {
+            let s = self.lock();
+            let mut open = Vec::new();
+            let mut active = Vec::new();
+            for z in &s.zones {
+                let Some(split) = &z.split else { continue };
+                for (i, u) in split.subs.iter().enumerate() {
+                    if u.written() > 0 && u.remaining() > 0 {
+                        open.push(SubzoneId {
+                            zone: z.index,
+                            index: u32::try_from(i).unwrap_or(u32::MAX),
+                        });
+                    }
+                }
+                if z.active {
+                    active.push(z.index);
+                }
+            }
+            (open, active)
+        };
+        for id in open {
+            self.dev.finish_subzone(id).await?;
+            if let Some(u) = self.lock().sub_mut(id) {
+                u.wp = u.start + u.capacity;
+            }
+            self.counters().subzone_finishes += 1;
+        }
+        for zone in active {
+            self.dev.manage(zone, ZoneOp::Finish).await?;
+            if let Some(z) = self.lock().zone_mut(zone) {
+                z.active = false;
+            }
+            self.counters().split_zone_finishes += 1;
+        }
+        Ok(())
+    }
+}
+
+/// Takes the device's subzones of split zone `z` into its accounting (`state`: the split
+/// zone's own state in the zone report: open while it holds its tokens).
+fn take_split_zone(
+    z: &mut ZoneAcct,
+    g: &zonedb_device::splitzns::SplitZnsGeometry,
+    subs: &[zonedb_device::SubzoneInfo],
+    state: ZoneState,
+) {
+    let mut split = SplitAcct::new(z.start, g);
+    for (acct, info) in split.subs.iter_mut().zip(subs) {
+        acct.start = info.start;
+        acct.capacity = info.capacity_bytes;
+        acct.wp = info.write_pointer;
+    }
+    z.split = Some(split);
+    z.wp = z.start;
+    z.lifetime = Lifetime::NotSet;
+    z.active = matches!(state, ZoneState::ImplicitlyOpen | ZoneState::ExplicitlyOpen);
+}
+
+/// The zones' accounting from the device's report (write pointers, failed zones, lifetimes
+/// replayed, active tokens; split zones from `report_subzones`).
+fn account_zones<D: ZonedDevice>(
+    dev: &D,
+    state: &mut State,
+    reports: &[zonedb_device::ZoneInfo],
+    lifetimes: &BTreeMap<u32, Lifetime>,
+) -> Result<(), FsError> {
+    for z in &mut state.zones {
+        let r = reports
+            .get(z.index as usize)
+            .ok_or_else(|| FsError::Corrupt("zone report too short".into()))?;
+        z.wp = match r.state {
+            ZoneState::Full | ZoneState::Offline | ZoneState::ReadOnly => z.start + z.capacity,
+            _ => r.write_pointer,
+        };
+        z.failed = matches!(r.state, ZoneState::Offline | ZoneState::ReadOnly);
+        z.lifetime = if z.written() == 0 {
+            Lifetime::NotSet
+        } else {
+            lifetimes.get(&z.index).copied().unwrap_or_default()
+        };
+        z.active = z.written() > 0 && z.remaining() > 0;
+        if let Some(g) = dev.split_geometry()
+            && let Ok(subs) = dev.report_subzones(z.index)
+        {
+            take_split_zone(z, &g, &subs, r.state);
+        }
+    }
+    Ok(())
 }
 
 fn check_device<D: ZonedDevice>(dev: &D) -> Result<(), FsError> {
@@ -227,27 +317,35 @@ async fn recover_tails<D: ZonedDevice>(
         })
         .collect();
     for (id, aes, sparse) in tails {
-        let Some(zone) = state.zone_of(aes).and_then(|z| state.zone(z)).cloned() else {
+        let Some(zone) = state.zone_of(aes).and_then(|z| state.zone(z)) else {
             continue;
         };
+        // The tail's region: its wide zone, or its subzone of a split zone.
+        let Some(region) = zone.region_of(aes) else {
+            continue;
+        };
+        let (index, split) = (zone.index, zone.split.is_some());
         // Never walk over extents the metadata already has (defensive: writers keep the
         // active extent start after their last extent).
         let known_end = state.files.get(&id).map_or(0, |f| {
             f.meta
                 .extents
                 .iter()
-                .filter(|e| e.start >= zone.start && e.start < zone.start + zone.capacity)
+                .filter(|e| e.start >= region.start && e.start < region.start + region.capacity)
                 .map(|e| align_up(e.start + e.len, g.block_size_bytes))
                 .max()
                 .unwrap_or(0)
         });
         let aes = aes.max(known_end);
-        let mut end = zone
-            .index
-            .checked_sub(state.first_io_zone)
-            .and_then(|i| data_end.get(i as usize))
-            .copied()
-            .unwrap_or(zone.wp);
+        let mut end = if split {
+            region.wp
+        } else {
+            index
+                .checked_sub(state.first_io_zone)
+                .and_then(|i| data_end.get(i as usize))
+                .copied()
+                .unwrap_or(region.wp)
+        };
         // Never past data another file's metadata owns (defensive: a zone holds one writer's
         // tail at a time, so a known extent after the tail start ends it).
         if let Some(next) = state
@@ -319,11 +417,15 @@ fn clip_to_write_pointers(meta: &mut FileMeta, state: &State, data_end: &[u64]) 
     let mut keep = Vec::with_capacity(meta.extents.len());
     let first = state.zones.first().map_or(0, |z| z.index);
     for e in &meta.extents {
-        let wp = state
-            .zone_of(e.start)
-            .and_then(|z| data_end.get(z.checked_sub(first)? as usize))
-            .copied()
-            .unwrap_or(0);
+        let zone = state.zone_of(e.start);
+        let wp = match zone.and_then(|z| state.zone(z)) {
+            // In a split zone, the write pointer of the extent's subzone.
+            Some(z) if z.split.is_some() => z.region_of(e.start).map_or(0, |r| r.wp),
+            _ => zone
+                .and_then(|z| data_end.get(z.checked_sub(first)? as usize))
+                .copied()
+                .unwrap_or(0),
+        };
         let end = e.start + e.len;
         if end <= wp {
             keep.push(*e);

@@ -1,6 +1,9 @@
-//! In-memory state of a mounted file layer: files, names, per-zone accounting, tokens.
+//! In-memory state of a mounted file layer: files, names, per-zone accounting (split zones
+//! with their subzones included), tokens.
 
 use std::collections::BTreeMap;
+
+use zonedb_device::SubzoneId;
 
 use crate::file::{Extent, ExtentIndex, FileMeta};
 use crate::placement::{AllocView, Lifetime, ZoneView};
@@ -25,17 +28,39 @@ pub(crate) struct ZoneAcct {
     /// The device reports the zone read-only or offline: it is never written, reset or
     /// cleaned again (its live data, if readable, stays where it is).
     pub(crate) failed: bool,
+    /// The zone is split into subzones (SplitZNS): their accounting. `wp` then stays at the
+    /// zone's start, `busy` means a command on the split zone is in flight, and `active` that
+    /// the split zone holds its open and active tokens on the device.
+    pub(crate) split: Option<SplitAcct>,
 }
 
 impl ZoneAcct {
     pub(crate) fn remaining(&self) -> u64 {
-        self.start + self.capacity - self.wp
+        match &self.split {
+            Some(s) => s.subs.iter().map(SubAcct::remaining).sum(),
+            None => self.start + self.capacity - self.wp,
+        }
     }
 
     pub(crate) fn written(&self) -> u64 {
-        self.wp - self.start
+        match &self.split {
+            Some(s) => s.subs.iter().map(SubAcct::written).sum(),
+            None => self.wp - self.start,
+        }
     }
 
+    /// End of the zone's address range that may hold data: its capacity end, or for a split
+    /// zone the end of its last subzone's address space (a zone size larger than its capacity
+    /// puts the last subzones past the wide zone's capacity end).
+    pub(crate) fn span_end(&self) -> u64 {
+        match &self.split {
+            Some(s) => self.start + s.sub_size * s.subs.len() as u64,
+            None => self.start + self.capacity,
+        }
+    }
+
+    /// A split zone is busy to every policy but the subzone allocator: wide placement,
+    /// finishes and cleaning never touch it.
     pub(crate) fn view(&self) -> ZoneView {
         ZoneView {
             index: self.index,
@@ -43,8 +68,129 @@ impl ZoneAcct {
             remaining_bytes: self.remaining(),
             used_bytes: self.used,
             lifetime: self.lifetime,
-            busy: self.busy || self.failed,
+            busy: self.busy || self.failed || self.split.is_some(),
         }
+    }
+
+    /// The subzone holding device offset `off` (a split zone's).
+    pub(crate) fn sub_of(&self, off: u64) -> Option<usize> {
+        let s = self.split.as_ref()?;
+        let i = usize::try_from(off.checked_sub(self.start)? / s.sub_size.max(1)).ok()?;
+        (i < s.subs.len()).then_some(i)
+    }
+
+    /// The writable region holding device offset `off`: the wide zone, or the subzone of a
+    /// split zone.
+    pub(crate) fn region_of(&self, off: u64) -> Option<Region> {
+        match &self.split {
+            None => (off >= self.start && off < self.start + self.capacity).then_some(Region {
+                start: self.start,
+                capacity: self.capacity,
+                wp: self.wp,
+            }),
+            Some(s) => self
+                .sub_of(off)
+                .and_then(|i| s.subs.get(i))
+                .map(|u| Region {
+                    start: u.start,
+                    capacity: u.capacity,
+                    wp: u.wp,
+                }),
+        }
+    }
+}
+
+/// Where a writer writes: a wide zone, or a subzone of a split zone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Slot {
+    /// A wide zone.
+    Zone(u32),
+    /// A subzone.
+    Subzone(SubzoneId),
+}
+
+/// A writable region: a wide zone or a subzone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Region {
+    pub(crate) start: u64,
+    pub(crate) capacity: u64,
+    /// Our write pointer.
+    pub(crate) wp: u64,
+}
+
+/// Accounting of a split zone's subzones.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SplitAcct {
+    /// Address space of one subzone (zone size / subzones).
+    pub(crate) sub_size: u64,
+    /// Subzones, in index order.
+    pub(crate) subs: Vec<SubAcct>,
+}
+
+impl Region {
+    /// Bytes still writable.
+    pub(crate) fn remaining(&self) -> u64 {
+        self.start + self.capacity - self.wp
+    }
+}
+
+impl SplitAcct {
+    /// A freshly split zone starting at `start`: every subzone empty.
+    pub(crate) fn new(start: u64, g: &zonedb_device::splitzns::SplitZnsGeometry) -> Self {
+        let subs = (0..u64::from(g.subzones))
+            .map(|i| {
+                let s = start + i * g.subzone_size_bytes;
+                SubAcct {
+                    start: s,
+                    capacity: g.subzone_capacity_bytes,
+                    wp: s,
+                    used: 0,
+                    writer: false,
+                    merging: false,
+                }
+            })
+            .collect();
+        Self {
+            sub_size: g.subzone_size_bytes,
+            subs,
+        }
+    }
+
+    /// A writer holds one of the subzones.
+    pub(crate) fn has_writer(&self) -> bool {
+        self.subs.iter().any(|s| s.writer)
+    }
+
+    /// Every subzone is empty and idle.
+    pub(crate) fn all_empty(&self) -> bool {
+        self.subs
+            .iter()
+            .all(|s| s.written() == 0 && !s.writer && !s.merging)
+    }
+}
+
+/// Accounting of one subzone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SubAcct {
+    pub(crate) start: u64,
+    pub(crate) capacity: u64,
+    /// Our write pointer; `start + capacity` once full or finished.
+    pub(crate) wp: u64,
+    /// Live file bytes.
+    pub(crate) used: u64,
+    /// Held by a writer (one SST at a time).
+    pub(crate) writer: bool,
+    /// A MERGE of it is in flight.
+    pub(crate) merging: bool,
+}
+
+impl SubAcct {
+    pub(crate) fn remaining(&self) -> u64 {
+        self.start + self.capacity - self.wp
+    }
+
+    pub(crate) fn written(&self) -> u64 {
+        self.wp - self.start
     }
 }
 
@@ -113,8 +259,47 @@ impl State {
     pub(crate) fn zone_of(&self, off: u64) -> Option<u32> {
         self.zones
             .iter()
-            .find(|z| off >= z.start && off < z.start + z.capacity)
+            .find(|z| off >= z.start && off < z.span_end())
             .map(|z| z.index)
+    }
+
+    /// The region a writer's slot is.
+    pub(crate) fn slot_region(&self, slot: Slot) -> Option<Region> {
+        match slot {
+            Slot::Zone(z) => self.zone(z).map(|z| Region {
+                start: z.start,
+                capacity: z.capacity,
+                wp: z.wp,
+            }),
+            Slot::Subzone(id) => self.sub(id).map(|u| Region {
+                start: u.start,
+                capacity: u.capacity,
+                wp: u.wp,
+            }),
+        }
+    }
+
+    /// Subzone `id`'s accounting.
+    pub(crate) fn sub(&self, id: SubzoneId) -> Option<&SubAcct> {
+        self.zone(id.zone)?
+            .split
+            .as_ref()?
+            .subs
+            .get(id.index as usize)
+    }
+
+    /// Subzone `id`'s accounting, to change.
+    pub(crate) fn sub_mut(&mut self, id: SubzoneId) -> Option<&mut SubAcct> {
+        self.zone_mut(id.zone)?
+            .split
+            .as_mut()?
+            .subs
+            .get_mut(id.index as usize)
+    }
+
+    /// Split zones now.
+    pub(crate) fn split_zone_count(&self) -> usize {
+        self.zones.iter().filter(|z| z.split.is_some()).count()
     }
 
     pub(crate) fn active_tokens(&self) -> u32 {
@@ -136,15 +321,24 @@ impl State {
         }
     }
 
-    /// Adds (or, with `sign` false, removes) a file's extents to its zones' live bytes.
+    /// Adds (or, with `add` false, removes) a file's extents to its zones' (and subzones')
+    /// live bytes.
     pub(crate) fn account_extents(&mut self, extents: &[Extent], add: bool) {
+        let count = |used: u64, len: u64| {
+            if add {
+                used + len
+            } else {
+                used.saturating_sub(len)
+            }
+        };
         for e in extents {
             if let Some(z) = self.zone_of(e.start).and_then(|z| self.zone_mut(z)) {
-                z.used = if add {
-                    z.used + e.len
-                } else {
-                    z.used.saturating_sub(e.len)
-                };
+                z.used = count(z.used, e.len);
+                if let Some(i) = z.sub_of(e.start)
+                    && let Some(s) = z.split.as_mut().and_then(|s| s.subs.get_mut(i))
+                {
+                    s.used = count(s.used, e.len);
+                }
             }
         }
     }

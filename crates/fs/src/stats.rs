@@ -54,4 +54,44 @@ pub struct FsStats {
     pub files: u64,
     /// Free bytes over time: `(time_ns, free_bytes)`, sampled at each zone allocation.
     pub free_bytes_series: Vec<(u64, u64)>,
+    /// SplitZNS selective allocation (`selective` placement on a device that splits zones):
+    /// SSTs written into a subzone. Left out of JSON while 0, as every counter below.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub subzone_allocations: u64,
+    /// SSTs the placement policy wanted in a subzone that went to a wide zone (too large for a
+    /// subzone, split-zone cap reached, no active token, no empty zone to split).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub subzone_fallbacks: u64,
+    /// Of `subzone_fallbacks`, SSTs larger than a subzone.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub subzone_oversize_fallbacks: u64,
+    /// MERGE commands: subzones of deleted SSTs reclaimed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub subzone_merges: u64,
+    /// Subzone finishes (an SST closed before its subzone was full).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub subzone_finishes: u64,
+    /// SPLIT commands: wide zones split.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub zone_splits: u64,
+    /// Split zones deactivated (FINISH) when no writer used them any more.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub split_zone_finishes: u64,
+    /// Split zones turned back into wide zones (RESET) once all their subzones were empty.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub split_zone_resets: u64,
+    /// Split zones now.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub split_zones: u64,
+    /// The most split zones at once.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub split_zones_peak: u64,
+}
+
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if signature"
+)]
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }

@@ -19,7 +19,7 @@ use crate::file::{Extent, FileKind, FileMeta};
 use crate::fs::{ZoneFs, align_up, kind_of};
 use crate::placement::{Lifetime, SstContext};
 use crate::record::Record;
-use crate::state::FileEntry;
+use crate::state::{FileEntry, Slot};
 
 /// A file open for appending. Drop without `close` leaves it as a crash would: synced data is
 /// kept, the buffer is lost (and its zone stays held until remount).
@@ -34,7 +34,11 @@ pub struct WritableFile<E: Env, D: ZonedDevice> {
     /// Appended bytes not yet written: stored bytes and holes (a plain append adds no hole).
     buf: ElidedBytes,
     buf_cap: u64,
-    zone: Option<u32>,
+    /// Where the file's current extent goes (none between zones).
+    slot: Option<Slot>,
+    /// The file has asked for its first zone: a subzone is taken only for that one (an SST
+    /// never continues from one subzone into another).
+    asked: bool,
     closed: bool,
     /// The first write error (every later call fails with it).
     failed: Option<(String, bool)>,
@@ -128,7 +132,8 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             lifetime,
             buf: ElidedBytes::with_capacity(usize::try_from(buf_cap).unwrap_or(1 << 20)),
             buf_cap,
-            zone: None,
+            slot: None,
+            asked: false,
             closed: false,
             failed: None,
             sst: None,
@@ -303,8 +308,8 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
             }
         }
         self.fs.persist_file(self.id, false).await?;
-        if let Some(z) = self.zone.take() {
-            self.fs.release_zone(z, Token::Writer).await?;
+        if let Some(slot) = self.slot.take() {
+            self.fs.release_slot(slot).await?;
         }
         self.closed = true;
         Ok(())
@@ -328,24 +333,22 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
         let block = fs.block;
         let mut pos = 0;
         while pos < len {
-            let zone = if let Some(z) = self.zone {
-                z
+            let slot = if let Some(slot) = self.slot {
+                slot
             } else {
-                let z = fs
-                    .acquire_zone(self.lifetime, self.kind, self.sst.as_deref())
-                    .await?;
-                self.zone = Some(z);
-                let wp = fs.lock().zone(z).map_or(0, |a| a.wp);
+                let slot = self.take_slot().await?;
+                self.slot = Some(slot);
+                let wp = fs.lock().slot_region(slot).map_or(0, |r| r.wp);
                 if let Some(f) = fs.lock().files.get_mut(&self.id) {
                     f.meta.active_extent_start = Some(wp);
                 }
                 fs.persist_file(self.id, false).await?;
-                z
+                slot
             };
             let (wp, remaining) = fs
                 .lock()
-                .zone(zone)
-                .map_or((0, 0), |a| (a.wp, a.remaining()));
+                .slot_region(slot)
+                .map_or((0, 0), |r| (r.wp, r.remaining()));
             let rest = len - pos;
             // WAL files frame each piece with its 8-byte length.
             let (n, header) = if self.sparse {
@@ -360,7 +363,7 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
             };
             if n == 0 {
                 return Err(FsError::Corrupt(format!(
-                    "zone {zone} has no room for a frame"
+                    "{slot:?} has no room for a frame"
                 )));
             }
             let framed = align_up(n + header.map_or(0, |_| 8), block);
@@ -370,13 +373,13 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
                 // A padded piece ends a sync. Persist its extent before writing it: were the
                 // padding on the device first, a crash would let mount take it for file data.
                 // Mount clips extents that run past the write pointer instead.
-                let full = self.record_piece(zone, wp, piece.len(), extent, n);
+                let full = self.record_piece(slot, wp, piece.len(), extent, n);
                 fs.persist_file(self.id, false).await?;
-                fs.write_frame(zone, wp, &piece).await?;
+                fs.write_frame(slot, wp, &piece).await?;
                 full
             } else {
-                fs.write_frame(zone, wp, &piece).await?;
-                self.record_piece(zone, wp, piece.len(), extent, n)
+                fs.write_frame(slot, wp, &piece).await?;
+                self.record_piece(slot, wp, piece.len(), extent, n)
             };
             {
                 let mut c = fs.counters();
@@ -384,36 +387,56 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
             }
             pos += n;
             if full {
-                self.zone = None;
-                fs.release_zone(zone, Token::Writer).await?;
+                self.slot = None;
+                fs.release_slot(slot).await?;
             }
         }
         Ok(())
     }
+
+    /// The file's next zone: for its first one, a subzone when the placement policy puts the
+    /// file there ([`ZoneFs::acquire_subzone`]); otherwise a wide zone.
+    async fn take_slot(&mut self) -> Result<Slot, FsError> {
+        let fs = self.fs.clone();
+        if !self.asked {
+            self.asked = true;
+            if let Some(id) = fs
+                .acquire_subzone(self.lifetime, self.kind, self.sst.as_deref())
+                .await?
+            {
+                return Ok(Slot::Subzone(id));
+            }
+        }
+        let z = fs
+            .acquire_zone(self.lifetime, self.kind, self.sst.as_deref())
+            .await?;
+        Ok(Slot::Zone(z))
+    }
 }
 
 impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
-    /// Writes a framed piece at `wp` of `zone`; one with holes as one elided write (holes
+    /// Writes a framed piece at `wp` of `slot`; one with holes as one elided write (holes
     /// materialized as zeros under [`crate::FsOptions::zone_append`]).
-    async fn write_frame(&self, zone: u32, wp: u64, piece: &Piece<'_>) -> Result<(), FsError> {
+    async fn write_frame(&self, slot: Slot, wp: u64, piece: &Piece<'_>) -> Result<(), FsError> {
         match piece {
-            Piece::Bytes(bytes) => self.write_piece(zone, wp, bytes).await,
+            Piece::Bytes(bytes) => self.write_piece(slot, wp, bytes).await,
             Piece::Elided(e) if self.opts.zone_append => {
-                self.write_piece(zone, wp, &e.materialize()).await
+                self.write_piece(slot, wp, &e.materialize()).await
             }
             Piece::Elided(e) => Ok(self.dev.write_elided(wp, e).await?),
             Piece::Range(e, at, len) if self.opts.zone_append => {
-                self.write_piece(zone, wp, &e.slice(*at, *len).materialize())
+                self.write_piece(slot, wp, &e.slice(*at, *len).materialize())
                     .await
             }
             Piece::Range(e, at, len) => Ok(self.dev.write_elided_range(wp, e, *at, *len).await?),
         }
     }
 
-    /// Writes a piece of file data at `wp` of `zone`: one write at the write pointer, or zone
-    /// appends of at most the device's append limit each when [`crate::FsOptions::zone_append`]
-    /// is on (the writer owns the zone, so each must land where the layer expects).
-    async fn write_piece(&self, zone: u32, wp: u64, piece: &[u8]) -> Result<(), FsError> {
+    /// Writes a piece of file data at `wp` of `slot`: one write at the write pointer, or zone
+    /// appends (subzone appends in a subzone) of at most the device's append limit each when
+    /// [`crate::FsOptions::zone_append`] is on (the writer owns the zone or subzone, so each
+    /// must land where the layer expects).
+    async fn write_piece(&self, slot: Slot, wp: u64, piece: &[u8]) -> Result<(), FsError> {
         if !self.opts.zone_append {
             self.dev.write(wp, piece).await?;
             return Ok(());
@@ -422,32 +445,57 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         let step = (g.zone_append_max_bytes / self.block).max(1) * self.block;
         let mut at = wp;
         for chunk in piece.chunks(usize::try_from(step).unwrap_or(usize::MAX)) {
-            let landed = self.dev.append(zone, chunk).await?;
+            let landed = match slot {
+                Slot::Zone(zone) => self.dev.append(zone, chunk).await?,
+                Slot::Subzone(id) => self.dev.append_subzone(id, chunk).await?,
+            };
             if landed != at {
                 return Err(FsError::Corrupt(format!(
-                    "zone {zone}: an append landed at {landed}, expected {at}"
+                    "{slot:?}: an append landed at {landed}, expected {at}"
                 )));
             }
             at += chunk.len() as u64;
         }
         Ok(())
     }
+
+    /// Gives a writer's zone or subzone back.
+    pub(crate) async fn release_slot(&self, slot: Slot) -> Result<(), FsError> {
+        match slot {
+            Slot::Zone(z) => self.release_zone(z, Token::Writer).await,
+            Slot::Subzone(id) => self.release_subzone(id).await,
+        }
+    }
 }
 
 impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
-    /// Accounts a piece written at `wp` of `zone`: zone write pointer and live bytes, the
-    /// file's extents (merged when contiguous), size and active extent start. Returns whether
-    /// the zone is now full.
-    fn record_piece(&self, zone: u32, wp: u64, piece_len: u64, extent: Extent, n: u64) -> bool {
+    /// Accounts a piece written at `wp` of `slot`: zone (and subzone) write pointer and live
+    /// bytes, the file's extents (merged when contiguous), size and active extent start.
+    /// Returns whether the zone (subzone) is now full.
+    fn record_piece(&self, slot: Slot, wp: u64, piece_len: u64, extent: Extent, n: u64) -> bool {
         let block = self.fs.block;
         let mut s = self.fs.lock();
         let mut zone_start = 0;
-        if let Some(z) = s.zone_mut(zone) {
-            zone_start = z.start;
-            z.wp += piece_len;
-            z.used += n;
+        match slot {
+            Slot::Zone(zone) => {
+                if let Some(z) = s.zone_mut(zone) {
+                    zone_start = z.start;
+                    z.wp += piece_len;
+                    z.used += n;
+                }
+            }
+            Slot::Subzone(id) => {
+                if let Some(z) = s.zone_mut(id.zone) {
+                    z.used += n;
+                }
+                if let Some(u) = s.sub_mut(id) {
+                    zone_start = u.start;
+                    u.wp += piece_len;
+                    u.used += n;
+                }
+            }
         }
-        let full = s.zone(zone).is_none_or(|z| z.remaining() == 0);
+        let full = s.slot_region(slot).is_none_or(|r| r.remaining() == 0);
         if let Some(f) = s.files.get_mut(&self.id) {
             let merged = match f.meta.extents.last_mut() {
                 Some(last)

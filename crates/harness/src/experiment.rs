@@ -327,8 +327,7 @@ fn fs_options_of(s: &Scenario) -> Result<FsOptions, HarnessError> {
     Ok(FsOptions {
         cleaner: zonedb_fs::cleaning::by_name(&s.fs.cleaner, s.fs.gc_threshold)
             .map_err(|e| HarnessError::Config(format!("fs.cleaner: {e}")))?,
-        placement: zonedb_fs::placement::by_name(&s.fs.placement)
-            .map_err(|e| HarnessError::Config(format!("fs.placement: {e}")))?,
+        placement: s.fs.placement_policy()?,
         finish_threshold_pct: s.fs.finish_threshold,
         zc_blocking_poll_ns: s.fs.zc_blocking_poll_ms.saturating_mul(1_000_000),
         alloc_retry_blocking_ms: s.fs.alloc_retry_blocking_ms,

@@ -105,6 +105,51 @@ pub struct FsSection {
     /// JSON while 128.
     #[serde(skip_serializing_if = "is_default_readahead_kb")]
     pub readahead_kb: u64,
+    /// `placement = "selective"` (SplitZNS's selective allocator, on a `kind = "splitzns"`
+    /// device): SSTs of this level and deeper go to subzones (the paper: 4). Left out of JSON
+    /// while 4.
+    #[serde(skip_serializing_if = "is_default_selective_min_level")]
+    pub selective_min_level: u32,
+    /// `placement = "selective"`: at most this percentage of the IO zones split at once (the
+    /// paper: 60). Left out of JSON while 60.
+    #[serde(skip_serializing_if = "is_default_selective_max_split_pct")]
+    pub selective_max_split_pct: u32,
+}
+
+impl FsSection {
+    /// The placement policy of this section (`selective` with its two settings).
+    ///
+    /// # Errors
+    /// [`HarnessError::Config`] for an unknown policy or bad settings.
+    pub fn placement_policy(
+        &self,
+    ) -> Result<std::sync::Arc<dyn zonedb_fs::PlacementPolicy>, HarnessError> {
+        use zonedb_fs::placement::selective::{NAME, Selective};
+        let bad = |e: String| HarnessError::Config(format!("fs.placement: {e}"));
+        if self.placement == NAME {
+            return Ok(std::sync::Arc::new(
+                Selective::new(self.selective_min_level, self.selective_max_split_pct)
+                    .map_err(bad)?,
+            ));
+        }
+        zonedb_fs::placement::by_name(&self.placement).map_err(bad)
+    }
+}
+
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if signature"
+)]
+fn is_default_selective_min_level(v: &u32) -> bool {
+    *v == zonedb_fs::placement::selective::DEFAULT_MIN_LEVEL
+}
+
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if signature"
+)]
+fn is_default_selective_max_split_pct(v: &u32) -> bool {
+    *v == zonedb_fs::placement::selective::DEFAULT_MAX_SPLIT_PCT
 }
 
 #[allow(
@@ -137,6 +182,8 @@ impl Default for FsSection {
             alloc_retry_blocking_ms: 0,
             page_cache_size: 0,
             readahead_kb: DEFAULT_READAHEAD_KB,
+            selective_min_level: zonedb_fs::placement::selective::DEFAULT_MIN_LEVEL,
+            selective_max_split_pct: zonedb_fs::placement::selective::DEFAULT_MAX_SPLIT_PCT,
         }
     }
 }
@@ -385,8 +432,7 @@ impl Scenario {
 
     fn check(&self) -> Result<(), HarnessError> {
         self.db_options()?;
-        zonedb_fs::placement::by_name(&self.fs.placement)
-            .map_err(|e| HarnessError::Config(format!("fs.placement: {e}")))?;
+        self.fs.placement_policy()?;
         zonedb_fs::cleaning::by_name(&self.fs.cleaner, self.fs.gc_threshold)
             .map_err(|e| HarnessError::Config(format!("fs.cleaner: {e}")))?;
         match self.workload.kind.as_str() {

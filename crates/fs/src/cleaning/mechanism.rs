@@ -145,7 +145,8 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             let Some(z) = s.zone(victim) else {
                 return Ok(());
             };
-            if z.busy {
+            // Split zones are never cleaned: their subzones are merged when their SST goes.
+            if z.busy || z.split.is_some() {
                 return Ok(());
             }
             let (lo, hi) = (z.start, z.start + z.capacity);
@@ -220,7 +221,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             .is_some_and(|r| matches!(r.state, ZoneState::Offline | ZoneState::ReadOnly))
     }
 
-    /// Resets every zone that holds no live data and no writer (ZenFS's `ResetUnusedIOZones`).
+    /// Resets every zone that holds no live data and no writer (ZenFS's `ResetUnusedIOZones`);
+    /// on split zones, merges every such subzone and resets split zones left all empty back
+    /// to wide zones (`ZoneFs::merge_unused_subzones`).
     pub(crate) async fn reset_unused_zones(&self) -> Result<(), FsError> {
         let victims: Vec<u32> = {
             let mut s = self.lock();
@@ -228,7 +231,12 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 .zones
                 .iter()
                 .filter(|z| {
-                    z.used == 0 && !z.busy && !z.failed && z.written() > 0 && z.readers == 0
+                    z.used == 0
+                        && !z.busy
+                        && !z.failed
+                        && z.written() > 0
+                        && z.readers == 0
+                        && z.split.is_none()
                 })
                 .map(|z| z.index)
                 .collect();
@@ -279,6 +287,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         result?;
         if !victims.is_empty() {
             self.tokens.notify_waiters();
+        }
+        if self.split_geo.is_some() {
+            self.merge_unused_subzones().await?;
         }
         Ok(())
     }

@@ -7,6 +7,9 @@
 //!   CAZA v1) that produced the Same-Zone Compaction paper's figures.
 //! - [`overlap_ratio`]: OAZA, overlapping-ratio-aware allocation (ASP-DAC'24 slides;
 //!   reconstructed).
+//! - [`selective`]: SplitZNS's selective allocator (LIZA for wide zones, subzones of split
+//!   zones for deep SSTs), over what [`split`] shows of split zones
+//!   ([`PlacementPolicy::place_subzone`]).
 //!
 //! CAZA and OAZA need what only the engine knows (the SST's level and key range, the
 //! overlapping SSTs of the neighbour levels and the zones holding them, the level scores). When
@@ -21,16 +24,19 @@ pub mod compaction_aware;
 pub mod lifetime;
 pub mod liza_caza;
 pub mod overlap_ratio;
+pub mod selective;
+pub mod split;
 pub mod tree_view;
 
 use std::sync::Arc;
 
+pub use split::{SplitView, SplitZoneView, SubzonePlacement, WideFallback};
 pub use tree_view::{NewSst, TreeFile, TreeView};
 
 use crate::hints::Hint;
 
 /// Placement policy names accepted by [`by_name`].
-pub const NAMES: [&str; 8] = [
+pub const NAMES: [&str; 9] = [
     "liza",
     "caza",
     "oaza",
@@ -39,9 +45,11 @@ pub const NAMES: [&str; 8] = [
     "liza-caza",
     "caza-artifact",
     "caza-v1-artifact",
+    selective::NAME,
 ];
 
-/// The placement policy called `name` (one of [`NAMES`]).
+/// The placement policy called `name` (one of [`NAMES`]; `selective` with its default
+/// settings, see [`selective::Selective::new`]).
 ///
 /// # Errors
 /// A message naming the known policies.
@@ -55,6 +63,7 @@ pub fn by_name(name: &str) -> Result<Arc<dyn PlacementPolicy>, String> {
         "liza-caza" => Ok(Arc::new(liza_caza::LizaCaza)),
         "caza-artifact" => Ok(Arc::new(caza_artifact::CazaArtifact)),
         "caza-v1-artifact" => Ok(Arc::new(caza_artifact::CazaV1Artifact)),
+        selective::NAME => Ok(Arc::new(selective::Selective::default())),
         other => Err(format!(
             "unknown placement '{other}'; known: {}",
             NAMES.join(", ")
@@ -309,6 +318,17 @@ pub trait PlacementPolicy: Send + Sync + std::fmt::Debug {
     /// A hint about what the engine does, in the order things happen. Must be quick; the
     /// default ignores it.
     fn on_hint(&self, _hint: &Hint) {}
+
+    /// On a device that splits zones, whether the file of `request` goes to a subzone
+    /// (asked before [`Self::place`], for the file's first extent); `None`: the file is
+    /// placed by [`Self::place`] like any other (the default, for every file).
+    fn place_subzone(
+        &self,
+        _view: &SplitView<'_>,
+        _request: &PlacementRequest<'_>,
+    ) -> Option<SubzonePlacement> {
+        None
+    }
 }
 
 /// Whether a zone can take a whole SST of `size` bytes now: not held by anyone, written but

@@ -1,0 +1,382 @@
+//! `placement = "selective"` (SplitZNS's selective allocator) on a SplitZNS device (`tiny`:
+//! 16 zones of 192 KiB in 4 subzones of 48 KiB, 13 IO zones): SSTs of L4 and deeper go to
+//! subzones, one each, and everything else to wide zones; no more split zones than the cap;
+//! an SST larger than a subzone falls back to a wide zone; a deleted SST's subzone is merged
+//! and an all-empty split zone goes back to wide; cleaning never picks a split zone; after a
+//! power loss the remount finds every file and fsck is clean.
+#![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+use std::sync::Arc;
+
+use zonedb_device::splitzns::{SplitZnsConfig, SubzoneState};
+use zonedb_device::{SimDevice, SimDeviceSpec, SubzoneId, ZoneState, ZonedDevice};
+use zonedb_env::{SimConfig, SimEnv};
+use zonedb_fs::placement::selective::Selective;
+use zonedb_fs::placement::{Lifetime, SstContext};
+use zonedb_fs::{FsOptions, ZoneFs};
+
+type Dev = SimDevice<SimEnv>;
+type Fs = ZoneFs<SimEnv, Dev>;
+
+const KIB: usize = 1024;
+
+fn device(env: &SimEnv) -> Arc<Dev> {
+    let spec = SimDeviceSpec::new("tiny", "1")
+        .zone_limits(Some(8), Some(10))
+        .splitzns(Some(SplitZnsConfig::native()));
+    Arc::new(spec.build(env.clone()).unwrap())
+}
+
+fn opts(policy: Selective) -> FsOptions {
+    FsOptions {
+        placement: Arc::new(policy),
+        write_buffer_bytes: 16 << 10,
+        ..FsOptions::default()
+    }
+}
+
+fn contents(number: u64, len: usize) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i as u64 * 31 + number * 7) as u8)
+        .collect()
+}
+
+/// Writes SST `number` of `len` bytes to `level`, planned as the engine plans it.
+async fn write_sst(fs: &Arc<Fs>, number: u64, level: u32, len: usize) -> String {
+    let name = format!("{number:06}.sst");
+    let plan = SstContext {
+        number,
+        level,
+        size: len as u64,
+        ..SstContext::default()
+    };
+    let mut f = fs.create_sst(&name, Lifetime::Extreme, plan).await.unwrap();
+    f.append(&contents(number, len)).await.unwrap();
+    f.close().await.unwrap();
+    name
+}
+
+/// The subzone holding a file of one extent, `None` if it lies in a wide zone.
+fn subzone_of(fs: &Fs, name: &str) -> Option<SubzoneId> {
+    let meta = fs.stat(name).unwrap();
+    let dev = fs.device();
+    let g = dev.geometry();
+    let start = meta.extents[0].start;
+    let zone = u32::try_from(start / g.zone_size_bytes).unwrap();
+    let subs = dev.report_subzones(zone).ok()?;
+    assert_eq!(
+        meta.extents.len(),
+        1,
+        "{name}: an SST in a subzone is one extent"
+    );
+    let sub = subs
+        .iter()
+        .find(|s| start >= s.start && start < s.start + s.capacity_bytes)
+        .unwrap();
+    Some(sub.id)
+}
+
+/// Zones the device has split now.
+fn split_zones(dev: &Dev) -> Vec<u32> {
+    (0..dev.geometry().zone_count)
+        .filter(|&z| dev.report_subzones(z).is_ok())
+        .collect()
+}
+
+fn run<T: Send + 'static>(f: impl AsyncFnOnce(SimEnv, Arc<Dev>) -> T + Send + 'static) -> T {
+    let env = SimEnv::new(SimConfig::with_seed(1));
+    let dev = device(&env);
+    let env2 = env.clone();
+    let out = env
+        .run(async move {
+            Fs::mkfs(dev.as_ref(), 0).await.unwrap();
+            f(env2, dev).await
+        })
+        .unwrap();
+    env.kill_all_tasks();
+    out
+}
+
+#[test]
+fn deep_ssts_go_to_subzones_and_the_rest_to_wide_zones() {
+    run(async |env, dev| {
+        let fs = Fs::mount(env, dev.clone(), opts(Selective::default()))
+            .await
+            .unwrap();
+        let mut wal = fs.create("000001.log", Lifetime::Short).await.unwrap();
+        wal.append(&[9; 5000]).await.unwrap();
+        wal.sync().await.unwrap();
+        let mut names = Vec::new();
+        for level in 0..7u32 {
+            names.push(write_sst(&fs, u64::from(level) + 10, level, 30 * KIB).await);
+        }
+        let mut manifest = fs
+            .create("MANIFEST-000002", Lifetime::NotSet)
+            .await
+            .unwrap();
+        manifest.append(&[3; 3000]).await.unwrap();
+        manifest.close().await.unwrap();
+        wal.close().await.unwrap();
+        for (level, name) in names.iter().enumerate() {
+            let sub = subzone_of(&fs, name);
+            if level < 4 {
+                assert_eq!(sub, None, "L{level} SST {name} belongs in a wide zone");
+            } else {
+                let sub = sub.unwrap_or_else(|| panic!("L{level} SST {name} not in a subzone"));
+                // One split zone, filled from its first subzone: the fullest is taken first.
+                assert_eq!(sub.index, level as u32 - 4, "{name}");
+                let info = dev.report_subzones(sub.zone).unwrap()[sub.index as usize];
+                // Finished when the file was closed.
+                assert_eq!(info.state, SubzoneState::Full, "{name}");
+            }
+            let n = 10 + level as u64;
+            assert_eq!(fs.read_all(name).await.unwrap(), contents(n, 30 * KIB));
+        }
+        for wide in ["000001.log", "MANIFEST-000002"] {
+            assert_eq!(subzone_of(&fs, wide), None, "{wide}");
+        }
+        let st = fs.stats();
+        assert_eq!(
+            (st.subzone_allocations, st.zone_splits, st.split_zones),
+            (3, 1, 1)
+        );
+        assert_eq!(st.subzone_fallbacks, 0);
+        // The split zone no writer uses is deactivated: it shows full, holding no token.
+        let zone = split_zones(&dev)[0];
+        assert_eq!(dev.report_zones(zone, 1)[0].state, ZoneState::Full);
+        assert!(st.split_zone_finishes >= 1);
+        assert_eq!(fs.fsck(), Vec::new());
+        let json = serde_json::to_string(&st).unwrap();
+        assert!(json.contains("\"subzone_allocations\":3"), "{json}");
+    });
+}
+
+#[test]
+fn a_lower_min_level_puts_shallower_ssts_in_subzones() {
+    run(async |env, dev| {
+        let fs = Fs::mount(env, dev, opts(Selective::new(1, 60).unwrap()))
+            .await
+            .unwrap();
+        let l0 = write_sst(&fs, 1, 0, 20 * KIB).await;
+        let l1 = write_sst(&fs, 2, 1, 20 * KIB).await;
+        assert_eq!(subzone_of(&fs, &l0), None);
+        assert!(subzone_of(&fs, &l1).is_some());
+    });
+}
+
+#[test]
+fn split_zones_never_exceed_the_cap_and_oversize_ssts_go_wide() {
+    run(async |env, dev| {
+        // 30 % of 13 IO zones: 3 split zones, 12 subzones.
+        let fs = Fs::mount(env, dev.clone(), opts(Selective::new(4, 30).unwrap()))
+            .await
+            .unwrap();
+        let mut names = Vec::new();
+        for n in 0..16u64 {
+            names.push(write_sst(&fs, 100 + n, 5, 40 * KIB).await);
+            assert!(split_zones(&dev).len() <= 3, "after SST {n}");
+            assert!(fs.stats().split_zones <= 3);
+        }
+        let in_subzones = names
+            .iter()
+            .filter(|n| subzone_of(&fs, n).is_some())
+            .count();
+        assert_eq!(in_subzones, 12);
+        // 49 KiB is more than a 48 KiB subzone.
+        let big = write_sst(&fs, 200, 6, 49 * KIB).await;
+        assert_eq!(subzone_of(&fs, &big), None);
+        let st = fs.stats();
+        assert_eq!(
+            (
+                st.subzone_allocations,
+                st.subzone_fallbacks,
+                st.subzone_oversize_fallbacks
+            ),
+            (12, 5, 1)
+        );
+        assert_eq!(
+            (st.split_zones, st.split_zones_peak, st.zone_splits),
+            (3, 3, 3)
+        );
+        for (i, n) in names.iter().enumerate() {
+            assert_eq!(
+                fs.read_all(n).await.unwrap(),
+                contents(100 + i as u64, 40 * KIB)
+            );
+        }
+        assert_eq!(fs.fsck(), Vec::new());
+    });
+}
+
+#[test]
+fn deleting_an_sst_merges_its_subzone_and_an_empty_split_zone_goes_back_to_wide() {
+    run(async |env, dev| {
+        let fs = Fs::mount(env, dev.clone(), opts(Selective::default()))
+            .await
+            .unwrap();
+        let a = write_sst(&fs, 1, 4, 30 * KIB).await;
+        let b = write_sst(&fs, 2, 4, 30 * KIB).await;
+        let l0 = write_sst(&fs, 3, 0, 30 * KIB).await;
+        let (sa, sb) = (subzone_of(&fs, &a).unwrap(), subzone_of(&fs, &b).unwrap());
+        assert_eq!(sa.zone, sb.zone);
+        let zone = sa.zone;
+        fs.delete(&a).await.unwrap();
+        let subs = dev.report_subzones(zone).unwrap();
+        let merged = subs[sa.index as usize];
+        assert_eq!(merged.state, SubzoneState::Empty);
+        assert_eq!(merged.write_pointer, merged.start);
+        assert_eq!(subs[sb.index as usize].state, SubzoneState::Full);
+        let st = fs.stats();
+        assert_eq!((st.subzone_merges, st.split_zone_resets), (1, 0));
+        assert_eq!(fs.fsck(), Vec::new());
+        // The next deep SST takes the freed subzone of the same split zone.
+        let c = write_sst(&fs, 4, 5, 30 * KIB).await;
+        assert_eq!(subzone_of(&fs, &c), Some(sa));
+        fs.delete(&b).await.unwrap();
+        fs.delete(&c).await.unwrap();
+        // Every subzone empty: RESET back to an empty wide zone.
+        assert!(dev.report_subzones(zone).is_err());
+        assert_eq!(dev.report_zones(zone, 1)[0].state, ZoneState::Empty);
+        let st = fs.stats();
+        assert_eq!(
+            (st.subzone_merges, st.split_zone_resets, st.split_zones),
+            (3, 1, 0)
+        );
+        assert_eq!(
+            fs.read_all(&l0).await.unwrap(),
+            contents(3, 30 * KIB),
+            "the wide file is untouched"
+        );
+        assert_eq!(fs.fsck(), Vec::new());
+        // A deep SST splits a zone again.
+        let d = write_sst(&fs, 5, 4, 30 * KIB).await;
+        assert!(subzone_of(&fs, &d).is_some());
+        assert_eq!(fs.stats().zone_splits, 2);
+    });
+}
+
+#[test]
+fn cleaning_never_picks_a_split_zone() {
+    run(async |env, dev| {
+        let fs = Fs::mount(
+            env,
+            dev.clone(),
+            FsOptions {
+                // Cleans whenever anything is used.
+                cleaner: zonedb_fs::cleaning::by_name("greedy", 100).unwrap(),
+                cleaning_interval_ns: 0,
+                ..opts(Selective::default())
+            },
+        )
+        .await
+        .unwrap();
+        // Four small SSTs fill the four subzones of one split zone: it is full, and most of
+        // it is finish padding, the greedy cleaner's ideal victim were it a wide zone.
+        let mut names = Vec::new();
+        for n in 0..4u64 {
+            names.push(write_sst(&fs, 10 + n, 4, 8 * KIB).await);
+        }
+        let zone = subzone_of(&fs, &names[0]).unwrap().zone;
+        let report = fs.zone_report();
+        let view = report.iter().find(|z| z.index == zone).unwrap();
+        assert!(view.is_full() && view.used_bytes < view.max_capacity_bytes);
+        let before: Vec<_> = names.iter().map(|n| fs.stat(n).unwrap().extents).collect();
+        assert!(!fs.clean_once().await.unwrap());
+        let after: Vec<_> = names.iter().map(|n| fs.stat(n).unwrap().extents).collect();
+        assert_eq!(before, after);
+        assert_eq!(fs.stats().gc_copied_bytes, 0);
+        assert!(dev.report_subzones(zone).is_ok());
+        assert_eq!(fs.fsck(), Vec::new());
+    });
+}
+
+#[test]
+fn remount_after_power_loss_finds_every_file_and_fsck_is_clean() {
+    let env = SimEnv::new(SimConfig::with_seed(3));
+    let dev = device(&env);
+    let (env2, dev2) = (env.clone(), dev.clone());
+    let (names, open_zone) = env
+        .run(async move {
+            Fs::mkfs(dev2.as_ref(), 0).await.unwrap();
+            let fs = Fs::mount(env2, dev2.clone(), opts(Selective::default()))
+                .await
+                .unwrap();
+            let mut names = Vec::new();
+            for (n, level) in [(1, 0), (2, 4), (3, 5), (4, 2), (5, 6)] {
+                names.push((write_sst(&fs, n, level, 30 * KIB).await, n, 30 * KIB));
+            }
+            // An SST still being written at the power loss: its synced part survives.
+            let plan = SstContext {
+                number: 6,
+                level: 4,
+                size: (40 * KIB) as u64,
+                ..SstContext::default()
+            };
+            let mut open = fs
+                .create_sst("000006.sst", Lifetime::Extreme, plan)
+                .await
+                .unwrap();
+            open.append(&contents(6, 40 * KIB)[..20 * KIB])
+                .await
+                .unwrap();
+            open.sync().await.unwrap();
+            open.append(&contents(6, 40 * KIB)[20 * KIB..25 * KIB])
+                .await
+                .unwrap();
+            let sub = subzone_of(&fs, "000006.sst").unwrap();
+            assert_eq!(
+                dev2.report_subzones(sub.zone).unwrap()[sub.index as usize].state,
+                SubzoneState::Open
+            );
+            drop(open);
+            (names, sub)
+        })
+        .unwrap();
+    env.kill_all_tasks();
+    dev.power_cycle().unwrap();
+    let (env2, dev2) = (env.clone(), dev.clone());
+    env.run(async move {
+        let fs = Fs::mount(env2, dev2.clone(), opts(Selective::default()))
+            .await
+            .unwrap();
+        for (name, n, len) in &names {
+            assert_eq!(
+                fs.read_all(name).await.unwrap(),
+                contents(*n, *len),
+                "{name}"
+            );
+        }
+        let got = fs.read_all("000006.sst").await.unwrap();
+        assert!(got.len() >= 20 * KIB, "{} bytes", got.len());
+        assert_eq!(got, contents(6, 40 * KIB)[..got.len()]);
+        assert_eq!(subzone_of(&fs, "000006.sst"), Some(open_zone));
+        // The cut subzone was finished at mount, its split zone deactivated.
+        let info = dev2.report_subzones(open_zone.zone).unwrap()[open_zone.index as usize];
+        assert_eq!(info.state, SubzoneState::Full);
+        assert_eq!(
+            dev2.report_zones(open_zone.zone, 1)[0].state,
+            ZoneState::Full
+        );
+        assert_eq!(fs.fsck(), Vec::new());
+        // Everything deleted: every subzone merged, the split zone wide again.
+        for (name, _, _) in &names {
+            fs.delete(name).await.unwrap();
+        }
+        fs.delete("000006.sst").await.unwrap();
+        assert!(split_zones(&dev2).is_empty());
+        assert_eq!(fs.fsck(), Vec::new());
+    })
+    .unwrap();
+    env.kill_all_tasks();
+    // And once more, with nothing split any more.
+    let (env2, dev2) = (env.clone(), dev.clone());
+    env.run(async move {
+        let fs = Fs::mount(env2, dev2, opts(Selective::default()))
+            .await
+            .unwrap();
+        assert!(fs.list().is_empty());
+        assert_eq!(fs.fsck(), Vec::new());
+    })
+    .unwrap();
+    env.kill_all_tasks();
+}

@@ -1,0 +1,83 @@
+//! `scenarios/splitzns-selective.toml` (SplitZNS's selective allocator on the SplitZNS device)
+//! run end to end through the harness, scaled down: `splitzns-paper` at 1/64 (8 MiB zones in
+//! 16 subzones of 512 KiB), 256 KiB SSTs, subzones from L2 on so they are really used,
+//! db_bench fillrandom then overwrite. The run's invariants (fsck, full scan, sampled reads)
+//! must pass, SSTs must have gone to subzones and come back by MERGE, and no more zones than
+//! the cap may have been split.
+#![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+use zonedb_harness::experiment;
+use zonedb_harness::scenario::Scenario;
+
+fn preset() -> Vec<Scenario> {
+    let path = format!(
+        "{}/../../scenarios/splitzns-selective.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    Scenario::configurations(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// `s` at scale 1/64 with small SSTs and levels, `num` puts then 4 x `then_num` overwrites.
+fn small(mut s: Scenario, num: u64, then_num: i64) -> Scenario {
+    s.device.scale = "1/64".into();
+    for (k, v) in [
+        ("write_buffer_size", 1 << 20),
+        ("target_file_size_base", 256 << 10),
+        ("max_bytes_for_level_base", 1 << 20),
+        ("max_background_jobs", 2),
+    ] {
+        s.engine.insert(k.into(), toml::Value::Integer(v));
+    }
+    s.fs.selective_min_level = 2;
+    s.workload.num = num;
+    for t in &mut s.workload.then {
+        t.insert("num".into(), toml::Value::Integer(then_num));
+    }
+    s.sample_interval_ms = 100;
+    s
+}
+
+#[test]
+fn the_preset_compares_selective_splitzns_with_liza_on_zns() {
+    let c = preset();
+    assert_eq!(c.len(), 2);
+    assert_eq!(
+        (c[0].fs.placement.as_str(), c[0].device.kind.as_deref()),
+        ("selective", Some("splitzns"))
+    );
+    assert_eq!(
+        (c[0].fs.selective_min_level, c[0].fs.selective_max_split_pct),
+        (4, 60)
+    );
+    assert_eq!(
+        (c[1].fs.placement.as_str(), c[1].device.kind.as_deref()),
+        ("liza", Some("zns"))
+    );
+    // A 30 MiB SST fits a 32 MiB subzone of the paper's device.
+    let p = experiment::profile_of(&c[0]).unwrap();
+    let sub = p.zones.zone_capacity_bytes / u64::from(p.chips_per_zone);
+    let target = c[0].db_options().unwrap().target_file_size_base;
+    assert!(target < sub, "{target} vs {sub}");
+}
+
+#[test]
+fn fillrandom_and_overwrite_use_subzones_and_pass_the_invariants() {
+    let s = small(preset().remove(0), 40_000, 2_500);
+    let r = experiment::run(&s).unwrap();
+    let ops: Vec<(&str, u64)> = r
+        .benchmarks
+        .iter()
+        .map(|b| (b.name.as_str(), b.ops))
+        .collect();
+    assert_eq!(ops, [("fillrandom", 40_000), ("overwrite", 10_000)]);
+    let fs = &r.fs;
+    assert!(fs.subzone_allocations > 0, "{fs:?}");
+    assert!(fs.subzone_merges > 0, "{fs:?}");
+    assert!(fs.zone_splits > 0, "{fs:?}");
+    // 60 % of the 157 IO zones.
+    assert!(fs.split_zones_peak <= 94, "{fs:?}");
+    // 256 KiB SSTs always fit a 512 KiB subzone.
+    assert_eq!(fs.subzone_oversize_fallbacks, 0, "{fs:?}");
+    let json = serde_json::to_string(&r.fs).unwrap();
+    assert!(json.contains("\"subzone_allocations\""), "{json}");
+}
