@@ -86,7 +86,7 @@ pub(super) async fn compact<E: Env, D: ZonedDevice>(
         record = Some(zone_record(inner, job, plan, read_bytes));
         let boundaries = boundaries_of(inner, &version, plan)?;
         let (plan, ctx) = (Arc::new(plan.clone()), Arc::new(ctx));
-        let snapshot = merge_ahead::Snapshot::take(inner, &plan);
+        let snapshot = merge_ahead::Snapshot::take(inner, &plan, read_bytes);
         let merged = if boundaries.is_empty() {
             merge_inputs(
                 inner,

@@ -32,7 +32,7 @@ use zonedb_fs::placement::Lifetime;
 use super::super::Inner;
 use super::super::iter::{MergingIter, Tables};
 use super::compaction_job::{
-    MergeContext, MergeOutcome, MergeSink, ReplaySink, children_of, merge_loop,
+    MergeContext, MergeOutcome, MergeSink, ReplaySink, children_of, find_input, merge_loop,
 };
 use super::output::Builders;
 use crate::LsmError;
@@ -51,22 +51,16 @@ const BATCHES_AHEAD: usize = 64;
 /// copying the inputs costs more than the merge, which has little time to get ahead.
 const MIN_INPUT_BYTES: u64 = 8 << 20;
 
-/// Bytes of `plan`'s input files in the current version.
-fn plan_input_bytes<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, plan: &CompactionPlan) -> u64 {
-    let st = inner.lock();
-    plan.inputs
-        .iter()
-        .flat_map(|i| {
-            let level = st.version.levels.get(i.level as usize);
-            i.files
-                .iter()
-                .filter_map(move |n| level.and_then(|l| l.iter().find(|f| f.meta.number == *n)))
-        })
-        .map(|f| f.meta.file_size)
-        .sum()
+/// One input read of the merge as the worker's tables log it (a block by its offset).
+#[derive(Debug, Clone, Copy)]
+enum Logged {
+    /// Table `number` of `size` bytes opened.
+    Open { number: u64, size: u64 },
+    /// The data block at byte `offset` of table `number` loaded.
+    Block { number: u64, offset: u64 },
 }
 
-/// One input read of the merge.
+/// One input read of the merge as the task replays it.
 #[derive(Debug, Clone, Copy)]
 enum Io {
     /// Table `number` of `size` bytes opened (through the table cache).
@@ -101,13 +95,15 @@ pub(super) struct Snapshot {
 }
 
 impl Snapshot {
-    /// The plan's input files as the device holds them now, or `None` when the environment
-    /// cannot compute beside its executor or the device cannot peek.
+    /// The plan's input files (`input_bytes` in all) as the device holds them now, or `None`
+    /// when the environment cannot compute beside its executor, the inputs are too small to
+    /// be worth it or the device cannot peek.
     pub(super) fn take<E: Env, D: ZonedDevice>(
         inner: &Inner<E, D>,
         plan: &CompactionPlan,
+        input_bytes: u64,
     ) -> Option<Arc<Self>> {
-        if !inner.env.parallel_compute() || plan_input_bytes(inner, plan) < MIN_INPUT_BYTES {
+        if !inner.env.parallel_compute() || input_bytes < MIN_INPUT_BYTES {
             return None;
         }
         let mut files = BTreeMap::new();
@@ -124,7 +120,7 @@ struct SnapSource {
     bytes: Arc<ElidedBytes>,
     name: String,
     number: u64,
-    log: Arc<Mutex<Vec<Io>>>,
+    log: Arc<Mutex<Vec<Logged>>>,
 }
 
 impl SnapSource {
@@ -154,10 +150,9 @@ impl BlockSource for SnapSource {
         len: u64,
         _class: IoClass,
     ) -> Result<ElidedBytes, LsmError> {
-        // Logged by offset; the sink turns it into the block's index.
-        lock(&self.log).push(Io::Block {
+        lock(&self.log).push(Logged::Block {
             number: self.number,
-            block: usize::try_from(offset).unwrap_or(usize::MAX),
+            offset,
         });
         self.range(offset, len)
     }
@@ -172,14 +167,14 @@ impl BlockSource for SnapSource {
 struct SnapTables {
     snapshot: Arc<Snapshot>,
     open: Mutex<BTreeMap<u64, Arc<Table<SnapSource>>>>,
-    log: Arc<Mutex<Vec<Io>>>,
+    log: Arc<Mutex<Vec<Logged>>>,
 }
 
 impl Tables for SnapTables {
     type Source = SnapSource;
 
     async fn get(&self, number: u64, size: u64) -> Result<Arc<Table<SnapSource>>, LsmError> {
-        lock(&self.log).push(Io::Open { number, size });
+        lock(&self.log).push(Logged::Open { number, size });
         if let Some(t) = lock(&self.open).get(&number) {
             return Ok(t.clone());
         }
@@ -211,7 +206,6 @@ struct RecordingSink {
     last_block: BTreeMap<u64, usize>,
     tx: SyncSender<Vec<Step>>,
     batch: Vec<Step>,
-    log: Arc<Mutex<Vec<Io>>>,
     entries_since_send: u64,
     /// Entries in the batch being filled before it is sent.
     batch_entries: u64,
@@ -228,23 +222,27 @@ impl RecordingSink {
 
     /// The reads logged since the last step, as a step (block offsets turned into indexes).
     fn drain_log(&mut self) {
-        let mut ios = std::mem::take(&mut *lock(&self.log));
-        if ios.is_empty() {
+        let logged = std::mem::take(&mut *lock(&self.tables.log));
+        if logged.is_empty() {
             return;
         }
         let open = lock(&self.tables.open);
-        for io in &mut ios {
-            if let Io::Block { number, block } = io {
-                let offset = *block as u64;
-                // Tables are read in order: the block after the last one is the likely one.
-                let hint = self.last_block.get(number).map_or(0, |b| b + 1);
-                *block = open
-                    .get(number)
-                    .and_then(|t| t.block_at_hint(offset, hint))
-                    .unwrap_or(usize::MAX);
-                self.last_block.insert(*number, *block);
-            }
-        }
+        let ios = logged
+            .into_iter()
+            .map(|l| match l {
+                Logged::Open { number, size } => Io::Open { number, size },
+                Logged::Block { number, offset } => {
+                    // Tables are read in order: the block after the last one is the likely one.
+                    let hint = self.last_block.get(&number).map_or(0, |b| b + 1);
+                    let block = open
+                        .get(&number)
+                        .and_then(|t| t.block_at_hint(offset, hint))
+                        .unwrap_or(usize::MAX);
+                    self.last_block.insert(number, block);
+                    Io::Block { number, block }
+                }
+            })
+            .collect();
         drop(open);
         self.batch.push(Step::Io(ios));
     }
@@ -303,11 +301,10 @@ pub(super) fn start<E: Env, D: ZonedDevice>(
     let compression = inner.opts.compression;
     let (plan, ctx, snapshot) = (plan.clone(), ctx.clone(), snapshot.clone());
     let work = move || {
-        let log = Arc::new(Mutex::new(Vec::new()));
         let tables = Arc::new(SnapTables {
             snapshot,
             open: Mutex::new(BTreeMap::new()),
-            log: log.clone(),
+            log: Arc::default(),
         });
         let mut sink = RecordingSink {
             builders,
@@ -315,7 +312,6 @@ pub(super) fn start<E: Env, D: ZonedDevice>(
             last_block: BTreeMap::new(),
             tx,
             batch: Vec::new(),
-            log,
             entries_since_send: 0,
             batch_entries: FIRST_BATCH_ENTRIES,
         };
@@ -365,13 +361,8 @@ fn detached_inputs(version: &Version, plan: &CompactionPlan) -> Version {
     let mut levels = vec![Vec::new(); version.levels.len()];
     for i in &plan.inputs {
         for &n in &i.files {
-            let level = i.level as usize;
-            if let Some(f) = version
-                .levels
-                .get(level)
-                .and_then(|l| l.iter().find(|f| f.meta.number == n))
-            {
-                levels[level].push(crate::version::LiveFile::new(
+            if let Ok(f) = find_input(version, i.level, n) {
+                levels[i.level as usize].push(crate::version::LiveFile::new(
                     f.meta.clone(),
                     graveyard.clone(),
                 ));
