@@ -1,4 +1,4 @@
-//! `zonedb reproduce same-zone|oaza [--scale small|paper] [--json] [--seeds N]
+//! `zonedb reproduce same-zone|oaza|splitzns [--scale small|paper] [--json] [--seeds N]
 //! [--no-text-forms] [--no-ablation]`: the papers' zone-aware experiments (scheme matrices in
 //! the authors' code's forms and the paper text's, and the ablation between the old study and
 //! them, built in `zonedb_harness::reproduce`), run in simulation, with our figures printed
@@ -24,6 +24,8 @@ pub enum StudyArg {
     SameZone,
     /// OAZA vs LIZA and CAZA.
     Oaza,
+    /// SplitZNS vs LDP, Gear and LLC on db_bench and YCSB; the breakdown native ... +RS.
+    Splitzns,
 }
 
 #[derive(Debug, Args)]
@@ -57,8 +59,12 @@ pub struct ReproduceArgs {
     /// Skip the ACC turning-point sweep (same-zone).
     #[arg(long)]
     no_sweep: bool,
+    /// Skip the breakdown native, +diff, +SZR, +RP, +RS (splitzns).
+    #[arg(long)]
+    no_breakdown: bool,
     /// Only these workloads in the scheme matrix, comma-separated (same-zone: fillrandom,
-    /// zipfian, latest, uniform; oaza: fillrandom-8k). Default: all.
+    /// zipfian, latest, uniform; oaza: fillrandom-8k; splitzns: fillrandom, overwrite,
+    /// readrandom, ycsb-l, ycsb-a ... ycsb-f). Default: all.
     #[arg(long, value_delimiter = ',')]
     workloads: Vec<String>,
     /// Report directory (`reproduce-<study>.md` and `.json` are written there).
@@ -73,10 +79,12 @@ pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
     let study = match a.study {
         StudyArg::SameZone => Study::SameZone,
         StudyArg::Oaza => Study::Oaza,
+        StudyArg::Splitzns => Study::SplitZns,
     };
     let name = match study {
         Study::SameZone => "same-zone",
         Study::Oaza => "oaza",
+        Study::SplitZns => "splitzns",
     };
     let scale = ReproScale::parse(&a.scale).map_err(usage)?;
     let plan = Plan {
@@ -87,6 +95,7 @@ pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
         ablation: !a.no_ablation,
         sweep: !a.no_sweep,
         workloads: a.workloads.clone(),
+        breakdown: !a.no_breakdown,
     };
     let cells = reproduce::cells(study, scale, &plan).map_err(usage)?;
     if !a.json {
@@ -126,7 +135,11 @@ pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
         .map(|r| {
             r.map(|r| {
                 sim_ops += r.benchmarks.iter().map(|b| b.ops).sum::<u64>();
-                Figures::of(&r)
+                if study == Study::SplitZns {
+                    Figures::with_measured(&r)
+                } else {
+                    Figures::of(&r)
+                }
             })
         })
         .collect();

@@ -15,7 +15,7 @@ use crate::db_bench::{self, BenchResult, HarnessError};
 use crate::scenario::Scenario;
 
 /// One point of the time series.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct Sample {
     /// Virtual time, ns.
     pub t_ns: u64,
@@ -44,6 +44,11 @@ pub struct RunReport {
     pub profile: String,
     /// Per benchmark.
     pub benchmarks: Vec<BenchResult>,
+    /// The counters sampled when each benchmark (YCSB phase) began and ended, one pair per
+    /// entry of [`Self::benchmarks`]: what a phase alone wrote, copied and stalled is the
+    /// difference. Not serialized (the series holds the same counters over time).
+    #[serde(skip)]
+    pub phase_marks: Vec<(Sample, Sample)>,
     /// Engine counters.
     pub db: DbStats,
     /// Zone layer counters.
@@ -167,8 +172,9 @@ pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
 /// [`HarnessError::Config`] for a bad workload.
 pub fn planned_ops(s: &Scenario) -> Result<u64, HarnessError> {
     if s.workload.kind == "ycsb" {
-        let w = s.workload.ycsb_workload()?;
-        return Ok(w.insertcount + w.operationcount);
+        let phases = s.workload.ycsb_phases()?;
+        let load = phases.first().map_or(0, |w| w.insertcount);
+        return Ok(load + phases.iter().map(|w| w.operationcount).sum::<u64>());
     }
     let mut ops = 0;
     for p in s.workload.phases()? {
@@ -197,6 +203,7 @@ pub fn run_with_progress(
     let opts_check = opts.clone();
     let env = SimEnv::new(SimConfig {
         seed: s.seed,
+        cores: s.host_cores,
         ..SimConfig::default()
     });
     let dev = Arc::new(
@@ -234,19 +241,23 @@ pub fn run_with_progress(
                 })
             };
             let mut results = Vec::new();
+            let mut marks = Vec::new();
             let mut ledger = None;
             if s2.workload.kind == "ycsb" {
-                let w = s2.workload.ycsb_workload()?;
                 let how = crate::ycsb::runner::PhaseOptions {
                     elide_values: s2.workload.elide_values,
                     progress,
                 };
-                for load in [true, false] {
-                    let r = crate::ycsb::runner::run_phase_with_progress(
-                        &e2, &db, &w, s2.seed, load, &how,
-                    )
-                    .await?;
-                    results.push(ycsb_as_bench(&r, w.threadcount));
+                for (i, w) in s2.workload.ycsb_phases()?.iter().enumerate() {
+                    for load in [true, false].into_iter().filter(|&l| !l || i == 0) {
+                        let before = sample(&e2, &db, &fs);
+                        let r = crate::ycsb::runner::run_phase_with_progress(
+                            &e2, &db, w, s2.seed, load, &how,
+                        )
+                        .await?;
+                        results.push(ycsb_as_bench(&r, w.threadcount));
+                        marks.push((before, sample(&e2, &db, &fs)));
+                    }
                 }
             } else {
                 let phases = s2.workload.phases()?;
@@ -266,7 +277,9 @@ pub fn run_with_progress(
                 let mut threads = 0;
                 for (p, cfg) in phases.iter().zip(&cfgs) {
                     for b in p.benchmark_list()? {
+                        let before = sample(&e2, &db, &fs);
                         results.push(db_bench::run_one(&e2, &db, b, cfg, &mut threads).await?);
+                        marks.push((before, sample(&e2, &db, &fs)));
                     }
                 }
             }
@@ -278,6 +291,7 @@ pub fn run_with_progress(
                 scenario: s2.clone(),
                 profile: profile.name.clone(),
                 results,
+                marks,
                 series,
                 regen,
             };
@@ -342,6 +356,8 @@ struct Run {
     scenario: Scenario,
     profile: String,
     results: Vec<BenchResult>,
+    /// The counters before and after each benchmark.
+    marks: Vec<(Sample, Sample)>,
     series: Vec<Sample>,
     /// The generator of its elided values, if any.
     regen: Option<Arc<dyn zonedb_lsm::elided::ValueRegenerator>>,
@@ -372,6 +388,7 @@ async fn finish<E: Env, D: ZonedDevice>(
         scenario: run.scenario,
         profile: run.profile,
         benchmarks: run.results,
+        phase_marks: run.marks,
         db: st,
         fs: fs_stats,
         device,

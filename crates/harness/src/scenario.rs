@@ -190,7 +190,9 @@ impl Default for FsSection {
 
 /// The workload: db_bench's benchmarks with its flags, or (`kind = "ycsb"`) a YCSB core
 /// workload: `ycsb_file` (a property file, e.g. `workloads/workloada`) and/or `ycsb` (a table
-/// of properties overriding it); the load phase runs first, then the transaction phase.
+/// of properties overriding it); the load phase runs first, then the transaction phase, then
+/// one more transaction phase per `then` table (`[[workload.then]]` with a `ycsb` table of
+/// properties over this one's: a zipfian load, then YCSB-A with 4 threads, say).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct WorkloadSection {
@@ -229,7 +231,9 @@ pub struct WorkloadSection {
     /// table overrides this section's keys (`benchmarks`, `num`, `threads`, ...; not
     /// `compression_ratio`) for one more phase, run after `benchmarks` as a second db_bench
     /// with `--use_existing_db` would (a load, then 4 threads x 1 M overwrites of its first
-    /// keys, say). Left out of JSON while empty.
+    /// keys, say). With `kind = "ycsb"` a table holds only `ycsb` (properties over this
+    /// section's, not the record's shape: `fieldcount`, `fieldlength`, ...) and adds one more
+    /// transaction phase ([`Self::ycsb_phases`]). Left out of JSON while empty.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub then: Vec<toml::Table>,
 }
@@ -308,6 +312,41 @@ impl WorkloadSection {
         Ok(out)
     }
 
+    /// The YCSB workloads of this section's phases (`kind = "ycsb"`): its own (load, then
+    /// transactions), then one per `then` table (transactions only) with that table's `ycsb`
+    /// properties over this section's.
+    ///
+    /// # Errors
+    /// [`HarnessError::Config`] for bad properties, a `then` table with other keys than
+    /// `ycsb`, or one that changes the records' shape (the values regenerated on reads are the
+    /// first phase's).
+    pub fn ycsb_phases(&self) -> Result<Vec<crate::ycsb::workload::CoreWorkload>, HarnessError> {
+        let mut out = vec![self.ycsb_workload()?];
+        for (i, over) in self.then.iter().enumerate() {
+            let bad = |e: String| HarnessError::Config(format!("workload.then[{i}]: {e}"));
+            let props = match (over.len(), over.get("ycsb")) {
+                (1, Some(toml::Value::Table(t))) => t,
+                _ => {
+                    return Err(bad(
+                        "with kind = \"ycsb\" a then table holds only a ycsb table".into(),
+                    ));
+                }
+            };
+            if let Some(k) = props.keys().find(|k| k.starts_with("field")) {
+                return Err(bad(format!(
+                    "sets {k}: a phase cannot change the records' shape"
+                )));
+            }
+            let mut phase = Self {
+                then: Vec::new(),
+                ..self.clone()
+            };
+            merge(&mut phase.ycsb, props);
+            out.push(phase.ycsb_workload().map_err(|e| bad(e.to_string()))?);
+        }
+        Ok(out)
+    }
+
     /// The YCSB workload this section describes (`kind = "ycsb"`).
     ///
     /// # Errors
@@ -369,6 +408,13 @@ pub struct Scenario {
     /// Virtual-time sampling period of the time series, ms.
     #[serde(default = "default_sample_ms")]
     pub sample_interval_ms: u64,
+    /// Modeled host CPU cores that foreground work, flushes and compactions contend for
+    /// (`SimConfig::cores`; default 2). Left out of JSON at its default.
+    #[serde(
+        default = "default_host_cores",
+        skip_serializing_if = "is_default_host_cores"
+    )]
+    pub host_cores: usize,
     /// Variants compared against this one (each overrides any of the fields above).
     #[serde(default)]
     pub compare: Vec<toml::Table>,
@@ -376,6 +422,18 @@ pub struct Scenario {
 
 fn default_sample_ms() -> u64 {
     100
+}
+
+fn default_host_cores() -> usize {
+    zonedb_env::SimConfig::default().cores
+}
+
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if signature"
+)]
+fn is_default_host_cores(n: &usize) -> bool {
+    *n == default_host_cores()
 }
 
 fn merge(base: &mut toml::Table, over: &toml::Table) {
@@ -438,7 +496,7 @@ impl Scenario {
         match self.workload.kind.as_str() {
             "db_bench" => {}
             "ycsb" => {
-                self.workload.ycsb_workload()?;
+                self.workload.ycsb_phases()?;
                 return self.check_sampling();
             }
             other => {

@@ -10,6 +10,8 @@
 //! - [`selective`]: SplitZNS's selective allocator (LIZA for wide zones, subzones of split
 //!   zones for deep SSTs), over what [`split`] shows of split zones
 //!   ([`PlacementPolicy::place_subzone`]).
+//! - [`level_zones`]: dedicated zones per level (GearDB's layout; the zone side of the
+//!   SplitZNS paper's Gear and LLC baselines).
 //!
 //! CAZA and OAZA need what only the engine knows (the SST's level and key range, the
 //! overlapping SSTs of the neighbour levels and the zones holding them, the level scores). When
@@ -21,6 +23,7 @@
 
 pub mod caza_artifact;
 pub mod compaction_aware;
+pub mod level_zones;
 pub mod lifetime;
 pub mod liza_caza;
 pub mod overlap_ratio;
@@ -36,7 +39,7 @@ pub use tree_view::{NewSst, TreeFile, TreeView};
 use crate::hints::Hint;
 
 /// Placement policy names accepted by [`by_name`].
-pub const NAMES: [&str; 9] = [
+pub const NAMES: [&str; 10] = [
     "liza",
     "caza",
     "oaza",
@@ -46,6 +49,7 @@ pub const NAMES: [&str; 9] = [
     "caza-artifact",
     "caza-v1-artifact",
     selective::NAME,
+    level_zones::NAME,
 ];
 
 /// The placement policy called `name` (one of [`NAMES`]; `selective` with its default
@@ -64,6 +68,7 @@ pub fn by_name(name: &str) -> Result<Arc<dyn PlacementPolicy>, String> {
         "caza-artifact" => Ok(Arc::new(caza_artifact::CazaArtifact)),
         "caza-v1-artifact" => Ok(Arc::new(caza_artifact::CazaV1Artifact)),
         selective::NAME => Ok(Arc::new(selective::Selective::default())),
+        level_zones::NAME => Ok(Arc::new(level_zones::LevelZones)),
         other => Err(format!(
             "unknown placement '{other}'; known: {}",
             NAMES.join(", ")

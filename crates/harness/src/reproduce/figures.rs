@@ -52,6 +52,103 @@ pub struct Figures {
     /// Virtual seconds of the measured phases.
     #[serde(default)]
     pub run_s: f64,
+    /// The last phase alone, and the tree at the end (studies that measure one phase after a
+    /// load: [`Self::with_measured`]). Left out of JSON when not taken.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured: Option<Measured>,
+}
+
+/// What the last phase of a run (the measured workload after its load) did, and the tree at
+/// the end.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Measured {
+    /// Operations of the phase.
+    pub ops: u64,
+    /// Its throughput, virtual time.
+    pub ops_per_s: f64,
+    /// Latency percentiles of its operations, µs.
+    pub latency_us_p50: f64,
+    /// P99.
+    pub latency_us_p99: f64,
+    /// P99.9.
+    pub latency_us_p999: f64,
+    /// Bytes the device was written during the phase (the paper's "-D").
+    pub device_write_bytes: u64,
+    /// Of those, what the tree wrote (flushes, compactions, WAL, metadata: the device's
+    /// bytes less cleaning's copies; the paper's "-U").
+    pub user_write_bytes: u64,
+    /// Bytes zone cleaning copied during the phase.
+    pub gc_copied_bytes: u64,
+    /// Write-stall time during the phase, ns.
+    pub stall_ns: u64,
+    /// Bytes the device was written over the whole run (load included).
+    pub run_device_write_bytes: u64,
+    /// Bytes of SSTs in the tree at the end.
+    pub tree_bytes: u64,
+    /// SSTs in the tree at the end.
+    pub tree_files: u64,
+    /// Compaction output bytes per second of compaction job time (MB/s).
+    pub compaction_mb_per_s: f64,
+    /// Lifetimes of the SSTs deleted during the run, seconds, per level written to: the
+    /// 10th, 25th, 50th, 75th and 90th percentiles (empty for a level without one).
+    pub sst_lifetime_s_by_level: Vec<Vec<f64>>,
+}
+
+impl Measured {
+    /// From a run's last phase and end state.
+    pub fn of(r: &RunReport) -> Self {
+        let last = r.benchmarks.last();
+        let (before, after) = r
+            .phase_marks
+            .last()
+            .cloned()
+            .unwrap_or_else(|| (Default::default(), Default::default()));
+        let device = after.device_bytes.saturating_sub(before.device_bytes);
+        let gc = after.gc_copied_bytes.saturating_sub(before.gc_copied_bytes);
+        let lifetimes = r
+            .sst_lifetimes_ns
+            .iter()
+            .map(|(&level, ns)| {
+                let mut s: Vec<u64> = ns.clone();
+                s.sort_unstable();
+                let q = |p: f64| {
+                    let i = ((s.len() as f64 - 1.0) * p).round() as usize;
+                    s.get(i).map_or(0.0, |&v| v as f64 / 1e9)
+                };
+                (
+                    level,
+                    if s.is_empty() {
+                        Vec::new()
+                    } else {
+                        [0.1, 0.25, 0.5, 0.75, 0.9].map(q).to_vec()
+                    },
+                )
+            })
+            .collect::<std::collections::BTreeMap<u32, Vec<f64>>>();
+        let levels = lifetimes.keys().next_back().map_or(0, |&l| l as usize + 1);
+        Self {
+            ops: last.map_or(0, |b| b.ops),
+            ops_per_s: last.map_or(0.0, |b| b.ops_per_sec()),
+            latency_us_p50: last.map_or(0.0, |b| b.latency.p50_us),
+            latency_us_p99: last.map_or(0.0, |b| b.latency.p99_us),
+            latency_us_p999: last.map_or(0.0, |b| b.latency.p999_us),
+            device_write_bytes: device,
+            user_write_bytes: device.saturating_sub(gc),
+            gc_copied_bytes: gc,
+            stall_ns: after.stall_ns.saturating_sub(before.stall_ns),
+            run_device_write_bytes: r.fs.device_bytes_written,
+            tree_bytes: r.db.level_bytes.iter().sum(),
+            tree_files: r.db.level_files.iter().sum(),
+            compaction_mb_per_s: if r.db.compaction_ns == 0 {
+                0.0
+            } else {
+                r.db.compaction_bytes_written as f64 / 1e6 / (r.db.compaction_ns as f64 / 1e9)
+            },
+            sst_lifetime_s_by_level: (0..levels)
+                .map(|l| lifetimes.get(&(l as u32)).cloned().unwrap_or_default())
+                .collect(),
+        }
+    }
 }
 
 impl Figures {
@@ -97,6 +194,15 @@ impl Figures {
                 100.0 * r.fs.sst_context_placements as f64 / r.fs.sst_context_allocations as f64
             },
             run_s: secs,
+            measured: None,
+        }
+    }
+
+    /// [`Self::of`] with the last phase's figures ([`Measured`]).
+    pub fn with_measured(r: &RunReport) -> Self {
+        Self {
+            measured: Some(Measured::of(r)),
+            ..Self::of(r)
         }
     }
 

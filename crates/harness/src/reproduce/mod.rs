@@ -24,6 +24,7 @@ pub mod ablation;
 pub mod figures;
 pub mod forms;
 pub mod report;
+pub mod splitzns;
 
 pub use figures::{CellResult, Figures};
 pub use forms::{Form, OAZA_SCHEMES, SAME_ZONE_SCHEMES, SAME_ZONE_WORKLOADS, Scheme};
@@ -39,6 +40,8 @@ pub enum Study {
     SameZone,
     /// OAZA vs LIZA and CAZA.
     Oaza,
+    /// SplitZNS vs LDP, Gear and LLC, and its breakdown ([`splitzns`]).
+    SplitZns,
 }
 
 /// How big.
@@ -137,6 +140,8 @@ pub struct Plan {
     pub sweep: bool,
     /// Only these of the study's workloads in the scheme matrix (empty: every one).
     pub workloads: Vec<String>,
+    /// Also the technique-by-technique breakdown (splitzns).
+    pub breakdown: bool,
 }
 
 impl Plan {
@@ -148,6 +153,7 @@ impl Plan {
             ablation: true,
             sweep: true,
             workloads: Vec::new(),
+            breakdown: true,
         }
     }
 
@@ -237,6 +243,9 @@ fn study_base(study: Study, scale: ReproScale, seed: u64) -> Result<Scenario, Ha
             Scenario::base(SAME_ZONE_BASE)?.with(scaled(scale, seed, (64, 64, 256))?)
         }
         Study::Oaza => Scenario::base(OAZA_BASE)?.with(scaled(scale, seed, (64, 32, 256))?),
+        Study::SplitZns => Err(HarnessError::Config(
+            "the splitzns study builds its own scenarios".into(),
+        )),
     }
 }
 
@@ -245,6 +254,7 @@ fn matrix(study: Study) -> (&'static [Scheme], Vec<&'static str>) {
     match study {
         Study::SameZone => (&SAME_ZONE_SCHEMES, SAME_ZONE_WORKLOADS.to_vec()),
         Study::Oaza => (&OAZA_SCHEMES, vec![OAZA_WORKLOAD]),
+        Study::SplitZns => (&[], splitzns::WORKLOADS.to_vec()),
     }
 }
 
@@ -255,6 +265,7 @@ pub const OAZA_WORKLOAD: &str = "fillrandom-8k";
 fn workload(study: Study, w: &str, scale: ReproScale, paper_dataset: bool) -> Vec<Override> {
     match study {
         Study::SameZone => vec![same_zone_workload(w, scale, paper_dataset)],
+        Study::SplitZns => Vec::new(),
         Study::Oaza => {
             // The slides' 6 M puts of 8 KiB scaled with the device once values compress; the
             // 40 K the study ran before otherwise (uncompressed, 6 M / 64 overfills the device).
@@ -321,6 +332,16 @@ fn sweep_cells(
 /// # Errors
 /// [`HarnessError::Config`] if a derived scenario is invalid (a bug).
 pub fn cells(study: Study, scale: ReproScale, plan: &Plan) -> Result<Vec<Cell>, HarnessError> {
+    if study == Study::SplitZns {
+        return splitzns::cells(
+            scale,
+            &splitzns::SplitPlan {
+                seeds: plan.seeds.clone(),
+                workloads: plan.workloads.clone(),
+                breakdown: plan.breakdown,
+            },
+        );
+    }
     let mut out = Vec::new();
     let (schemes, workloads) = matrix(study);
     if let Some(w) = plan

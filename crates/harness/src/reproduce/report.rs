@@ -104,14 +104,14 @@ fn aggregate(per_workload: &BTreeMap<String, Figures>) -> serde_json::Value {
 fn schemes_of(study: Study) -> &'static [Scheme] {
     match study {
         Study::SameZone => &SAME_ZONE_SCHEMES,
-        Study::Oaza => &OAZA_SCHEMES,
+        Study::Oaza | Study::SplitZns => &OAZA_SCHEMES,
     }
 }
 
 fn workloads_of(study: Study) -> Vec<&'static str> {
     match study {
         Study::SameZone => SAME_ZONE_WORKLOADS.to_vec(),
-        Study::Oaza => vec![OAZA_WORKLOAD],
+        Study::Oaza | Study::SplitZns => vec![OAZA_WORKLOAD],
     }
 }
 
@@ -184,6 +184,9 @@ fn ablation_key<'a>(scheme: &'a str, workload: &'a str, step: usize) -> Key<'a> 
 /// The study's JSON: one object per scheme under `schemes` (the code's forms, the default),
 /// the same under `text_forms`, the sweep, the ablation, the seeds and failures.
 pub fn json(study: Study, scale: ReproScale, results: &[CellResult]) -> serde_json::Value {
+    if study == Study::SplitZns {
+        return super::splitzns::json(scale, results);
+    }
     let mut seeds: Vec<u64> = results.iter().map(|r| r.seed).collect();
     seeds.sort_unstable();
     seeds.dedup();
@@ -215,7 +218,7 @@ pub fn json(study: Study, scale: ReproScale, results: &[CellResult]) -> serde_js
         .iter()
         .any(|r| r.form == "text" && r.group == "scheme");
     serde_json::json!({
-        "study": match study { Study::SameZone => "same-zone", Study::Oaza => "oaza" },
+        "study": match study { Study::SameZone => "same-zone", Study::Oaza => "oaza", Study::SplitZns => "splitzns" },
         "scale": scale.name(),
         "form": "code",
         "seeds": seeds,
@@ -303,6 +306,9 @@ fn scheme_table(
 /// Markdown: our figures per workload, then the papers' headline numbers beside ours, for the
 /// code's forms and then the text's, the sweep and the ablation.
 pub fn markdown(study: Study, scale: ReproScale, results: &[CellResult]) -> String {
+    if study == Study::SplitZns {
+        return super::splitzns::markdown(scale, results);
+    }
     let mut md = String::new();
     let mut seeds: Vec<u64> = results.iter().map(|r| r.seed).collect();
     seeds.sort_unstable();
@@ -325,7 +331,7 @@ pub fn markdown(study: Study, scale: ReproScale, results: &[CellResult]) -> Stri
         }
         match study {
             Study::SameZone => md.push_str(&same_zone_markdown(scale, form, results)),
-            Study::Oaza => md.push_str(&oaza_markdown(scale, form, results)),
+            Study::Oaza | Study::SplitZns => md.push_str(&oaza_markdown(scale, form, results)),
         }
     }
     if study == Study::SameZone && results.iter().any(|r| r.group == "sweep") {

@@ -159,7 +159,13 @@ impl CoreWorkload {
             writeallfields: get(props, "writeallfields", false)?,
             threadcount: get(props, "threadcount", 1)?,
         };
-        if w.fieldcount == 0 || w.threadcount == 0 || w.insertcount == 0 {
+        // `insertcount = 0` given on purpose skips the load (the records are written by the
+        // transactions, a zipfian load as updates, say); left to its default it must load.
+        if w.fieldcount == 0
+            || w.threadcount == 0
+            || w.recordcount == 0
+            || (w.insertcount == 0 && !props.contains_key("insertcount"))
+        {
             return Err(HarnessError::Config(
                 "fieldcount, threadcount and recordcount must be at least 1".into(),
             ));

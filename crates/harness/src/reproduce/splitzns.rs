@@ -1,0 +1,741 @@
+//! The SplitZNS paper's experiments (TACO'23 §5, `shared/papers/000_…`): its schemes on its
+//! workloads, on the SplitZNS device model of Table 1.
+//!
+//! - **Schemes** (§5.1.3): `LDP` (LIZA + `kMinOverlappingRatio` + greedy cleaning below 20 %
+//!   free, on the plain ZNS SSD), `Gear` (dedicated zones per level, `level-zones`, with
+//!   LevelDB's round-robin picking, `kRoundRobin`), `LLC` (dedicated zones per level with the
+//!   lifetime-leveling picker, `compaction_scheme = "llc"`), `SplitZNS` (the selective
+//!   allocator on the SplitZNS device with every acceleration). Zone cleaning is on for all
+//!   (greedy, 20 %), as §5.1.3 says; the selective allocator's cleaning skips subzones.
+//! - **Breakdown** (§5.4): `native` (subzones for every level, with the subzone and chip
+//!   allocators, no acceleration), `+diff` (subzones for L4 and deeper only), `+SZR` (and the
+//!   SubZone Ring), `+RP` (and the Read Prefetcher), `+RS` (and the Read Scheduler: SplitZNS).
+//! - **Workloads** (Table 2): `fillrandom` (the load, ~50 GiB of 16 B keys and 1 KiB values),
+//!   `overwrite` and `readrandom` (4 threads x 1 M operations after the load), `ycsb-l` (the
+//!   same number of writes with zipfian 0.99 keys: a skewed load, as updates so keys repeat),
+//!   `ycsb-a` ... `ycsb-f` (4 threads x 1 M operations after `ycsb-l`).
+//!
+//! Every figure of a workload is its measured phase's (the last): throughput, latency
+//! percentiles, and the bytes the device wrote, the tree wrote and cleaning copied during it.
+//! `small` divides the device (zone and subzone sizes), the engine's sizes and the operation
+//! counts by 64; `tiny` by 256 (checks only); `paper` is the paper's own set-up.
+//!
+//! Gear and LLC here are their zone layout and picking rules; Gear's cascading "gear
+//! compaction" and LLC's relocation of skipped files and its temporary zone group are not
+//! modeled (see `docs/results/splitzns.md`).
+
+use std::fmt::Write as _;
+
+use super::figures::{CellResult, Figures};
+use super::{Cell, Form, ReproScale};
+use crate::db_bench::HarnessError;
+use crate::scenario::Scenario;
+
+/// The schemes of figures 9-12, in the paper's order.
+pub const MAIN_SCHEMES: [&str; 4] = ["LDP", "Gear", "LLC", "SplitZNS"];
+
+/// The breakdown of figures 13-15, one technique added at a time.
+pub const BREAKDOWN_SCHEMES: [&str; 5] = ["native", "+diff", "+SZR", "+RP", "+RS"];
+
+/// Every workload of Table 2, in the paper's order.
+pub const WORKLOADS: [&str; 10] = [
+    "fillrandom",
+    "overwrite",
+    "readrandom",
+    "ycsb-l",
+    "ycsb-a",
+    "ycsb-b",
+    "ycsb-c",
+    "ycsb-d",
+    "ycsb-e",
+    "ycsb-f",
+];
+
+/// The breakdown's workloads (§5.4: "the overwrite and read random workload").
+pub const BREAKDOWN_WORKLOADS: [&str; 2] = ["overwrite", "readrandom"];
+
+/// Puts of the load at paper scale: about 50 GiB of 1 KiB values (§5.1.4).
+pub const PAPER_LOAD_PUTS: u64 = 52_428_800;
+
+/// Operations per thread of a measured workload at paper scale (§5.1.4: 4 threads x 1 M).
+pub const PAPER_OPS_PER_THREAD: u64 = 1_000_000;
+
+/// Client threads of a measured workload.
+pub const THREADS: u64 = 4;
+
+const MIB: u64 = 1 << 20;
+
+/// The divisor of sizes and counts at `scale` (the device's `1/N`).
+pub fn divisor(scale: ReproScale) -> u64 {
+    match scale {
+        ReproScale::Small => 64,
+        ReproScale::Paper => 1,
+        // 1/1024 does not divide the profile's 512 pages per block.
+        ReproScale::Tiny => 256,
+    }
+}
+
+/// Device, placement and engine lines of `scheme` (TOML).
+fn scheme_toml(scheme: &str) -> Result<(&'static str, String, &'static str), HarnessError> {
+    // (device lines, fs lines, engine lines)
+    let selective = |min_level: u32, max_pct: u32| {
+        format!(
+            "placement = \"selective\"\nselective_min_level = {min_level}\nselective_max_split_pct = {max_pct}\n"
+        )
+    };
+    let split = |ring: bool, rp: bool, rs: bool| -> &'static str {
+        match (ring, rp, rs) {
+            (false, false, false) => {
+                "kind = \"splitzns\"\n[device.splitzns]\nring = false\nprefetcher = false\nread_scheduler = false\n"
+            }
+            (true, false, false) => {
+                "kind = \"splitzns\"\n[device.splitzns]\nring = true\nprefetcher = false\nread_scheduler = false\n"
+            }
+            (true, true, false) => {
+                "kind = \"splitzns\"\n[device.splitzns]\nring = true\nprefetcher = true\nread_scheduler = false\n"
+            }
+            _ => {
+                "kind = \"splitzns\"\n[device.splitzns]\nring = true\nprefetcher = true\nread_scheduler = true\n"
+            }
+        }
+    };
+    Ok(match scheme {
+        "LDP" => ("", "placement = \"liza\"\n".into(), ""),
+        "Gear" => (
+            "",
+            "placement = \"level-zones\"\n".into(),
+            "compaction_pri = \"kRoundRobin\"\n",
+        ),
+        "LLC" => (
+            "",
+            "placement = \"level-zones\"\n".into(),
+            "compaction_scheme = \"llc\"\n",
+        ),
+        "SplitZNS" | "+RS" => (split(true, true, true), selective(4, 60), ""),
+        "native" => (split(false, false, false), selective(0, 100), ""),
+        "+diff" => (split(false, false, false), selective(4, 60), ""),
+        "+SZR" => (split(true, false, false), selective(4, 60), ""),
+        "+RP" => (split(true, true, false), selective(4, 60), ""),
+        other => {
+            return Err(HarnessError::Config(format!(
+                "splitzns scheme '{other}'; known: {}, {}",
+                MAIN_SCHEMES.join(", "),
+                BREAKDOWN_SCHEMES.join(", ")
+            )));
+        }
+    })
+}
+
+/// The YCSB mix of `ycsb-a` ... `ycsb-f` (YCSB's core workload files).
+fn ycsb_mix(w: &str) -> Option<&'static str> {
+    Some(match w {
+        "ycsb-a" => "readproportion = 0.5\nupdateproportion = 0.5\n",
+        "ycsb-b" => "readproportion = 0.95\nupdateproportion = 0.05\n",
+        "ycsb-c" => "readproportion = 1.0\nupdateproportion = 0.0\n",
+        "ycsb-d" => {
+            "readproportion = 0.95\nupdateproportion = 0.0\ninsertproportion = 0.05\nrequestdistribution = \"latest\"\n"
+        }
+        "ycsb-e" => {
+            "readproportion = 0.0\nupdateproportion = 0.0\nscanproportion = 0.95\ninsertproportion = 0.05\nmaxscanlength = 100\n"
+        }
+        "ycsb-f" => {
+            "readproportion = 0.5\nupdateproportion = 0.0\nreadmodifywriteproportion = 0.5\n"
+        }
+        _ => return None,
+    })
+}
+
+/// The `[workload]` section (and its phases) of workload `w` with `load` puts and `ops`
+/// operations per thread.
+fn workload_toml(w: &str, load: u64, ops: u64) -> Result<String, HarnessError> {
+    let db_bench = |then: &str| {
+        format!(
+            "[workload]\nbenchmarks = \"fillrandom\"\nnum = {load}\nkey_size = 16\nvalue_size = 1024\n{then}"
+        )
+    };
+    // The skewed load: `load` writes of zipfian keys over `load` records, no YCSB load phase.
+    let ycsb_load = format!(
+        "[workload]\nkind = \"ycsb\"\n[workload.ycsb]\nrecordcount = {load}\ninsertcount = 0\noperationcount = {load}\nreadproportion = 0.0\nupdateproportion = 1.0\nrequestdistribution = \"zipfian\"\nzipfianconstant = 0.99\nfieldcount = 1\nfieldlength = 1024\n"
+    );
+    Ok(match w {
+        "fillrandom" => db_bench(""),
+        "overwrite" | "readrandom" => db_bench(&format!(
+            "[[workload.then]]\nbenchmarks = \"{w}\"\nnum = {n}\nreads = {ops}\nthreads = {THREADS}\n",
+            n = if w == "overwrite" { ops } else { load },
+        )),
+        "ycsb-l" => ycsb_load,
+        other => {
+            let mix = ycsb_mix(other).ok_or_else(|| {
+                HarnessError::Config(format!(
+                    "splitzns workload '{other}'; known: {}",
+                    WORKLOADS.join(", ")
+                ))
+            })?;
+            let mut t = ycsb_load;
+            let _ = write!(
+                t,
+                "[[workload.then]]\n[workload.then.ycsb]\noperationcount = {}\nthreadcount = {THREADS}\n{mix}",
+                ops * THREADS
+            );
+            t
+        }
+    })
+}
+
+/// The scenario of `scheme` on workload `w` at `scale` with `seed`.
+///
+/// # Errors
+/// [`HarnessError::Config`] for an unknown scheme or workload.
+pub fn scenario(
+    scheme: &str,
+    w: &str,
+    scale: ReproScale,
+    seed: u64,
+) -> Result<Scenario, HarnessError> {
+    let d = divisor(scale);
+    let (device, fs, engine) = scheme_toml(scheme)?;
+    let load = PAPER_LOAD_PUTS / d;
+    let ops = PAPER_OPS_PER_THREAD / d;
+    // The paper's RocksDB (v7.6.0: static level sizes by default): 64 MiB memtables, SSTs the size of a subzone (32 MiB; 30 MiB here
+    // so that an SST, which ends a little past its target, still fits one), 256 MiB L1, 16
+    // compactions at once (21 jobs: 5 flushes + 16 compactions); the guest's 32 vCPUs.
+    let text = format!(
+        "name = \"{scheme} {w}\"\nseed = {seed}\nsample_interval_ms = 1000\nhost_cores = 32\n\
+         [device]\nprofile = \"splitzns-paper\"\nscale = \"1/{d}\"\n{device}\
+         [fs]\ncleaner = \"greedy\"\ngc_threshold = 20\n{fs}\
+         [engine]\nwrite_buffer_size = {wb}\ntarget_file_size_base = {sst}\nmax_bytes_for_level_base = {l1}\nmax_background_jobs = 21\nlevel_compaction_dynamic_level_bytes = false\n{engine}\
+         {workload}",
+        wb = 64 * MIB / d,
+        sst = 30 * MIB / d,
+        l1 = 256 * MIB / d,
+        workload = workload_toml(w, load, ops)?,
+    );
+    Scenario::base(&text)
+}
+
+/// What of the study to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SplitPlan {
+    /// Seeds (figures are their means).
+    pub seeds: Vec<u64>,
+    /// Workloads of the main matrix (empty: all of [`WORKLOADS`]).
+    pub workloads: Vec<String>,
+    /// Also the breakdown (figures 13-15).
+    pub breakdown: bool,
+}
+
+/// Every simulation of the study: per seed, the main schemes on the workloads, then the
+/// breakdown on overwrite and readrandom.
+///
+/// # Errors
+/// [`HarnessError::Config`] for an unknown workload.
+pub fn cells(scale: ReproScale, plan: &SplitPlan) -> Result<Vec<Cell>, HarnessError> {
+    if let Some(w) = plan
+        .workloads
+        .iter()
+        .find(|w| !WORKLOADS.contains(&w.as_str()))
+    {
+        return Err(HarnessError::Config(format!(
+            "workload '{w}'; known: {}",
+            WORKLOADS.join(", ")
+        )));
+    }
+    let runs = |w: &str| plan.workloads.is_empty() || plan.workloads.iter().any(|x| x == w);
+    let mut out = Vec::new();
+    let cell = |group: &'static str, scheme: &'static str, w: &str, seed: u64| {
+        Ok::<_, HarnessError>(Cell {
+            group,
+            scheme,
+            form: Form::Code,
+            workload: w.to_owned(),
+            turning_point: None,
+            level_constraint: None,
+            ablation_step: None,
+            seed,
+            scenario: scenario(scheme, w, scale, seed)?,
+        })
+    };
+    for &seed in &plan.seeds {
+        for w in WORKLOADS.iter().filter(|w| runs(w)) {
+            for s in MAIN_SCHEMES {
+                out.push(cell("scheme", s, w, seed)?);
+            }
+        }
+        if plan.breakdown {
+            for w in BREAKDOWN_WORKLOADS.iter().filter(|w| runs(w)) {
+                for s in BREAKDOWN_SCHEMES {
+                    out.push(cell("breakdown", s, w, seed)?);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The mean figures of `scheme` on `w` over the seeds run.
+fn mean_of(results: &[CellResult], scheme: &str, w: &str) -> Option<Figures> {
+    let runs: Vec<&Figures> = results
+        .iter()
+        .filter(|r| r.scheme == scheme && r.workload == w)
+        .filter_map(|r| r.figures.as_ref().ok())
+        .collect();
+    Figures::mean(&runs)
+}
+
+/// The issue's keys for one scheme and workload, from the measured phase.
+fn workload_json(f: &Figures) -> serde_json::Value {
+    let p = f.measured.clone().unwrap_or_default();
+    serde_json::json!({
+        "ops": p.ops,
+        "ops_per_s": p.ops_per_s,
+        "latency_us_p50": p.latency_us_p50,
+        "latency_us_p99": p.latency_us_p99,
+        "latency_us_p999": p.latency_us_p999,
+        "device_write_bytes": p.device_write_bytes,
+        "user_write_bytes": p.user_write_bytes,
+        "gc_copied_bytes": p.gc_copied_bytes,
+        "stall_ns": p.stall_ns,
+        "run_device_write_bytes": p.run_device_write_bytes,
+        "run_gc_copied_bytes": f.gc_copied_bytes,
+        "tree_bytes": p.tree_bytes,
+        "tree_files": p.tree_files,
+        "compaction_read_mb_per_s": f.compaction_read_mb_per_s,
+        "compaction_mb_per_s": p.compaction_mb_per_s,
+        "sst_lifetime_s_by_level": p.sst_lifetime_s_by_level,
+    })
+}
+
+/// The study's JSON: an object per scheme (the paper's names), each with an object per
+/// workload run.
+pub fn json(scale: ReproScale, results: &[CellResult]) -> serde_json::Value {
+    let mut seeds: Vec<u64> = results.iter().map(|r| r.seed).collect();
+    seeds.sort_unstable();
+    seeds.dedup();
+    let mut schemes = serde_json::Map::new();
+    for s in MAIN_SCHEMES.iter().chain(&BREAKDOWN_SCHEMES) {
+        let mut per = serde_json::Map::new();
+        for w in WORKLOADS {
+            if let Some(f) = mean_of(results, s, w) {
+                per.insert(w.to_owned(), workload_json(&f));
+            }
+        }
+        if !per.is_empty() {
+            schemes.insert((*s).to_owned(), serde_json::Value::Object(per));
+        }
+    }
+    let failed: Vec<String> = results
+        .iter()
+        .filter_map(|r| {
+            r.figures
+                .as_ref()
+                .err()
+                .map(|e| format!("{} {} (seed {}): {e}", r.scheme, r.workload, r.seed))
+        })
+        .collect();
+    serde_json::json!({
+        "study": "splitzns",
+        "scale": scale.name(),
+        "seeds": seeds,
+        "schemes": schemes,
+        "must_show": must_show(results).iter().map(Check::json).collect::<Vec<_>>(),
+        "failed": failed,
+    })
+}
+
+/// One of the issue's "must show" comparisons.
+struct Check {
+    what: &'static str,
+    paper: f64,
+    /// The bar at small scale (half the paper's gain), or `None`: direction only.
+    bar: Option<f64>,
+    ours: Option<f64>,
+    /// Lower is better (latency).
+    lower: bool,
+}
+
+impl Check {
+    fn met(&self) -> Option<bool> {
+        let ours = self.ours?;
+        Some(match (self.bar, self.lower) {
+            (Some(b), false) => ours >= b,
+            (Some(b), true) => ours <= b,
+            (None, false) => ours > 1.0,
+            (None, true) => ours < 1.0,
+        })
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "what": self.what,
+            "paper": self.paper,
+            "bar": self.bar,
+            "ours": self.ours,
+            "met": self.met(),
+        })
+    }
+}
+
+/// Ratio of `key` of the measured phase: `a` over `b` on workload `w`.
+fn ratio(
+    results: &[CellResult],
+    a: &str,
+    b: &str,
+    w: &str,
+    key: fn(&Figures) -> f64,
+) -> Option<f64> {
+    let (x, y) = (mean_of(results, a, w)?, mean_of(results, b, w)?);
+    let (x, y) = (key(&x), key(&y));
+    (y > 0.0).then(|| x / y)
+}
+
+fn ops_per_s(f: &Figures) -> f64 {
+    f.measured.as_ref().map_or(0.0, |p| p.ops_per_s)
+}
+
+fn p99(f: &Figures) -> f64 {
+    f.measured.as_ref().map_or(0.0, |p| p.latency_us_p99)
+}
+
+fn p999(f: &Figures) -> f64 {
+    f.measured.as_ref().map_or(0.0, |p| p.latency_us_p999)
+}
+
+/// The issue's must-show list: gains of at least half the paper's over LDP, direction over
+/// Gear and LLC, the breakdown's two write gains, lower P99 on overwrite.
+fn must_show(r: &[CellResult]) -> Vec<Check> {
+    let gain = |what, paper: f64, half: bool, a, b, w| Check {
+        what,
+        paper,
+        bar: half.then(|| 1.0 + (paper - 1.0) / 2.0),
+        ours: ratio(r, a, b, w, ops_per_s),
+        lower: false,
+    };
+    vec![
+        gain(
+            "overwrite, SplitZNS / LDP",
+            2.77,
+            true,
+            "SplitZNS",
+            "LDP",
+            "overwrite",
+        ),
+        gain(
+            "YCSB-A, SplitZNS / LDP",
+            1.79,
+            true,
+            "SplitZNS",
+            "LDP",
+            "ycsb-a",
+        ),
+        gain(
+            "overwrite, SplitZNS / Gear",
+            3.55,
+            false,
+            "SplitZNS",
+            "Gear",
+            "overwrite",
+        ),
+        gain(
+            "overwrite, SplitZNS / LLC",
+            2.68,
+            false,
+            "SplitZNS",
+            "LLC",
+            "overwrite",
+        ),
+        gain(
+            "YCSB-A, SplitZNS / Gear",
+            1.63,
+            false,
+            "SplitZNS",
+            "Gear",
+            "ycsb-a",
+        ),
+        gain(
+            "YCSB-A, SplitZNS / LLC",
+            1.23,
+            false,
+            "SplitZNS",
+            "LLC",
+            "ycsb-a",
+        ),
+        gain(
+            "overwrite, +diff / native",
+            1.43,
+            true,
+            "+diff",
+            "native",
+            "overwrite",
+        ),
+        gain(
+            "overwrite, +SZR / native",
+            1.88,
+            true,
+            "+SZR",
+            "native",
+            "overwrite",
+        ),
+        gain(
+            "overwrite, +SZR / +diff",
+            1.88,
+            true,
+            "+SZR",
+            "+diff",
+            "overwrite",
+        ),
+        Check {
+            what: "overwrite P99, SplitZNS / LDP",
+            paper: 1.0 - 0.572,
+            bar: None,
+            ours: ratio(r, "SplitZNS", "LDP", "overwrite", p99),
+            lower: true,
+        },
+    ]
+}
+
+/// The paper's throughput of SplitZNS over each competitor (figure 9), where §5.2 gives it.
+fn paper_gain(competitor: &str, w: &str) -> Option<f64> {
+    Some(match (competitor, w) {
+        ("LDP", "overwrite") => 2.77,
+        ("LDP", "ycsb-a") => 1.79,
+        ("Gear", "overwrite") => 3.55,
+        ("LLC", "overwrite") => 2.68,
+        ("Gear", "ycsb-a") => 1.63,
+        ("LLC", "ycsb-a") => 1.23,
+        ("LDP", "readrandom") => 1.16,
+        ("Gear", "readrandom") => 2.05,
+        ("LLC", "readrandom") => 1.11,
+        ("LDP", "ycsb-c") => 1.29,
+        ("Gear", "ycsb-c") => 1.21,
+        ("LLC", "ycsb-c") => 1.07,
+        _ => return None,
+    })
+}
+
+fn mib(b: u64) -> f64 {
+    b as f64 / MIB as f64
+}
+
+/// The study's tables, our figures beside the paper's.
+pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "# SplitZNS (TACO'23) at `--scale {}`\n\nEvery figure is the measured phase's (the last of the workload), the mean over the seeds run.\n",
+        scale.name()
+    );
+    // Figure 9: throughput normalized to LDP.
+    let _ = writeln!(
+        md,
+        "## Throughput (figure 9): ops/s, and SplitZNS over each scheme (paper in brackets)\n"
+    );
+    let _ = writeln!(
+        md,
+        "| workload | LDP | Gear | LLC | SplitZNS | SplitZNS / LDP | / Gear | / LLC |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    for w in WORKLOADS {
+        if MAIN_SCHEMES
+            .iter()
+            .all(|s| mean_of(results, s, w).is_none())
+        {
+            continue;
+        }
+        let _ = write!(md, "| {w} |");
+        for s in MAIN_SCHEMES {
+            match mean_of(results, s, w) {
+                Some(f) => {
+                    let _ = write!(md, " {:.0} |", ops_per_s(&f));
+                }
+                None => md.push_str(" - |"),
+            }
+        }
+        for c in ["LDP", "Gear", "LLC"] {
+            let ours = ratio(results, "SplitZNS", c, w, ops_per_s)
+                .map_or("-".into(), |x| format!("{x:.2}x"));
+            let paper = paper_gain(c, w).map_or(String::new(), |p| format!(" ({p:.2}x)"));
+            let _ = write!(md, " {ours}{paper} |");
+        }
+        md.push('\n');
+    }
+    // Figure 10: tail latency.
+    let _ = writeln!(
+        md,
+        "\n## Tail latency (figure 10): P99 / P99.9, µs\n\n| workload | LDP | Gear | LLC | SplitZNS | SplitZNS P99 vs LDP |\n|---|---:|---:|---:|---:|---:|"
+    );
+    for w in WORKLOADS {
+        if mean_of(results, "LDP", w).is_none() {
+            continue;
+        }
+        let _ = write!(md, "| {w} |");
+        for s in MAIN_SCHEMES {
+            match mean_of(results, s, w) {
+                Some(f) => {
+                    let _ = write!(md, " {:.0} / {:.0} |", p99(&f), p999(&f));
+                }
+                None => md.push_str(" - |"),
+            }
+        }
+        let d = ratio(results, "SplitZNS", "LDP", w, p99)
+            .map_or("-".into(), |x| format!("{:+.1}%", (x - 1.0) * 100.0));
+        let _ = writeln!(md, " {d} |");
+    }
+    md.push_str("\nPaper: SplitZNS vs LDP P99 / P99.9 -57.2% / -52.8% on overwrite, -43.1% / -43% on readrandom.\n");
+    // Figures 11-12: writes on YCSB-A, tree after YCSB-L.
+    let _ = writeln!(
+        md,
+        "\n## Writes during YCSB-A (figure 11) and the tree after YCSB-L (figure 12)\n\n| scheme | device writes MiB (-D) | tree writes MiB (-U) | cleaning copy MiB | tree after YCSB-L MiB | SSTs |\n|---|---:|---:|---:|---:|---:|"
+    );
+    for s in MAIN_SCHEMES {
+        let a = mean_of(results, s, "ycsb-a").and_then(|f| f.measured);
+        let l = mean_of(results, s, "ycsb-l");
+        if a.is_none() && l.is_none() {
+            continue;
+        }
+        let cell = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.1}"));
+        let _ = writeln!(
+            md,
+            "| {s} | {} | {} | {} | {} | {} |",
+            cell(a.as_ref().map(|p| mib(p.device_write_bytes))),
+            cell(a.as_ref().map(|p| mib(p.user_write_bytes))),
+            cell(a.as_ref().map(|p| mib(p.gc_copied_bytes))),
+            cell(
+                l.as_ref()
+                    .and_then(|f| f.measured.as_ref())
+                    .map(|m| mib(m.tree_bytes))
+            ),
+            l.as_ref()
+                .and_then(|f| f.measured.as_ref())
+                .map_or("-".into(), |m| m.tree_files.to_string()),
+        );
+    }
+    md.push_str("\nPaper (after YCSB-L): Gear 37.38 GiB / 2509 SSTs, LLC 36.41 / 2451, LDP 41.95 / 2953, SplitZNS 41.97 / 2873; equal tree writes for LDP and SplitZNS, more for Gear and LLC.\n");
+    // Figures 13-15: the breakdown.
+    if results.iter().any(|r| r.group == "breakdown") {
+        let _ = writeln!(
+            md,
+            "\n## Breakdown (figures 13-15), normalized to native\n\n| workload | scheme | ops/s | x native | x previous | P99 µs | P99.9 µs | stall s | compaction MB/s |\n|---|---|---:|---:|---:|---:|---:|---:|---:|"
+        );
+        for w in BREAKDOWN_WORKLOADS {
+            let mut prev: Option<&str> = None;
+            for s in BREAKDOWN_SCHEMES {
+                let Some(f) = mean_of(results, s, w) else {
+                    continue;
+                };
+                let x = |b: &str| {
+                    ratio(results, s, b, w, ops_per_s).map_or("-".into(), |x| format!("{x:.2}x"))
+                };
+                let p = f.measured.clone().unwrap_or_default();
+                let _ = writeln!(
+                    md,
+                    "| {w} | {s} | {:.0} | {} | {} | {:.0} | {:.0} | {:.2} | {:.1} |",
+                    p.ops_per_s,
+                    x("native"),
+                    prev.map_or("-".into(), x),
+                    p.latency_us_p99,
+                    p.latency_us_p999,
+                    p.stall_ns as f64 / 1e9,
+                    p.compaction_mb_per_s,
+                );
+                prev = Some(s);
+            }
+        }
+        md.push_str("\nPaper (over native, write workload): +diff 1.43x, +SZR 1.88x, +RP 1.11x; +RS lowers read P99 by 33% and P99.9 by 27%.\n");
+    }
+    let _ = writeln!(
+        md,
+        "\n## Must show (the issue's bars at small scale)\n\n| comparison | paper | bar | ours | met |\n|---|---:|---:|---:|---|"
+    );
+    for c in must_show(results) {
+        let _ = writeln!(
+            md,
+            "| {} | {:.2} | {} | {} | {} |",
+            c.what,
+            c.paper,
+            c.bar.map_or_else(
+                || if c.lower { "< 1".into() } else { "> 1".into() },
+                |b| format!("{} {b:.2}", if c.lower { "<=" } else { ">=" })
+            ),
+            c.ours.map_or("-".into(), |x| format!("{x:.2}")),
+            match c.met() {
+                Some(true) => "yes",
+                Some(false) => "no",
+                None => "not run",
+            }
+        );
+    }
+    let failed: Vec<&CellResult> = results.iter().filter(|r| r.figures.is_err()).collect();
+    if !failed.is_empty() {
+        md.push_str("\n## Failed runs\n\n");
+        for r in failed {
+            let _ = writeln!(
+                md,
+                "- {} {} (seed {}): {}",
+                r.scheme,
+                r.workload,
+                r.seed,
+                r.figures.as_ref().err().map_or("", String::as_str)
+            );
+        }
+    }
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_scheme_and_workload_makes_a_valid_scenario() {
+        for s in MAIN_SCHEMES.iter().chain(&BREAKDOWN_SCHEMES) {
+            for w in WORKLOADS {
+                let sc = scenario(s, w, ReproScale::Small, 1).unwrap();
+                sc.db_options().unwrap();
+            }
+        }
+        let sz = scenario("SplitZNS", "ycsb-a", ReproScale::Small, 1).unwrap();
+        assert_eq!(sz.device.kind.as_deref(), Some("splitzns"));
+        assert_eq!(sz.fs.placement, "selective");
+        assert_eq!(sz.fs.gc_threshold, 20);
+        let phases = sz.workload.ycsb_phases().unwrap();
+        assert_eq!(phases.len(), 2);
+        assert_eq!(phases[0].insertcount, 0);
+        assert_eq!(phases[0].operationcount, PAPER_LOAD_PUTS / 64);
+        assert_eq!(phases[1].operationcount, 4 * (PAPER_OPS_PER_THREAD / 64));
+        assert_eq!(phases[1].threadcount, 4);
+        let native = scenario("native", "overwrite", ReproScale::Small, 1).unwrap();
+        assert_eq!(native.fs.selective_min_level, 0);
+        assert!(!native.device.splitzns.unwrap().ring);
+        let ldp = scenario("LDP", "overwrite", ReproScale::Small, 1).unwrap();
+        assert_eq!(ldp.device.kind, None);
+        assert_eq!(ldp.fs.placement, "liza");
+        assert_eq!(ldp.workload.phases().unwrap()[1].threads, 4);
+    }
+
+    #[test]
+    fn the_matrix_is_main_schemes_by_workloads_plus_the_breakdown() {
+        let plan = SplitPlan {
+            seeds: vec![1],
+            workloads: Vec::new(),
+            breakdown: true,
+        };
+        let c = cells(ReproScale::Small, &plan).unwrap();
+        assert_eq!(c.len(), 4 * 10 + 5 * 2);
+        // +RS is SplitZNS: one configuration, run once.
+        let pick = |s: &str| {
+            let mut x = c
+                .iter()
+                .find(|c| c.scheme == s && c.workload == "overwrite")
+                .unwrap()
+                .scenario
+                .clone();
+            x.name.clear();
+            x
+        };
+        assert_eq!(pick("+RS"), pick("SplitZNS"));
+        let bad = SplitPlan {
+            workloads: vec!["ycsb-z".into()],
+            ..plan
+        };
+        assert!(cells(ReproScale::Small, &bad).is_err());
+    }
+}
