@@ -158,7 +158,8 @@ pub struct EngineArgs {
     #[arg(long, value_parser = parse_pri)]
     compaction_pri: Option<CompactionPri>,
     /// Victim selection: rocksdb (compaction_pri order; the MSST'24 Baseline), sica, zaca,
-    /// acc (the paper's text), zaca-artifact, acc-artifact (the paper's code).
+    /// acc (the paper's text), zaca-artifact, acc-artifact (the paper's code), llc
+    /// (Lifetime-Leveling Compaction).
     #[arg(long, value_parser = parse_scheme)]
     compaction_scheme: Option<CompactionScheme>,
     /// ACC: ZACA only at or below this free space, percent (25).

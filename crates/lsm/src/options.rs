@@ -10,7 +10,8 @@ use crate::LsmError;
 /// `kMinOverlappingRatio` it is the MSST'24 artifact's Baseline); `sica`, `zaca`, `acc` are
 /// the Same-Zone Compaction paper's schemes as its text states them; `zaca-artifact` and
 /// `acc-artifact` are the same schemes as the paper's code runs them (the MSST'24 code's
-/// `--compaction_scheme=1`; see `compaction::adaptive_artifact`).
+/// `--compaction_scheme=1`; see `compaction::adaptive_artifact`); `llc` is Lifetime-Leveling
+/// Compaction (see `compaction::lifetime_leveling`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CompactionScheme {
@@ -30,17 +31,21 @@ pub enum CompactionScheme {
     /// The code's controller: the code's ZACA below `max_compaction_kick` percent free space
     /// from `max_compaction_start_level` on, the stock `kMinOverlappingRatio` loop otherwise.
     AccArtifact,
+    /// Lifetime-Leveling Compaction (HotStorage'22): key-order round robin per level, L0
+    /// drained eagerly, greedy input expansion, outputs split at the output level's cursor.
+    Llc,
 }
 
 impl CompactionScheme {
     /// Every scheme, by its name.
-    pub const NAMES: [&'static str; 6] = [
+    pub const NAMES: [&'static str; 7] = [
         "rocksdb",
         "sica",
         "zaca",
         "acc",
         "zaca-artifact",
         "acc-artifact",
+        "llc",
     ];
 
     /// The scheme called `name`.
@@ -55,6 +60,7 @@ impl CompactionScheme {
             "acc" => Ok(Self::Acc),
             "zaca-artifact" => Ok(Self::ZacaArtifact),
             "acc-artifact" => Ok(Self::AccArtifact),
+            "llc" => Ok(Self::Llc),
             other => Err(LsmError::InvalidArgument(format!(
                 "compaction_scheme '{other}': known: {}",
                 Self::NAMES.join(", ")
@@ -158,7 +164,7 @@ pub struct DbOptions {
     /// Compaction order within a level.
     pub compaction_pri: CompactionPri,
     /// Victim selection scheme (`rocksdb`, `sica`, `zaca`, `acc`, `zaca-artifact`,
-    /// `acc-artifact`).
+    /// `acc-artifact`, `llc`).
     pub compaction_scheme: CompactionScheme,
     /// ACC's turning point (`acc`, pseudocode 1): ZACA only at or below this free space,
     /// percent (25).
@@ -421,6 +427,16 @@ mod tests {
         assert_eq!(
             CompactionScheme::from_name("zaca-artifact").unwrap(),
             CompactionScheme::ZacaArtifact
+        );
+    }
+
+    #[test]
+    fn toml_names_the_llc_scheme() {
+        let o = DbOptions::from_toml("compaction_scheme = \"llc\"\n").unwrap();
+        assert_eq!(o.compaction_scheme, CompactionScheme::Llc);
+        assert_eq!(
+            CompactionScheme::from_name("llc").unwrap(),
+            CompactionScheme::Llc
         );
     }
 

@@ -1,4 +1,4 @@
-//! The zone-aware policies (CAZA and OAZA placement, ZACA and ACC victim selection) on a small
+//! The zone-aware policies (CAZA and OAZA placement, ZACA, ACC and LLC victim selection) on a small
 //! simulated device with an eager cleaner (it cleans below 75% free), so that cleaning
 //! migrates data while compactions read it: every read matches a `BTreeMap`, the Same-Zone statistics are recorded, and a run is a
 //! pure function of its seed.
@@ -119,4 +119,12 @@ fn zone_aware_runs_are_deterministic() {
     let a = run("caza", CompactionScheme::Acc, 3);
     let b = run("caza", CompactionScheme::Acc, 3);
     assert_eq!(a, b);
+}
+
+#[test]
+fn liza_with_llc_keeps_every_write_under_cleaning() {
+    // LLC: round-robin picks, greedy expansion, outputs split at the output level's cursor.
+    let (stats, _, resets) = run("liza", CompactionScheme::Llc, 5);
+    assert!(stats.zone_compaction.compactions > 0);
+    assert!(resets > 0);
 }

@@ -386,6 +386,7 @@ impl<'a> Builder<'a> {
             bottommost,
             next_compaction_index: None,
             compact_cursor: None,
+            split_at: None,
         })
     }
 }
@@ -428,6 +429,35 @@ impl CompactionPicker for RulePicker {
     fn wants_zone_view(&self) -> bool {
         self.rule.wants_zone_view()
     }
+}
+
+/// The plan RocksDB's picker builds for inputs chosen elsewhere (another picker's own
+/// rules): grandparents, `IsTrivialMove`, bottommost, the output file size; no
+/// `NextCompactionIndex` or cursor change (the caller sets them).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn plan_for(
+    input: &PickerInput<'_>,
+    v: PickView<'_>,
+    targets: &LevelTargets,
+    start: usize,
+    output: usize,
+    inputs: &[usize],
+    out: &[usize],
+    score: f64,
+    reason: CompactionReason,
+) -> Option<CompactionPlan> {
+    // Only the start-file scan reads the rule; plans do not.
+    let rule = |_: usize| &super::start_file::RoundRobin as &dyn StartFileRule;
+    let b = Builder {
+        input,
+        v,
+        levels: v.levels,
+        targets: targets.clone(),
+        avg: v.avg,
+        rule: &rule,
+    };
+    let trivial = b.is_trivial_move(start, output, inputs, out);
+    b.plan(start, output, inputs, out, score, reason, trivial)
 }
 
 /// RocksDB's leveled picking with the start files of each level chosen by `rule(level)`.

@@ -16,6 +16,10 @@
 //! - [`adaptive_artifact`] — ACC as the MSST'24 code runs it (`acc-artifact`: ZACA-artifact
 //!   or the stock `kMinOverlappingRatio` loop by `max_compaction_kick` and
 //!   `max_compaction_start_level`); the two forms side by side in its table.
+//! - [`lifetime_leveling`] — `LlcPicker`: Lifetime-Leveling Compaction (`llc`, HotStorage'22,
+//!   a SplitZNS baseline): key-order round robin per level from its cursor, L0 drained
+//!   eagerly, greedy input expansion while the level/next-level byte ratio rises, outputs
+//!   split at the output level's cursor; the rules left out are listed there.
 //! - [`invalidation_score`] — the code's ZACA objective (`GetMaxInvalidateCompactionScore`).
 //! - [`drop_rule`] — which entries a flush or compaction leaves out.
 //! - [`output_cutting`] — where a compaction closes an output SST.
@@ -28,6 +32,7 @@ pub mod drop_rule;
 pub mod invalidation_score;
 pub mod leveled;
 pub mod levels;
+pub mod lifetime_leveling;
 pub mod output_cutting;
 pub mod picker;
 pub mod same_zone;
@@ -46,6 +51,7 @@ pub use levels::{
     LevelTargets, calculate_sst_write_hint, compaction_scores, compensated_size,
     estimated_pending_compaction_bytes, level_targets,
 };
+pub use lifetime_leveling::LlcPicker;
 pub use picker::{
     CompactionInputs, CompactionPicker, CompactionPlan, CompactionReason, LevelFile, PickerInput,
     RunningCompaction,
@@ -73,5 +79,6 @@ pub fn picker_for(options: &crate::options::DbOptions) -> Arc<dyn CompactionPick
         CompactionScheme::ZacaArtifact => {
             Arc::new(RulePicker::new(Arc::new(start_file::ZacaArtifact)))
         }
+        CompactionScheme::Llc => Arc::new(LlcPicker),
     }
 }

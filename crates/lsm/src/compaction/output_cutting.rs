@@ -2,7 +2,9 @@
 //! versions of one user key, and otherwise when the output reached the plan's file size
 //! (RocksDB's `MaxFileSizeForLevel`) or when the grandparent bytes it overlaps plus its own
 //! size exceed `max_compaction_bytes` (RocksDB's `ShouldStopBefore`, so no later compaction of
-//! the output gets too large). Pure: the caller feeds the kept keys one by one.
+//! the output gets too large), or, for a plan with a split key (LLC's `SPLIT`, see
+//! [`super::lifetime_leveling`]), when the output would straddle that key. Pure: the caller
+//! feeds the kept keys one by one.
 
 use std::cmp::Ordering;
 
@@ -62,6 +64,7 @@ pub struct OutputCutter<'a> {
     grandparents: GrandparentCut<'a>,
     max_file_size: u64,
     last_user_key: Vec<u8>,
+    split_at: Option<&'a [u8]>,
 }
 
 impl<'a> OutputCutter<'a> {
@@ -76,7 +79,16 @@ impl<'a> OutputCutter<'a> {
             grandparents: GrandparentCut::new(grandparents, max_compaction_bytes),
             max_file_size,
             last_user_key: Vec::new(),
+            split_at: None,
         }
+    }
+
+    /// Also closes an output before the first key past the user key `split_at` when the
+    /// output holds keys up to it, so no output straddles it (`None`: no such cut).
+    #[must_use]
+    pub fn with_split_at(mut self, split_at: Option<&'a [u8]>) -> Self {
+        self.split_at = split_at;
+        self
     }
 
     /// Whether the open output (of `open` bytes so far; `None` when none is open) is closed
@@ -85,9 +97,12 @@ impl<'a> OutputCutter<'a> {
         let uk = key::user_key(ikey);
         let size = open.unwrap_or(0);
         let grandparent_cut = self.grandparents.should_stop_before(ikey, size);
+        let split_cut = self
+            .split_at
+            .is_some_and(|s| self.last_user_key.as_slice() <= s && uk > s);
         let cut = open.is_some()
             && uk != self.last_user_key
-            && (size >= self.max_file_size || grandparent_cut);
+            && (size >= self.max_file_size || grandparent_cut || split_cut);
         uk.clone_into(&mut self.last_user_key);
         cut
     }
@@ -138,6 +153,27 @@ mod tests {
         // g passes f (120): over the limit, cut; the count starts over.
         assert!(c.cut_before(&k("g", 1), Some(15)));
         assert!(!c.cut_before(&k("h", 1), Some(1)));
+    }
+
+    #[test]
+    fn an_output_is_closed_before_it_would_straddle_the_split_key() {
+        let mut c = OutputCutter::new(&[], u64::MAX, u64::MAX).with_split_at(Some(b"c"));
+        assert!(!c.cut_before(&k("a", 1), None));
+        assert!(!c.cut_before(&k("c", 2), Some(10)), "up to the split key");
+        assert!(!c.cut_before(&k("c", 1), Some(20)), "same user key");
+        assert!(c.cut_before(&k("d", 1), Some(30)), "the first key past it");
+        assert!(
+            !c.cut_before(&k("e", 1), Some(5)),
+            "once past it, no more cuts"
+        );
+        // An output that starts past the split key is never cut by it.
+        let mut c = OutputCutter::new(&[], u64::MAX, u64::MAX).with_split_at(Some(b"b"));
+        assert!(!c.cut_before(&k("c", 1), None));
+        assert!(!c.cut_before(&k("d", 1), Some(10)));
+        // Without a split key nothing changes.
+        let mut c = OutputCutter::new(&[], u64::MAX, u64::MAX).with_split_at(None);
+        assert!(!c.cut_before(&k("a", 1), None));
+        assert!(!c.cut_before(&k("z", 1), Some(10)));
     }
 
     #[test]

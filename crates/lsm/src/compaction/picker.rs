@@ -105,6 +105,10 @@ pub struct CompactionPlan {
     pub next_compaction_index: Option<(u32, usize)>,
     /// New round-robin cursor for a level.
     pub compact_cursor: Option<(u32, Vec<u8>)>,
+    /// A user key no output file may straddle: an output holding keys up to it is closed
+    /// before the first key past it (LLC's cut at the output level's cursor, see
+    /// [`super::lifetime_leveling`]; `None` for the other schemes).
+    pub split_at: Option<Vec<u8>>,
 }
 
 impl CompactionPlan {

@@ -443,7 +443,8 @@ pub(super) async fn merge_loop<T: Tables, K: MergeSink>(
         &ctx.grandparents,
         plan.max_output_file_size,
         plan.max_compaction_bytes,
-    );
+    )
+    .with_split_at(plan.split_at.as_deref());
     // CompactionRead: time spent waiting for input blocks.
     sink.before_io();
     match range.0 {
