@@ -167,6 +167,9 @@ pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
             .map_err(|e| CliError::Usage(format!("report {file}: {e}")))
     };
     write(format!("reproduce-{name}.md"), md.clone())?;
+    if study == Study::SplitZns {
+        reproduce::splitzns::plots(&a.out, &results).map_err(usage)?;
+    }
     write(
         format!("reproduce-{name}.json"),
         serde_json::to_string_pretty(&j)?,

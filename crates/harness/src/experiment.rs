@@ -173,7 +173,10 @@ pub fn run(s: &Scenario) -> Result<RunReport, HarnessError> {
 pub fn planned_ops(s: &Scenario) -> Result<u64, HarnessError> {
     if s.workload.kind == "ycsb" {
         let phases = s.workload.ycsb_phases()?;
-        let load = phases.first().map_or(0, |w| w.insertcount);
+        let load = phases
+            .first()
+            .filter(|_| s.workload.ycsb_load)
+            .map_or(0, |w| w.insertcount);
         return Ok(load + phases.iter().map(|w| w.operationcount).sum::<u64>());
     }
     let mut ops = 0;
@@ -193,6 +196,10 @@ pub fn planned_ops(s: &Scenario) -> Result<u64, HarnessError> {
 ///
 /// # Errors
 /// As [`run`].
+#[allow(
+    clippy::too_many_lines,
+    reason = "one run in order: device, file layer, engine, phases, checks"
+)]
 pub fn run_with_progress(
     s: &Scenario,
     progress: &db_bench::ProgressCounter,
@@ -249,7 +256,8 @@ pub fn run_with_progress(
                     progress,
                 };
                 for (i, w) in s2.workload.ycsb_phases()?.iter().enumerate() {
-                    for load in [true, false].into_iter().filter(|&l| !l || i == 0) {
+                    let with_load = i == 0 && s2.workload.ycsb_load;
+                    for load in [true, false].into_iter().filter(|&l| !l || with_load) {
                         let before = sample(&e2, &db, &fs);
                         let r = crate::ycsb::runner::run_phase_with_progress(
                             &e2, &db, w, s2.seed, load, &how,

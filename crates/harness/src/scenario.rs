@@ -222,6 +222,11 @@ pub struct WorkloadSection {
     pub readwritepercent: u64,
     /// `--compression_ratio` of the value generator (0.5, db_bench's default).
     pub compression_ratio: f64,
+    /// With `kind = "ycsb"`: run YCSB's load phase before the transactions (true; false is
+    /// running `ycsb run` without `ycsb load`: the records come from the transactions, say
+    /// updates with `upsert`, as a skewed load). Left out of JSON at its default.
+    #[serde(skip_serializing_if = "is_true")]
+    pub ycsb_load: bool,
     /// `--elide_values`: the workload hands the engine regenerable values as descriptors
     /// (issue 17; default true). The figures are the same either way, so it is left out of
     /// serialized scenarios (and of every report).
@@ -255,6 +260,7 @@ impl Default for WorkloadSection {
             batch_size: b.batch_size,
             readwritepercent: b.readwritepercent,
             compression_ratio: b.compression_ratio,
+            ycsb_load: true,
             elide_values: true,
             then: Vec::new(),
         }
@@ -324,13 +330,10 @@ impl WorkloadSection {
         let mut out = vec![self.ycsb_workload()?];
         for (i, over) in self.then.iter().enumerate() {
             let bad = |e: String| HarnessError::Config(format!("workload.then[{i}]: {e}"));
-            let props = match (over.len(), over.get("ycsb")) {
-                (1, Some(toml::Value::Table(t))) => t,
-                _ => {
-                    return Err(bad(
-                        "with kind = \"ycsb\" a then table holds only a ycsb table".into(),
-                    ));
-                }
+            let (1, Some(toml::Value::Table(props))) = (over.len(), over.get("ycsb")) else {
+                return Err(bad(
+                    "with kind = \"ycsb\" a then table holds only a ycsb table".into(),
+                ));
             };
             if let Some(k) = props.keys().find(|k| k.starts_with("field")) {
                 return Err(bad(format!(
@@ -422,6 +425,14 @@ pub struct Scenario {
 
 fn default_sample_ms() -> u64 {
     100
+}
+
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if signature"
+)]
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 fn default_host_cores() -> usize {
@@ -559,6 +570,52 @@ mod tests {
         ] {
             assert!(Scenario::configurations(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn ycsb_then_tables_add_transaction_phases_and_the_load_can_be_skipped() {
+        let text = r#"
+            name = "zipfian load then A"
+            [workload]
+            kind = "ycsb"
+            ycsb_load = false
+            [workload.ycsb]
+            recordcount = 1000
+            operationcount = 1000
+            readproportion = 0.0
+            updateproportion = 1.0
+            upsert = true
+            requestdistribution = "zipfian"
+            [[workload.then]]
+            [workload.then.ycsb]
+            operationcount = 400
+            threadcount = 4
+            readproportion = 0.5
+            updateproportion = 0.5
+        "#;
+        let c = Scenario::configurations(text).unwrap();
+        assert!(!c[0].workload.ycsb_load);
+        let p = c[0].workload.ycsb_phases().unwrap();
+        assert_eq!(p.len(), 2);
+        assert!(p[0].upsert && p[1].upsert);
+        assert_eq!((p[0].operationcount, p[0].threadcount), (1000, 1));
+        assert_eq!((p[1].operationcount, p[1].threadcount), (400, 4));
+        assert!((p[1].readproportion - 0.5).abs() < 1e-9);
+        assert_eq!(p[1].recordcount, 1000);
+        assert_eq!(crate::experiment::planned_ops(&c[0]).unwrap(), 1400);
+        for bad in [
+            "benchmarks = \"overwrite\"",
+            "ycsb = { fieldlength = 10 }",
+            "ycsb = { readproportion = 2.0 }",
+        ] {
+            let t = format!(
+                "name = \"x\"\n[workload]\nkind = \"ycsb\"\nycsb = {{ recordcount = 10 }}\n[[workload.then]]\n{bad}\n"
+            );
+            assert!(Scenario::configurations(&t).is_err(), "{bad}");
+        }
+        // A default workload leaves the new key out of JSON.
+        let d = &Scenario::configurations("name = \"x\"").unwrap()[0];
+        assert!(!serde_json::to_string(d).unwrap().contains("ycsb_load"));
     }
 
     #[test]

@@ -29,6 +29,7 @@ fn caza_paper_is_the_same_zone_studys_paper_scale() {
         ablation: false,
         sweep: false,
         workloads: vec!["fillrandom".into()],
+        breakdown: false,
     };
     let cells = reproduce::cells(Study::SameZone, ReproScale::Paper, &plan).unwrap();
     let fillrandom: Vec<&Scenario> = cells

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::experiment::RunReport;
+use crate::experiment::{RunReport, Sample};
 
 /// What one simulation measured, under the names the issue and the papers use.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -89,6 +89,13 @@ pub struct Measured {
     pub tree_files: u64,
     /// Compaction output bytes per second of compaction job time (MB/s).
     pub compaction_mb_per_s: f64,
+    /// SSTs written into subzones over the run (SplitZNS's selective allocator).
+    #[serde(default)]
+    pub subzone_ssts: u64,
+    /// Trivial moves over the run (files that changed level without being rewritten, so
+    /// without a new placement).
+    #[serde(default)]
+    pub trivial_moves: u64,
     /// Lifetimes of the SSTs deleted during the run, seconds, per level written to: the
     /// 10th, 25th, 50th, 75th and 90th percentiles (empty for a level without one).
     pub sst_lifetime_s_by_level: Vec<Vec<f64>>,
@@ -102,7 +109,7 @@ impl Measured {
             .phase_marks
             .last()
             .cloned()
-            .unwrap_or_else(|| (Default::default(), Default::default()));
+            .unwrap_or_else(|| (Sample::default(), Sample::default()));
         let device = after.device_bytes.saturating_sub(before.device_bytes);
         let gc = after.gc_copied_bytes.saturating_sub(before.gc_copied_bytes);
         let lifetimes = r
@@ -112,6 +119,11 @@ impl Measured {
                 let mut s: Vec<u64> = ns.clone();
                 s.sort_unstable();
                 let q = |p: f64| {
+                    #[allow(
+                        clippy::cast_sign_loss,
+                        clippy::cast_possible_truncation,
+                        reason = "a rank in 0..len"
+                    )]
                     let i = ((s.len() as f64 - 1.0) * p).round() as usize;
                     s.get(i).map_or(0.0, |&v| v as f64 / 1e9)
                 };
@@ -128,7 +140,7 @@ impl Measured {
         let levels = lifetimes.keys().next_back().map_or(0, |&l| l as usize + 1);
         Self {
             ops: last.map_or(0, |b| b.ops),
-            ops_per_s: last.map_or(0.0, |b| b.ops_per_sec()),
+            ops_per_s: last.map_or(0.0, crate::db_bench::BenchResult::ops_per_sec),
             latency_us_p50: last.map_or(0.0, |b| b.latency.p50_us),
             latency_us_p99: last.map_or(0.0, |b| b.latency.p99_us),
             latency_us_p999: last.map_or(0.0, |b| b.latency.p999_us),
@@ -144,6 +156,8 @@ impl Measured {
             } else {
                 r.db.compaction_bytes_written as f64 / 1e6 / (r.db.compaction_ns as f64 / 1e9)
             },
+            subzone_ssts: r.fs.subzone_allocations,
+            trivial_moves: r.db.trivial_moves,
             sst_lifetime_s_by_level: (0..levels)
                 .map(|l| lifetimes.get(&(l as u32)).cloned().unwrap_or_default())
                 .collect(),

@@ -129,6 +129,10 @@ pub struct Cell {
 
 /// What of a study to run.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "independent parts of a study, each on or off"
+)]
 pub struct Plan {
     /// Seeds; every figure is the mean over them, with its spread.
     pub seeds: Vec<u64>,

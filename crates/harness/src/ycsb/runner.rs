@@ -333,6 +333,10 @@ async fn update<S: KvStore>(
     rng: &mut SimRng,
 ) -> Result<bool, HarnessError> {
     let Some(cur) = db.get(key).await? else {
+        if w.upsert {
+            records.put(db, key, &all_fields(w, rng)).await?;
+            return Ok(true);
+        }
         return Ok(false);
     };
     if w.writeallfields {
