@@ -56,7 +56,7 @@ pub struct ReproduceArgs {
     /// Skip the ablation.
     #[arg(long)]
     no_ablation: bool,
-    /// Skip the ACC turning-point sweep (same-zone).
+    /// Skip the ACC turning-point sweep (same-zone); skip figure 16's sweeps (splitzns).
     #[arg(long)]
     no_sweep: bool,
     /// Skip the breakdown native, +diff, +SZR, +RP, +RS (splitzns).

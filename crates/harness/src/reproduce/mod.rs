@@ -343,6 +343,7 @@ pub fn cells(study: Study, scale: ReproScale, plan: &Plan) -> Result<Vec<Cell>, 
                 seeds: plan.seeds.clone(),
                 workloads: plan.workloads.clone(),
                 breakdown: plan.breakdown,
+                sweeps: plan.sweep,
             },
         );
     }

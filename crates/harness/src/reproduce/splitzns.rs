@@ -173,18 +173,97 @@ fn ycsb_mix(w: &str) -> Option<&'static str> {
     })
 }
 
+/// One point of figure 16's sweeps: what differs from the study's set-up.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Variant {
+    /// The study's own set-up.
+    Base,
+    /// Values of this many bytes (the load keeps its bytes: fewer, larger puts).
+    ValueSize(u64),
+    /// The skewed load and YCSB's requests with this zipfian constant; `None`: uniform.
+    Skew(Option<f64>),
+    /// RocksDB's `compaction_pri`.
+    Pri(&'static str),
+}
+
+/// Figure 16's sweeps: (sweep name, workload, points). Value size and `compaction_pri` on
+/// overwrite, skew on YCSB-A (after a load of the same skew). The paper's chip-count sweep
+/// (figure 16b) is not here: it needs a profile per chip count.
+pub const SWEEPS: [(&str, &str, &[Variant]); 3] = [
+    (
+        "value_size",
+        "overwrite",
+        &[
+            Variant::ValueSize(128),
+            Variant::ValueSize(512),
+            Variant::ValueSize(1024),
+            Variant::ValueSize(4096),
+        ],
+    ),
+    (
+        "skew",
+        "ycsb-a",
+        &[
+            Variant::Skew(None),
+            Variant::Skew(Some(0.8)),
+            Variant::Skew(Some(0.9)),
+            Variant::Skew(Some(0.95)),
+            Variant::Skew(Some(0.99)),
+        ],
+    ),
+    (
+        "compaction_pri",
+        "overwrite",
+        &[
+            Variant::Pri("kByCompensatedSize"),
+            Variant::Pri("kMinOverlappingRatio"),
+            Variant::Pri("kOldestLargestSeqFirst"),
+            Variant::Pri("kOldestSmallestSeqFirst"),
+        ],
+    ),
+];
+
+impl Variant {
+    /// The point's label (`128`, `uniform`, `0.99`, `kMinOverlappingRatio`).
+    pub fn label(self) -> String {
+        match self {
+            Self::Base => "base".into(),
+            Self::ValueSize(v) => v.to_string(),
+            Self::Skew(None) => "uniform".into(),
+            Self::Skew(Some(c)) => c.to_string(),
+            Self::Pri(p) => p.to_owned(),
+        }
+    }
+}
+
+/// The paper's SplitZNS over LDP at a sweep point (figure 16, §5.5), where the text gives it.
+fn paper_sweep(v: Variant) -> Option<f64> {
+    match v {
+        Variant::Pri("kByCompensatedSize") => Some(1.50),
+        Variant::Pri("kMinOverlappingRatio") => Some(1.72),
+        Variant::Pri("kOldestLargestSeqFirst") => Some(1.37),
+        Variant::Pri("kOldestSmallestSeqFirst") => Some(1.91),
+        Variant::Skew(Some(c)) if (c - 0.99).abs() < 1e-9 => Some(1.66),
+        _ => None,
+    }
+}
+
 /// The `[workload]` section (and its phases) of workload `w` with `load` puts and `ops`
-/// operations per thread.
-fn workload_toml(w: &str, load: u64, ops: u64) -> Result<String, HarnessError> {
+/// operations per thread, values of `value` bytes and the skewed load's distribution `dist`.
+fn workload_toml(
+    w: &str,
+    (load, ops, value): (u64, u64, u64),
+    dist: &str,
+) -> Result<String, HarnessError> {
     let db_bench = |then: &str| {
         format!(
-            "[workload]\nbenchmarks = \"fillrandom\"\nnum = {load}\nkey_size = 16\nvalue_size = 1024\n{then}"
+            "[workload]\nbenchmarks = \"fillrandom\"\nnum = {load}\nkey_size = 16\nvalue_size = {value}\n{then}"
         )
     };
     // The skewed load: `load` writes (upserts) of zipfian keys over `load` records, without
     // YCSB's load phase.
     let ycsb_load = format!(
-        "[workload]\nkind = \"ycsb\"\nycsb_load = false\n[workload.ycsb]\nrecordcount = {load}\noperationcount = {load}\nreadproportion = 0.0\nupdateproportion = 1.0\nupsert = true\nrequestdistribution = \"zipfian\"\nzipfianconstant = 0.99\nfieldcount = 1\nfieldlength = 1024\n"
+        "[workload]\nkind = \"ycsb\"\nycsb_load = false\n[workload.ycsb]\nrecordcount = {load}\noperationcount = {load}\nreadproportion = 0.0\nupdateproportion = 1.0\nupsert = true\n{dist}fieldcount = 1\nfieldlength = {value}\n"
     );
     Ok(match w {
         "fillrandom" => db_bench(""),
@@ -221,9 +300,42 @@ pub fn scenario(
     scale: ReproScale,
     seed: u64,
 ) -> Result<Scenario, HarnessError> {
+    scenario_at(scheme, w, scale, seed, Variant::Base)
+}
+
+/// [`scenario`] at a point of figure 16's sweeps.
+///
+/// # Errors
+/// As [`scenario`].
+pub fn scenario_at(
+    scheme: &str,
+    w: &str,
+    scale: ReproScale,
+    seed: u64,
+    variant: Variant,
+) -> Result<Scenario, HarnessError> {
     let d = divisor(scale);
     let (device, fs, engine) = scheme_toml(scheme)?;
-    let load = PAPER_LOAD_PUTS / d;
+    let value = match variant {
+        Variant::ValueSize(v) => v,
+        _ => 1024,
+    };
+    // The same bytes loaded whatever the value size.
+    let load = PAPER_LOAD_PUTS * (16 + 1024) / (16 + value) / d;
+    let dist = match variant {
+        Variant::Skew(None) => "requestdistribution = \"uniform\"\n".to_owned(),
+        Variant::Skew(Some(c)) => {
+            format!("requestdistribution = \"zipfian\"\nzipfianconstant = {c}\n")
+        }
+        _ => "requestdistribution = \"zipfian\"\nzipfianconstant = 0.99\n".to_owned(),
+    };
+    let pri = match variant {
+        // The default is left unset, so that point is the study's own configuration.
+        Variant::Pri(p) if p != "kMinOverlappingRatio" => {
+            format!("compaction_pri = \"{p}\"\n")
+        }
+        _ => String::new(),
+    };
     let ops = PAPER_OPS_PER_THREAD / d;
     // The paper's RocksDB (v7.6.0: static level sizes by default), values stored
     // uncompressed (the paper's LDP cleans heavily at 50 GiB on 80: its data was not halved
@@ -234,12 +346,12 @@ pub fn scenario(
         "name = \"{scheme} {w}\"\nseed = {seed}\nsample_interval_ms = 1000\nhost_cores = 32\n\
          [device]\nprofile = \"splitzns-paper\"\nscale = \"1/{d}\"\n{device}\
          [fs]\ncleaner = \"greedy\"\ngc_threshold = 20\n{fs}\
-         [engine]\nwrite_buffer_size = {wb}\ntarget_file_size_base = {sst}\nmax_bytes_for_level_base = {l1}\nmax_background_jobs = 21\nlevel_compaction_dynamic_level_bytes = false\ncompression = \"none\"\n{engine}\
+         [engine]\nwrite_buffer_size = {wb}\ntarget_file_size_base = {sst}\nmax_bytes_for_level_base = {l1}\nmax_background_jobs = 21\nlevel_compaction_dynamic_level_bytes = false\ncompression = \"none\"\n{engine}{pri}\
          {workload}",
         wb = 64 * MIB / d,
         sst = 30 * MIB / d,
         l1 = 256 * MIB / d,
-        workload = workload_toml(w, load, ops)?,
+        workload = workload_toml(w, (load, ops, value), &dist)?,
     );
     Scenario::base(&text)
 }
@@ -253,6 +365,8 @@ pub struct SplitPlan {
     pub workloads: Vec<String>,
     /// Also the breakdown (figures 13-15).
     pub breakdown: bool,
+    /// Also figure 16's sweeps ([`SWEEPS`], LDP and SplitZNS).
+    pub sweeps: bool,
 }
 
 /// Every simulation of the study: per seed, the main schemes on the workloads, then the
@@ -290,6 +404,25 @@ pub fn cells(scale: ReproScale, plan: &SplitPlan) -> Result<Vec<Cell>, HarnessEr
         for w in WORKLOADS.iter().filter(|w| runs(w)) {
             for s in MAIN_SCHEMES {
                 out.push(cell("scheme", s, w, seed)?);
+            }
+        }
+        if plan.sweeps {
+            for (sweep, w, points) in SWEEPS {
+                for &v in points {
+                    for scheme in ["LDP", "SplitZNS"] {
+                        out.push(Cell {
+                            group: "sweep",
+                            scheme,
+                            form: Form::Code,
+                            workload: format!("{w}@{sweep}={}", v.label()),
+                            turning_point: None,
+                            level_constraint: None,
+                            ablation_step: None,
+                            seed,
+                            scenario: scenario_at(scheme, w, scale, seed, v)?,
+                        });
+                    }
+                }
             }
         }
         if plan.breakdown {
@@ -365,11 +498,37 @@ pub fn json(scale: ReproScale, results: &[CellResult]) -> serde_json::Value {
                 .map(|e| format!("{} {} (seed {}): {e}", r.scheme, r.workload, r.seed))
         })
         .collect();
+    let mut sweeps = serde_json::Map::new();
+    for (sweep, w, points) in SWEEPS {
+        let mut per = serde_json::Map::new();
+        for &v in points {
+            let key = format!("{w}@{sweep}={}", v.label());
+            let (Some(l), Some(z)) = (
+                mean_of(results, "LDP", &key),
+                mean_of(results, "SplitZNS", &key),
+            ) else {
+                continue;
+            };
+            per.insert(
+                v.label(),
+                serde_json::json!({
+                    "LDP": workload_json(&l),
+                    "SplitZNS": workload_json(&z),
+                    "splitzns_over_ldp": ratio(results, "SplitZNS", "LDP", &key, ops_per_s),
+                    "paper": paper_sweep(v),
+                }),
+            );
+        }
+        if !per.is_empty() {
+            sweeps.insert(sweep.to_owned(), serde_json::Value::Object(per));
+        }
+    }
     serde_json::json!({
         "study": "splitzns",
         "scale": scale.name(),
         "seeds": seeds,
         "schemes": schemes,
+        "sweeps": sweeps,
         "must_show": must_show(results).iter().map(Check::json).collect::<Vec<_>>(),
         "failed": failed,
     })
@@ -688,6 +847,32 @@ pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
         }
         md.push_str("\nPaper (over native, write workload): +diff 1.43x, +SZR 1.88x, +RP 1.11x; +RS lowers read P99 by 33% and P99.9 by 27%. `LDP+prio` is not the paper's: LDP on the priority scheduler the Read Scheduler turns on for the whole device; its `x previous` is over LDP. `+diff L3` and `SplitZNS L3` (not the paper's either) put SSTs in subzones from L3 on.\n");
     }
+    if results.iter().any(|r| r.group == "sweep") {
+        let _ = writeln!(
+            md,
+            "\n## Sweeps (figure 16): SplitZNS over LDP\n\n| sweep | workload | point | LDP ops/s | SplitZNS ops/s | SplitZNS / LDP | paper |\n|---|---|---|---:|---:|---:|---:|"
+        );
+        for (sweep, w, points) in SWEEPS {
+            for &v in points {
+                let key = format!("{w}@{sweep}={}", v.label());
+                let ops = |s: &str| {
+                    mean_of(results, s, &key)
+                        .map_or("-".into(), |f| format!("{:.0}", ops_per_s(&f)))
+                };
+                let _ = writeln!(
+                    md,
+                    "| {sweep} | {w} | {} | {} | {} | {} | {} |",
+                    v.label(),
+                    ops("LDP"),
+                    ops("SplitZNS"),
+                    ratio(results, "SplitZNS", "LDP", &key, ops_per_s)
+                        .map_or("-".into(), |x| format!("{x:.2}x")),
+                    paper_sweep(v).map_or("-".into(), |x| format!("{x:.2}x")),
+                );
+            }
+        }
+        md.push_str("\nPaper: 1.13x-2.03x over value sizes 128 B-4 KiB (more with larger values); under skew up to 1.66x over LDP, 1.55x-1.9x over the competitors on uniform.\n");
+    }
     let _ = writeln!(
         md,
         "\n## Must show (the issue's bars at small scale)\n\n| comparison | paper | bar | ours | met |\n|---|---:|---:|---:|---|"
@@ -900,9 +1085,37 @@ mod tests {
             seeds: vec![1],
             workloads: Vec::new(),
             breakdown: true,
+            sweeps: true,
         };
         let c = cells(ReproScale::Small, &plan).unwrap();
-        assert_eq!(c.len(), 4 * 10 + 8 * 2);
+        assert_eq!(c.len(), 4 * 10 + 8 * 2 + 2 * (4 + 5 + 4));
+        // A sweep's base point is the study's own configuration.
+        let named = |scheme: &str, w: &str| {
+            let mut x = c
+                .iter()
+                .find(|c| c.scheme == scheme && c.workload == w)
+                .unwrap()
+                .scenario
+                .clone();
+            x.name.clear();
+            x
+        };
+        assert_eq!(
+            named("LDP", "overwrite@compaction_pri=kMinOverlappingRatio"),
+            named("LDP", "overwrite")
+        );
+        assert_eq!(
+            named("SplitZNS", "ycsb-a@skew=0.99"),
+            named("SplitZNS", "ycsb-a")
+        );
+        let v128 = named("SplitZNS", "overwrite@value_size=128");
+        assert_eq!(v128.workload.value_size, 128);
+        assert_eq!(v128.workload.num, PAPER_LOAD_PUTS * 1040 / 144 / 64);
+        let uni = named("LDP", "ycsb-a@skew=uniform");
+        assert_eq!(
+            uni.workload.ycsb["requestdistribution"].as_str(),
+            Some("uniform")
+        );
         // +RS is SplitZNS: one configuration, run once.
         let pick = |s: &str| {
             let mut x = c
