@@ -90,3 +90,45 @@ fn bad_arguments_exit_2() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+#[test]
+fn reproduce_splitzns_names_the_papers_schemes_and_workloads_and_draws_its_plots() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = zonedb(&[
+        "reproduce",
+        "splitzns",
+        "--scale",
+        "tiny",
+        "--workloads",
+        "overwrite",
+        "--no-sweep",
+        "--json",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let j: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["study"], "splitzns");
+    assert_eq!(j["failed"].as_array().unwrap().len(), 0, "{}", j["failed"]);
+    for s in [
+        "LDP", "Gear", "LLC", "SplitZNS", "native", "+diff", "+SZR", "+RP", "+RS",
+    ] {
+        let w = &j["schemes"][s]["overwrite"];
+        for k in zonedb_harness::reproduce::splitzns::ISSUE_KEYS {
+            assert!(w[k].is_number(), "{s}.{k}: {}", w[k]);
+        }
+    }
+    // +RS is SplitZNS (one configuration, run once).
+    assert_eq!(
+        j["schemes"]["+RS"]["overwrite"],
+        j["schemes"]["SplitZNS"]["overwrite"]
+    );
+    for f in [
+        "reproduce-splitzns.md",
+        "reproduce-splitzns.json",
+        "reproduce-splitzns-fig9.svg",
+        "reproduce-splitzns-breakdown.svg",
+    ] {
+        assert!(dir.path().join(f).exists(), "{f}");
+    }
+}

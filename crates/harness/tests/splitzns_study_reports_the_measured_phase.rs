@@ -48,15 +48,7 @@ fn overwrite_after_the_load_is_measured_alone_on_ldp_gear_and_splitzns() {
     let j = splitzns::json(ReproScale::Tiny, &results);
     for scheme in ["LDP", "Gear", "SplitZNS"] {
         let o = &j["schemes"][scheme]["overwrite"];
-        for k in [
-            "ops_per_s",
-            "latency_us_p99",
-            "latency_us_p999",
-            "device_write_bytes",
-            "user_write_bytes",
-            "gc_copied_bytes",
-            "stall_ns",
-        ] {
+        for k in splitzns::ISSUE_KEYS {
             assert!(o.get(k).is_some_and(|v| !v.is_null()), "{scheme}.{k}");
         }
     }
