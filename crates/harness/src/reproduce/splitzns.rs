@@ -952,7 +952,7 @@ fn bars(
         .flat_map(|g| series.iter().filter_map(|s| value(s, g)))
         .fold(0.0, f64::max)
         .max(1e-9)
-        * 1.15;
+        * 1.5; // headroom for the legend in the top right corner
     let n = series.len() as f64;
     let root = SVGBackend::new(path, (960, 480)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
@@ -1002,6 +1002,7 @@ fn bars(
     }
     chart
         .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
         .background_style(WHITE.mix(0.8))
         .border_style(BLACK)
         .draw()
