@@ -16,9 +16,7 @@
 //! token is free the cheapest zone of any level is finished, as ZenFS does. GearDB frees a zone when its last SST
 //! is deleted; the file layer resets zones without live data the same way.
 
-use super::lifetime::{
-    Liza, cheapest_zone_to_finish, first_empty_zone, mark_finished, open_token_limit,
-};
+use super::lifetime::{Liza, mark_finished, open_empty_zone, open_token_limit};
 use super::{
     AllocView, Lifetime, NewSst, Placement, PlacementDecision, PlacementPolicy, PlacementRequest,
     SstContext, TreeView, ZoneView,
@@ -95,12 +93,8 @@ impl PlacementPolicy for LevelZones {
                 for &i in &d.finish {
                     mark_finished(&mut zones, i);
                 }
-                if let Some(i) = cheapest_zone_to_finish(&zones) {
-                    mark_finished(&mut zones, i);
-                    d.finish.push(i);
-                    d.outcome =
-                        first_empty_zone(&zones).map_or(Placement::NoSpace, Placement::Empty);
-                }
+                let active = view.active_io_zones.saturating_sub(d.finish.len() as u32);
+                d = open_empty_zone(&mut zones, active, view.max_active_io_zones, d.finish);
             }
             return d;
         };
@@ -122,7 +116,7 @@ impl PlacementPolicy for LevelZones {
         // GearDB moves on to a new zone; on a ZNS device the level's zones that cannot take the
         // SST are finished so that their active tokens return.
         let mut zones: Vec<ZoneView> = view.zones.to_vec();
-        let mut finish: Vec<u32> = view
+        let finish: Vec<u32> = view
             .zones
             .iter()
             .filter(|z| mine(z))
@@ -131,18 +125,9 @@ impl PlacementPolicy for LevelZones {
         for &i in &finish {
             mark_finished(&mut zones, i);
         }
-        let mut active = view.active_io_zones.saturating_sub(finish.len() as u32);
+        let active = view.active_io_zones.saturating_sub(finish.len() as u32);
         // Still no token: finish the cheapest zone of any level (ZenFS's rule).
-        while active >= view.max_active_io_zones {
-            let Some(i) = cheapest_zone_to_finish(&zones) else {
-                return decision(finish, Placement::WaitForActiveToken);
-            };
-            mark_finished(&mut zones, i);
-            finish.push(i);
-            active -= 1;
-        }
-        let outcome = first_empty_zone(&zones).map_or(Placement::NoSpace, Placement::Empty);
-        decision(finish, outcome)
+        open_empty_zone(&mut zones, active, view.max_active_io_zones, finish)
     }
 }
 

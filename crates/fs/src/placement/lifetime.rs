@@ -219,7 +219,7 @@ fn allocate_io_zone(view: &AllocView<'_>, request: &PlacementRequest<'_>) -> Pla
     }
 
     // Step 6: an active token, or the relaxed same-lifetime rule, or finish the cheapest.
-    let mut got_token = active < view.max_active_io_zones;
+    let got_token = active < view.max_active_io_zones;
     if let Some(zone) = candidate
         && !got_token
         && best_diff == LIFETIME_DIFF_COULD_BE_WORSE
@@ -230,27 +230,35 @@ fn allocate_io_zone(view: &AllocView<'_>, request: &PlacementRequest<'_>) -> Pla
             from_context: false,
         };
     }
-    while !got_token {
-        let Some(index) = cheapest_zone_to_finish(&zones) else {
+    open_empty_zone(&mut zones, active, view.max_active_io_zones, finish)
+}
+
+/// `AllocateIOZone`'s last steps over a working copy of the zones (zones already decided
+/// finished marked so, `active` the active tokens still held): finishes the cheapest zone
+/// ([`cheapest_zone_to_finish`]) until an active token is free, then takes the first empty
+/// zone. [`Placement::WaitForActiveToken`] when nothing can be finished, `NoSpace` when no
+/// zone is empty; `finish` goes on to list every zone to finish, in order.
+pub(crate) fn open_empty_zone(
+    zones: &mut [ZoneView],
+    mut active: u32,
+    max_active: u32,
+    mut finish: Vec<u32>,
+) -> PlacementDecision {
+    while active >= max_active {
+        let Some(index) = cheapest_zone_to_finish(zones) else {
             return PlacementDecision {
                 finish,
                 outcome: Placement::WaitForActiveToken,
                 from_context: false,
             };
         };
-        mark_finished(&mut zones, index);
+        mark_finished(zones, index);
         active = active.saturating_sub(1);
         finish.push(index);
-        got_token = active < view.max_active_io_zones;
     }
-
-    let outcome = match first_empty_zone(&zones) {
-        Some(zone) => Placement::Empty(zone),
-        None => Placement::NoSpace,
-    };
     PlacementDecision {
         finish,
-        outcome,
+        outcome: first_empty_zone(zones).map_or(Placement::NoSpace, Placement::Empty),
         from_context: false,
     }
 }

@@ -108,43 +108,32 @@ pub fn divisor(scale: ReproScale) -> u64 {
 }
 
 /// Device, placement and engine lines of `scheme` (TOML).
-fn scheme_toml(scheme: &str) -> Result<(&'static str, String, &'static str), HarnessError> {
+fn scheme_toml(scheme: &str) -> Result<(String, String, &'static str), HarnessError> {
     // (device lines, fs lines, engine lines)
     let selective = |min_level: u32, max_pct: u32| {
         format!(
             "placement = \"selective\"\nselective_min_level = {min_level}\nselective_max_split_pct = {max_pct}\n"
         )
     };
-    let split = |ring: bool, rp: bool, rs: bool| -> &'static str {
-        match (ring, rp, rs) {
-            (false, false, false) => {
-                "kind = \"splitzns\"\n[device.splitzns]\nring = false\nprefetcher = false\nread_scheduler = false\n"
-            }
-            (true, false, false) => {
-                "kind = \"splitzns\"\n[device.splitzns]\nring = true\nprefetcher = false\nread_scheduler = false\n"
-            }
-            (true, true, false) => {
-                "kind = \"splitzns\"\n[device.splitzns]\nring = true\nprefetcher = true\nread_scheduler = false\n"
-            }
-            _ => {
-                "kind = \"splitzns\"\n[device.splitzns]\nring = true\nprefetcher = true\nread_scheduler = true\n"
-            }
-        }
+    let split = |ring: bool, prefetcher: bool, read_scheduler: bool| {
+        format!(
+            "kind = \"splitzns\"\n[device.splitzns]\nring = {ring}\nprefetcher = {prefetcher}\nread_scheduler = {read_scheduler}\n"
+        )
     };
     Ok(match scheme {
-        "LDP" => ("", "placement = \"liza\"\n".into(), ""),
+        "LDP" => (String::new(), "placement = \"liza\"\n".into(), ""),
         "LDP+prio" => (
-            "scheduler = \"priority\"\n",
+            "scheduler = \"priority\"\n".into(),
             "placement = \"liza\"\n".into(),
             "",
         ),
         "Gear" => (
-            "",
+            String::new(),
             "placement = \"level-zones\"\n".into(),
             "compaction_pri = \"kRoundRobin\"\n",
         ),
         "LLC" => (
-            "",
+            String::new(),
             "placement = \"level-zones\"\n".into(),
             "compaction_scheme = \"llc\"\n",
         ),

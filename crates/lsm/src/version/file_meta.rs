@@ -36,4 +36,20 @@ impl FileMeta {
     pub fn largest_user_key(&self) -> &[u8] {
         key::user_key(&self.largest)
     }
+
+    /// A test SST: number `n`, `size` bytes, user keys `lo` ..= `hi` at sequence 1, ten
+    /// entries (the pickers' unit tests).
+    #[cfg(test)]
+    pub(crate) fn for_test(n: u64, lo: &str, hi: &str, size: u64) -> Self {
+        Self {
+            number: n,
+            file_size: size,
+            smallest: key::internal_key(lo.as_bytes(), 1, key::ValueType::Value),
+            largest: key::internal_key(hi.as_bytes(), 1, key::ValueType::Value),
+            smallest_seq: 1,
+            largest_seq: 1,
+            num_entries: 10,
+            num_deletions: 0,
+        }
+    }
 }

@@ -132,20 +132,10 @@ mod tests {
     use super::*;
     use crate::compaction::picker::{LevelFile, RunningCompaction};
     use crate::compaction::zone_layout::ZoneUsage;
-    use crate::key::{ValueType, internal_key};
     use crate::version::FileMeta;
 
     fn meta(n: u64, lo: &str, hi: &str, size: u64) -> FileMeta {
-        FileMeta {
-            number: n,
-            file_size: size,
-            smallest: internal_key(lo.as_bytes(), 1, ValueType::Value),
-            largest: internal_key(hi.as_bytes(), 1, ValueType::Value),
-            smallest_seq: 1,
-            largest_seq: 1,
-            num_entries: 10,
-            num_deletions: 0,
-        }
+        FileMeta::for_test(n, lo, hi, size)
     }
 
     fn lf(m: &FileMeta, busy: bool) -> LevelFile<'_> {
