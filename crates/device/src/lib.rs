@@ -93,6 +93,7 @@ pub mod checker;
 pub mod elided;
 mod error;
 pub mod flash;
+pub mod hybrid_layout;
 pub mod payload;
 pub mod profile;
 pub mod real;
@@ -107,6 +108,7 @@ use std::future::Future;
 #[cfg(target_os = "linux")]
 pub use blkzoned::BlkZonedDevice;
 pub use elided::{ElidedBytes, Hole};
+pub use hybrid_layout::{HybridLayout, HybridStats, Tier, TierLimits};
 pub use error::{DeviceError, DeviceErrorKind, SplitOp, SplitRefusal, ZoneOp};
 pub use profile::Profile;
 pub use real::RealDevice;
@@ -406,6 +408,17 @@ pub trait ZonedDevice: Send + Sync + 'static {
     /// cannot (real devices; a range a read would refuse).
     fn peek_elided(&self, offset: u64, len: u64) -> Option<ElidedBytes> {
         let _ = (offset, len);
+        None
+    }
+
+    /// How the zones split between a fast and a slow device when this is a hybrid of two
+    /// (a ZNS SSD and an HM-SMR HDD under one zone index space); `None` for one device.
+    fn hybrid_layout(&self) -> Option<HybridLayout> {
+        None
+    }
+
+    /// Counters of each device of a hybrid; `None` for one device.
+    fn hybrid_stats(&self) -> Option<HybridStats> {
         None
     }
 }
