@@ -133,6 +133,13 @@ pub struct DbOptions {
     pub write_buffer_size: u64,
     /// Memtables (active + immutable) before writes stop (2).
     pub max_write_buffer_number: u32,
+    /// Immutable memtables a flush waits for and merges into one L0 SST (1). An explicit
+    /// flush, a wait for compactions and `max_total_wal_size` flush whatever is immutable.
+    pub min_write_buffer_number_to_merge: u32,
+    /// Bytes of live WAL files above which the memtable is switched and every memtable
+    /// flushed, so older WALs can be deleted (0 = no limit; RocksDB's 0 derives a limit that
+    /// only matters with several column families).
+    pub max_total_wal_size: u64,
     /// Target size of SSTs at level 1 (64 MiB).
     pub target_file_size_base: u64,
     /// Growth of the target file size per level (1).
@@ -218,6 +225,8 @@ impl Default for DbOptions {
         Self {
             write_buffer_size: 64 << 20,
             max_write_buffer_number: 2,
+            min_write_buffer_number_to_merge: 1,
+            max_total_wal_size: 0,
             target_file_size_base: 64 << 20,
             target_file_size_multiplier: 1,
             max_bytes_for_level_base: 256 << 20,
@@ -297,6 +306,14 @@ impl DbOptions {
         }
         if self.max_write_buffer_number < 2 {
             return bad("max_write_buffer_number", "must be at least 2");
+        }
+        if self.min_write_buffer_number_to_merge == 0
+            || self.min_write_buffer_number_to_merge >= self.max_write_buffer_number
+        {
+            return bad(
+                "min_write_buffer_number_to_merge",
+                "must be at least 1 and below max_write_buffer_number",
+            );
         }
         if self.target_file_size_base == 0 {
             return bad("target_file_size_base", "must be positive");

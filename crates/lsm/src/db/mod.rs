@@ -96,6 +96,11 @@ pub(crate) struct State {
     pub(crate) next_compaction_index: Vec<usize>,
     pub(crate) compact_cursor: Vec<Vec<u8>>,
     pub(crate) flush_running: bool,
+    /// Flush every immutable memtable even below `min_write_buffer_number_to_merge` (an
+    /// explicit flush, a wait, the WAL size limit); cleared once none is left.
+    pub(crate) flush_requested: bool,
+    /// Bytes written to each live WAL, by log number.
+    pub(crate) wal_bytes: BTreeMap<u64, u64>,
     /// The job number of the task waiting for zone cleaning to end before scheduling again
     /// (the authors' ZenFS blocking model, `FsOptions::zc_blocking_poll_ns`); one at a time.
     pub(crate) cleaning_waiter: Option<u64>,
@@ -127,6 +132,8 @@ impl State {
             next_compaction_index: vec![0; levels],
             compact_cursor: vec![Vec::new(); levels],
             flush_running: false,
+            flush_requested: false,
+            wal_bytes: BTreeMap::new(),
             cleaning_waiter: None,
             compactions_running: 0,
             pending_compaction_bytes: 0,
@@ -507,6 +514,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
             let mut w = self.inner.writer.lock().await;
             write::switch_memtable(&self.inner, &mut w, true).await?;
         }
+        self.inner.lock().flush_requested = true;
         background::maybe_schedule(&self.inner);
         background::wait_until(&self.inner, |st| st.imm.is_empty() && !st.flush_running).await
     }
@@ -516,6 +524,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
     /// # Errors
     /// A background error.
     pub async fn wait_for_compactions(&self) -> Result<(), LsmError> {
+        self.inner.lock().flush_requested = true;
         background::maybe_schedule(&self.inner);
         background::wait_until(&self.inner, |st| {
             st.imm.is_empty() && !st.flush_running && st.compactions_running == 0

@@ -63,6 +63,8 @@ const SPIN_ROUNDS: u32 = 20_000;
 enum Room {
     Ready,
     Switch,
+    /// Past `max_total_wal_size`: switch and flush every memtable.
+    SwitchWal,
     Stop,
     Delay,
 }
@@ -268,6 +270,9 @@ async fn commit_group<E: Env, D: ZonedDevice>(
     st.stats.write_ops += ops;
     st.stats.user_bytes_written += user_bytes;
     st.stats.wal_bytes += wal_bytes;
+    if w.file.is_some() {
+        *st.wal_bytes.entry(w.number).or_default() += wal_bytes;
+    }
     if want_sync && w.file.is_some() {
         st.stats.wal_syncs += 1;
     }
@@ -325,6 +330,11 @@ async fn make_room<E: Env, D: ZonedDevice>(
                 switch_memtable(inner, w, false).await?;
                 background::maybe_schedule(inner);
             }
+            Room::SwitchWal => {
+                switch_memtable(inner, w, true).await?;
+                inner.lock().flush_requested = true;
+                background::maybe_schedule(inner);
+            }
             Room::Stop => {
                 background::maybe_schedule(inner);
                 let t0 = inner.env.now();
@@ -359,6 +369,12 @@ fn room<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, delayed: bool) -> Result<Ro
     }
     let l0 = st.version.levels[0].len() as u64;
     let imm = st.imm.len() as u64;
+    // RocksDB's SwitchWAL: past `max_total_wal_size` the memtable is switched and everything
+    // flushed (once: not again while that flush is pending).
+    let wal_full = o.max_total_wal_size > 0
+        && !st.flush_requested
+        && !st.mem.is_empty()
+        && st.wal_bytes.values().sum::<u64>() >= o.max_total_wal_size;
     let max_wb = u64::from(o.max_write_buffer_number);
     Ok(
         if imm >= max_wb
@@ -366,6 +382,8 @@ fn room<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, delayed: bool) -> Result<Ro
             || st.pending_compaction_bytes >= o.hard_pending_compaction_bytes_limit
         {
             Room::Stop
+        } else if wal_full {
+            Room::SwitchWal
         } else if st.mem.approximate_bytes() >= o.write_buffer_size {
             Room::Switch
         } else if !delayed

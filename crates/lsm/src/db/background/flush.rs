@@ -60,6 +60,38 @@ pub(crate) fn build_memtable(
     (b.finish_elided(), n)
 }
 
+/// Several memtables (oldest first) merged into one table: their entries in internal key
+/// order (their sequence ranges are disjoint, so no two entries are equal), through the same
+/// drop rule as one memtable.
+pub(crate) fn build_memtables(
+    mut b: TableBuilder,
+    mems: &[Arc<MemTable>],
+    smallest_snapshot: u64,
+) -> (Result<BuiltTable, LsmError>, u64) {
+    let lists: Vec<Vec<(Vec<u8>, Vec<u8>)>> = mems.iter().map(|m| m.entries()).collect();
+    let mut heads = vec![0usize; lists.len()];
+    let mut filter = DropRule::new(smallest_snapshot, false);
+    loop {
+        let mut best: Option<usize> = None;
+        for (i, list) in lists.iter().enumerate() {
+            let Some((k, _)) = list.get(heads[i]) else {
+                continue;
+            };
+            if best.is_none_or(|j| key::compare(k, &lists[j][heads[j]].0).is_lt()) {
+                best = Some(i);
+            }
+        }
+        let Some(i) = best else { break };
+        let (k, v) = &lists[i][heads[i]];
+        heads[i] += 1;
+        if filter.keep(k) {
+            b.add(k, v);
+        }
+    }
+    let n = b.num_entries();
+    (b.finish_elided(), n)
+}
+
 /// A memtable built by [`build_memtable`] written as L0 table `number` (see
 /// [`write_memtable`]).
 async fn write_built_memtable<E: Env, D: ZonedDevice>(
@@ -107,27 +139,35 @@ pub(super) async fn flush_one<E: Env, D: ZonedDevice>(
     inner: &Arc<Inner<E, D>>,
     job: u64,
 ) -> Result<(), LsmError> {
-    let (mem, log, number, smallest_snapshot) = {
+    // Every immutable memtable (RocksDB's PickMemtablesToFlush), merged into one SST when
+    // there are several (`min_write_buffer_number_to_merge`).
+    let (mems, log, number, smallest_snapshot) = {
         let mut st = inner.lock();
-        let Some((m, log)) = st.imm.first().cloned() else {
+        let Some(&(_, log)) = st.imm.first() else {
             return Ok(());
         };
+        let mems: Vec<Arc<MemTable>> = st.imm.iter().map(|(m, _)| m.clone()).collect();
         let n = st.new_file_number();
-        (m, log, n, st.smallest_snapshot())
+        (mems, log, n, st.smallest_snapshot())
     };
+    let memtable_bytes: u64 = mems.iter().map(|m| m.approximate_bytes()).sum();
     inner.hint(&Hint::FlushStarted {
         job,
-        memtable_bytes: mem.approximate_bytes(),
+        memtable_bytes,
     });
-    // Built straight from the skiplist (no copy of the memtable), or taken from the build
-    // started on another thread when the memtable became immutable, if it is the same.
-    let built = match build_ahead::take(inner, &mem, smallest_snapshot) {
-        Some(built) => built,
-        None => build_memtable(
-            builder_for(inner, mem.approximate_bytes()),
-            &mem,
-            smallest_snapshot,
-        ),
+    // One memtable: built straight from the skiplist (no copy of the memtable), or taken from
+    // the build started on another thread when the memtable became immutable, if it is the
+    // same. Several: merged.
+    let built = match &mems[..] {
+        [mem] => match build_ahead::take(inner, mem, smallest_snapshot) {
+            Some(built) => built,
+            None => build_memtable(
+                builder_for(inner, memtable_bytes),
+                mem,
+                smallest_snapshot,
+            ),
+        },
+        _ => build_memtables(builder_for(inner, memtable_bytes), &mems, smallest_snapshot),
     };
     let (nf, buf) = write_built_memtable(
         &inner.env,
@@ -139,9 +179,10 @@ pub(super) async fn flush_one<E: Env, D: ZonedDevice>(
     )
     .await?;
     give_buffer(inner, buf);
+    let flushed = mems.len();
     let next_log = {
         let st = inner.lock();
-        st.imm.get(1).map_or(st.mem_log, |(_, l)| *l)
+        st.imm.get(flushed).map_or(st.mem_log, |(_, l)| *l)
     };
     let mut edit = VersionEdit {
         log_number: Some(next_log),
@@ -151,7 +192,11 @@ pub(super) async fn flush_one<E: Env, D: ZonedDevice>(
     let outputs: Vec<u64> = nf.iter().map(|(_, f)| f.number).collect();
     edit.new_files.extend(nf);
     install(inner, edit, |st| {
-        st.imm.remove(0);
+        st.imm.drain(..flushed);
+        if st.imm.is_empty() {
+            st.flush_requested = false;
+        }
+        st.wal_bytes.retain(|&n, _| n >= next_log);
         st.stats.flushes += 1;
         st.stats.flush_bytes_written += written;
     })
@@ -166,10 +211,12 @@ pub(super) async fn flush_one<E: Env, D: ZonedDevice>(
         }
     }
     inner.hint(&Hint::FlushFinished { job, outputs });
-    if Arc::strong_count(&mem) == 1 {
-        // Freeing a memtable's entries takes a while and changes nothing the simulation
-        // sees: another thread does it when the environment has one.
-        inner.env.spawn_compute("drop-memtable", move || drop(mem));
+    for mem in mems {
+        if Arc::strong_count(&mem) == 1 {
+            // Freeing a memtable's entries takes a while and changes nothing the simulation
+            // sees: another thread does it when the environment has one.
+            inner.env.spawn_compute("drop-memtable", move || drop(mem));
+        }
     }
     delete_obsolete(inner).await
 }

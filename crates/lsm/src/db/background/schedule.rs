@@ -41,7 +41,11 @@ pub(crate) fn maybe_schedule<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
     if held_back_by_cleaning(inner, &mut st) {
         return;
     }
-    if !st.flush_running && !st.imm.is_empty() {
+    let merge = inner.opts.min_write_buffer_number_to_merge as usize;
+    if !st.flush_running
+        && !st.imm.is_empty()
+        && (st.imm.len() >= merge || st.flush_requested)
+    {
         st.flush_running = true;
         let job = st.next_job;
         st.next_job += 1;
