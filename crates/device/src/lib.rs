@@ -108,8 +108,8 @@ use std::future::Future;
 #[cfg(target_os = "linux")]
 pub use blkzoned::BlkZonedDevice;
 pub use elided::{ElidedBytes, Hole};
-pub use hybrid_layout::{HybridLayout, HybridStats, Tier, TierLimits};
 pub use error::{DeviceError, DeviceErrorKind, SplitOp, SplitRefusal, ZoneOp};
+pub use hybrid_layout::{HybridLayout, HybridStats, Tier, TierLimits};
 pub use profile::Profile;
 pub use real::RealDevice;
 pub use zone::{ZoneGeometry, ZoneInfo, ZoneState};

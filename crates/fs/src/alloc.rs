@@ -13,7 +13,7 @@ use crate::file::FileKind;
 use crate::fs::ZoneFs;
 use crate::placement::lifetime::{best_open_zone_match, first_empty_zone};
 use crate::placement::{
-    Lifetime, Placement, PlacementDecision, PlacementRequest, SstContext, ZoneView,
+    HybridContext, Lifetime, Placement, PlacementDecision, PlacementRequest, SstContext, ZoneView,
 };
 use crate::record::Record;
 use crate::state::ZoneAcct;
@@ -38,6 +38,16 @@ pub(crate) enum Token {
 }
 
 impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
+    /// What placement policies see of a hybrid device now (`None` on one device).
+    pub(crate) fn hybrid_context(&self) -> Option<HybridContext> {
+        let layout = self.dev.hybrid_layout()?;
+        Some(HybridContext {
+            layout,
+            stats: self.dev.hybrid_stats().unwrap_or_default(),
+            now_ns: self.env.now(),
+        })
+    }
+
     /// Takes a zone for a writer; when the device is out of space and a cleaner is configured,
     /// cleans in the foreground (the wait counts as I/O blocking time) and tries again.
     pub(crate) async fn acquire_zone(
@@ -147,7 +157,8 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             let (finish, outcome) = {
                 let mut s = self.lock();
                 let views = s.views();
-                let view = s.alloc_view(&views);
+                let mut view = s.alloc_view(&views);
+                view.hybrid = self.hybrid_context();
                 let mut decision = self.opts.placement.place(&view, &request);
                 if mode == AllocMode::LastResort
                     && decision.outcome == Placement::NoSpace

@@ -318,6 +318,7 @@ impl State {
             max_open_io_zones: self.max_open_io,
             max_active_io_zones: self.max_active_io,
             finish_threshold_pct: self.finish_threshold_pct,
+            hybrid: None,
         }
     }
 

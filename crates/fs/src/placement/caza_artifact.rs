@@ -523,6 +523,7 @@ mod tests {
             max_open_io_zones: 14,
             max_active_io_zones: 14,
             finish_threshold_pct: 0,
+            hybrid: None,
         };
         let req = PlacementRequest {
             lifetime: Lifetime::Long,

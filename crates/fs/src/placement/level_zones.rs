@@ -166,6 +166,7 @@ mod tests {
             max_open_io_zones: 8,
             max_active_io_zones: 8,
             finish_threshold_pct: 0,
+            hybrid: None,
         }
     }
 

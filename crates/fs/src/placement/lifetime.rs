@@ -325,6 +325,7 @@ mod tests {
             max_open_io_zones: 10,
             max_active_io_zones: max_active,
             finish_threshold_pct: 0,
+            hybrid: None,
         }
     }
 

@@ -224,6 +224,7 @@ mod tests {
             max_open_io_zones: 14,
             max_active_io_zones: max_active,
             finish_threshold_pct: 0,
+            hybrid: None,
         }
     }
 

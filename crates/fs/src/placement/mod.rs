@@ -23,6 +23,7 @@
 
 pub mod caza_artifact;
 pub mod compaction_aware;
+pub mod hybrid;
 pub mod level_zones;
 pub mod lifetime;
 pub mod liza_caza;
@@ -39,7 +40,7 @@ pub use tree_view::{NewSst, TreeFile, TreeView};
 use crate::hints::Hint;
 
 /// Placement policy names accepted by [`by_name`].
-pub const NAMES: [&str; 10] = [
+pub const NAMES: [&str; 18] = [
     "liza",
     "caza",
     "oaza",
@@ -50,6 +51,14 @@ pub const NAMES: [&str; 10] = [
     "caza-v1-artifact",
     selective::NAME,
     level_zones::NAME,
+    hybrid::basic::NAMES[0],
+    hybrid::basic::NAMES[1],
+    hybrid::basic::NAMES[2],
+    hybrid::basic::NAMES[3],
+    hybrid::spandb_auto::NAME,
+    hybrid::hhzs::NAMES[0],
+    hybrid::hhzs::NAMES[1],
+    hybrid::hhzs::NAMES[2],
 ];
 
 /// The placement policy called `name` (one of [`NAMES`]; `selective` with its default
@@ -69,10 +78,19 @@ pub fn by_name(name: &str) -> Result<Arc<dyn PlacementPolicy>, String> {
         "caza-v1-artifact" => Ok(Arc::new(caza_artifact::CazaV1Artifact)),
         selective::NAME => Ok(Arc::new(selective::Selective::default())),
         level_zones::NAME => Ok(Arc::new(level_zones::LevelZones)),
-        other => Err(format!(
-            "unknown placement '{other}'; known: {}",
-            NAMES.join(", ")
-        )),
+        hybrid::spandb_auto::NAME => Ok(Arc::new(hybrid::spandb_auto::SpanDbAuto::default())),
+        other => {
+            if let Some(b) = hybrid::basic::Basic::by_name(other) {
+                return Ok(Arc::new(b));
+            }
+            if let Some(h) = hybrid::hhzs::Hhzs::by_name(other) {
+                return Ok(Arc::new(h));
+            }
+            Err(format!(
+                "unknown placement '{other}'; known: {}",
+                NAMES.join(", ")
+            ))
+        }
     }
 }
 
@@ -258,6 +276,20 @@ pub struct AllocView<'a> {
     pub max_active_io_zones: u32,
     /// Finish threshold, percent of the zone capacity (0 = off).
     pub finish_threshold_pct: u32,
+    /// On a hybrid device (SSD + HDD under one zone index space): its layout, per-device
+    /// counters and the time, for policies that place by device; `None` on one device.
+    pub hybrid: Option<HybridContext>,
+}
+
+/// What a placement policy sees of a hybrid device at one decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HybridContext {
+    /// Which zones are the SSD's and which the HDD's, with each device's budgets.
+    pub layout: zonedb_device::HybridLayout,
+    /// Each device's counters so far.
+    pub stats: zonedb_device::HybridStats,
+    /// Virtual (or real) time of the decision, ns.
+    pub now_ns: u64,
 }
 
 /// A request for a zone to write a file's next extent into.

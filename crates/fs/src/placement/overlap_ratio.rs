@@ -340,6 +340,7 @@ mod tests {
             max_open_io_zones: 14,
             max_active_io_zones: 14,
             finish_threshold_pct: 0,
+            hybrid: None,
         };
         let r = PlacementRequest {
             lifetime: Lifetime::Long,

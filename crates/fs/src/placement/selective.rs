@@ -187,6 +187,7 @@ mod tests {
                 max_open_io_zones: 6,
                 max_active_io_zones: 6,
                 finish_threshold_pct: 0,
+                hybrid: None,
             },
             split_zones: split,
             subzone_capacity_bytes: 250,

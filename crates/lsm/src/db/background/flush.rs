@@ -161,11 +161,7 @@ pub(super) async fn flush_one<E: Env, D: ZonedDevice>(
     let built = match &mems[..] {
         [mem] => match build_ahead::take(inner, mem, smallest_snapshot) {
             Some(built) => built,
-            None => build_memtable(
-                builder_for(inner, memtable_bytes),
-                mem,
-                smallest_snapshot,
-            ),
+            None => build_memtable(builder_for(inner, memtable_bytes), mem, smallest_snapshot),
         },
         _ => build_memtables(builder_for(inner, memtable_bytes), &mems, smallest_snapshot),
     };

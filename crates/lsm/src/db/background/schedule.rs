@@ -42,10 +42,7 @@ pub(crate) fn maybe_schedule<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
         return;
     }
     let merge = inner.opts.min_write_buffer_number_to_merge as usize;
-    if !st.flush_running
-        && !st.imm.is_empty()
-        && (st.imm.len() >= merge || st.flush_requested)
-    {
+    if !st.flush_running && !st.imm.is_empty() && (st.imm.len() >= merge || st.flush_requested) {
         st.flush_running = true;
         let job = st.next_job;
         st.next_job += 1;
