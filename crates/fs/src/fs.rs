@@ -107,6 +107,8 @@ pub(crate) struct Counters {
     pub(crate) split_zone_finishes: u64,
     pub(crate) split_zone_resets: u64,
     pub(crate) split_zones_peak: u64,
+    pub(crate) migrated_bytes: u64,
+    pub(crate) migrations: u64,
 }
 
 /// A mounted zone file layer on device `D` in environment `E`.
@@ -293,6 +295,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         class: IoClass,
     ) -> Result<Vec<u8>, FsError> {
         let (id, size) = self.id_and_size(name)?;
+        if class == IoClass::QueryRead {
+            self.count_query_read(id);
+        }
         if self.page_cache.is_some() {
             let got = self.read_cached(id, size, offset, len, class).await?;
             return Ok(got.into_dense().unwrap_or_else(|e| e.materialize()));
@@ -315,6 +320,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         class: IoClass,
     ) -> Result<ElidedBytes, FsError> {
         let (id, size) = self.id_and_size(name)?;
+        if class == IoClass::QueryRead {
+            self.count_query_read(id);
+        }
         if self.page_cache.is_some() {
             return self.read_cached(id, size, offset, len, class).await;
         }
@@ -335,6 +343,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         class: IoClass,
     ) -> Result<(), FsError> {
         let (id, size) = self.id_and_size(name)?;
+        if class == IoClass::QueryRead {
+            self.count_query_read(id);
+        }
         if self.page_cache.is_some() {
             return self
                 .read_cached(id, size, offset, len, class)
@@ -691,6 +702,8 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             split_zone_resets: c.split_zone_resets,
             split_zones: s.split_zone_count() as u64,
             split_zones_peak: c.split_zones_peak,
+            migrated_bytes: c.migrated_bytes,
+            migrations: c.migrations,
         }
     }
 

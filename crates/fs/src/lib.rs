@@ -41,6 +41,7 @@ pub mod fs;
 pub mod fsck;
 pub mod hints;
 pub mod metalog;
+mod migration;
 mod mount;
 pub mod page_cache;
 pub mod placement;

@@ -140,6 +140,11 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             if fs.opts.cleaning_interval_ns > 0 && fs.opts.cleaner.name() != "none" {
                 crate::cleaning::mechanism::spawn_background(&fs);
             }
+            if fs.dev.hybrid_layout().is_some()
+                && let Some(settings) = fs.opts.placement.migration()
+            {
+                crate::migration::spawn_migrator(&fs, settings);
+            }
         }
         Ok(fs)
     }

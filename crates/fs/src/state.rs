@@ -203,6 +203,8 @@ pub(crate) struct FileEntry {
     pub(crate) persisted_extents: usize,
     /// Open for writing.
     pub(crate) writing: bool,
+    /// Query reads served (hybrid migration's read rates).
+    pub(crate) query_reads: u64,
 }
 
 impl FileEntry {
@@ -214,6 +216,7 @@ impl FileEntry {
             index,
             persisted_extents,
             writing: false,
+            query_reads: 0,
         }
     }
 

@@ -86,6 +86,12 @@ pub struct FsStats {
     /// The most split zones at once.
     #[serde(skip_serializing_if = "is_zero")]
     pub split_zones_peak: u64,
+    /// Hybrid migration: bytes copied between the devices. Left out of JSON while 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub migrated_bytes: u64,
+    /// Hybrid migration: SSTs moved.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub migrations: u64,
 }
 
 #[allow(

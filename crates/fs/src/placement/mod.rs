@@ -40,7 +40,7 @@ pub use tree_view::{NewSst, TreeFile, TreeView};
 use crate::hints::Hint;
 
 /// Placement policy names accepted by [`by_name`].
-pub const NAMES: [&str; 18] = [
+pub const NAMES: [&str; 22] = [
     "liza",
     "caza",
     "oaza",
@@ -55,6 +55,10 @@ pub const NAMES: [&str; 18] = [
     hybrid::basic::NAMES[1],
     hybrid::basic::NAMES[2],
     hybrid::basic::NAMES[3],
+    hybrid::basic::NAMES_M[0],
+    hybrid::basic::NAMES_M[1],
+    hybrid::basic::NAMES_M[2],
+    hybrid::basic::NAMES_M[3],
     hybrid::spandb_auto::NAME,
     hybrid::hhzs::NAMES[0],
     hybrid::hhzs::NAMES[1],
@@ -355,6 +359,32 @@ pub trait PlacementPolicy: Send + Sync + std::fmt::Debug {
     /// A hint about what the engine does, in the order things happen. Must be quick; the
     /// default ignores it.
     fn on_hint(&self, _hint: &Hint) {}
+
+    /// On a hybrid device: how this policy's migration between the devices runs (HHZS §3.4);
+    /// `None`: no migration.
+    fn migration(&self) -> Option<hybrid::migration::MigrationSettings> {
+        None
+    }
+
+    /// The next migration, from the zones (`view.hybrid` set), the query reads of each live
+    /// SST so far (by SST number) and the HDD's query reads per second over the last period.
+    fn plan_migration(
+        &self,
+        _view: &AllocView<'_>,
+        _reads: &std::collections::BTreeMap<u64, u64>,
+        _hdd_read_rate: f64,
+    ) -> Option<hybrid::migration::Migration> {
+        None
+    }
+
+    /// A migration moved SST `sst` to `to`.
+    fn on_migrated(&self, _sst: u64, _to: zonedb_device::Tier) {}
+
+    /// On a hybrid device: whether blocks the engine's block cache evicts are cached in SSD
+    /// zones (HHZS §3.5).
+    fn caches_evicted_blocks(&self) -> bool {
+        false
+    }
 
     /// On a device that splits zones, whether the file of `request` goes to a subzone
     /// (asked before [`Self::place`], for the file's first extent); `None`: the file is

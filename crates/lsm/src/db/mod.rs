@@ -82,7 +82,10 @@ impl DbConfig {
 
 /// Mutable engine state, under one mutex that is never held across an await.
 #[derive(Debug)]
-#[allow(clippy::struct_excessive_bools, reason = "independent flags of the engine's state")]
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "independent flags of the engine's state"
+)]
 pub(crate) struct State {
     pub(crate) mem: Arc<MemTable>,
     pub(crate) mem_log: u64,

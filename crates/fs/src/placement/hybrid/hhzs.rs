@@ -18,8 +18,11 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use zonedb_device::Tier;
 
+use std::collections::BTreeMap;
+
+use super::migration::{Migration, MigrationSettings, plan};
 use super::tracker::{LEVELS, Tracker};
-use super::{HybridScheme, Target, reserved_log_zones, tier_zones};
+use super::{HybridScheme, Target, migration_snapshot, reserved_log_zones, tier_zones};
 use crate::hints::Hint;
 use crate::placement::{
     AllocView, HybridContext, NewSst, PlacementDecision, PlacementPolicy, PlacementRequest,
@@ -122,6 +125,11 @@ impl Hhzs {
 
     /// The tiering level now, from the view of the zones.
     pub fn tiering(&self, view: &AllocView<'_>, ctx: &HybridContext) -> Tiering {
+        self.tiering_and_demand(view, ctx).0
+    }
+
+    /// The tiering level and the demand of the levels below it, zones.
+    fn tiering_and_demand(&self, view: &AllocView<'_>, ctx: &HybridContext) -> (Tiering, u64) {
         let layout = &ctx.layout;
         let logs = reserved_log_zones(view, layout, self.config.log_zones);
         let ssd_zones = tier_zones(view, layout, Tier::Ssd).count() as u64;
@@ -135,7 +143,9 @@ impl Hhzs {
         let a = t.count_on(Tier::Ssd);
         let mut d = t.demand();
         d[0] = wal_in_use;
-        tiering(&a, &d, c_ssd)
+        let tiering = tiering(&a, &d, c_ssd);
+        let below = d.iter().take(tiering.level as usize).sum();
+        (tiering, below)
     }
 }
 
@@ -168,8 +178,8 @@ impl HybridScheme for Hhzs {
         self.config.log_zones
     }
 
-    fn placed(&self, sst: u64, level: u32, tier: Tier) {
-        self.tracker().placed(sst, level, tier);
+    fn placed(&self, sst: u64, level: u32, tier: Tier, now_ns: u64) {
+        self.tracker().placed(sst, level, tier, now_ns);
     }
 }
 
@@ -196,6 +206,41 @@ impl PlacementPolicy for Hhzs {
 
     fn on_hint(&self, hint: &Hint) {
         self.tracker().on_hint(hint);
+    }
+
+    fn migration(&self) -> Option<MigrationSettings> {
+        self.config.migration.then(|| MigrationSettings {
+            log_zones: self.config.log_zones,
+            ..MigrationSettings::default()
+        })
+    }
+
+    fn plan_migration(
+        &self,
+        view: &AllocView<'_>,
+        reads: &BTreeMap<u64, u64>,
+        hdd_read_rate: f64,
+    ) -> Option<Migration> {
+        let ctx = view.hybrid?;
+        let tiering = self.tiering_and_demand(view, &ctx);
+        let snapshot = migration_snapshot(
+            &self.tracker(),
+            (view, &ctx),
+            reads,
+            hdd_read_rate,
+            tiering,
+            None,
+            self.config.log_zones,
+        );
+        plan(&snapshot, &MigrationSettings::default())
+    }
+
+    fn on_migrated(&self, sst: u64, to: Tier) {
+        self.tracker().moved(sst, to);
+    }
+
+    fn caches_evicted_blocks(&self) -> bool {
+        self.config.caching
     }
 }
 

@@ -14,6 +14,7 @@
 
 pub mod basic;
 pub mod hhzs;
+pub mod migration;
 pub mod spandb_auto;
 pub mod tracker;
 
@@ -102,8 +103,9 @@ fn room_for_one(
     Some(finish)
 }
 
-/// An empty zone of `tier` outside `exclude`, with the zones to finish first.
-fn fresh_zone(
+/// An empty zone of `tier` outside `exclude`, with the zones to finish first (`None` when the
+/// device has none, or no open token).
+pub fn fresh_zone(
     view: &AllocView<'_>,
     layout: &HybridLayout,
     tier: Tier,
@@ -203,6 +205,47 @@ fn place_sst_in(
     )
 }
 
+/// Migration's snapshot of a scheme's SSTs: their levels and devices from `tracker`, read
+/// rates from `reads` (query reads of each live SST so far), the empty SSD zones outside the
+/// `log_zones` reserved ones.
+pub fn migration_snapshot(
+    tracker: &tracker::Tracker,
+    (view, ctx): (&AllocView<'_>, &HybridContext),
+    reads: &std::collections::BTreeMap<u64, u64>,
+    hdd_read_rate: f64,
+    (tiering, demand_below_tiering): (hhzs::Tiering, u64),
+    ssd_level_limit: Option<u32>,
+    log_zones: u32,
+) -> migration::Snapshot {
+    let logs = reserved_log_zones(view, &ctx.layout, log_zones);
+    let empty_ssd_zones = tier_zones(view, &ctx.layout, Tier::Ssd)
+        .filter(|z| !logs.contains(&z.index) && !z.busy && z.is_empty())
+        .count() as u64;
+    let ssts = tracker
+        .ssts()
+        .iter()
+        .filter_map(|(&number, s)| {
+            let tier = s.tier?;
+            let age_s = (ctx.now_ns.saturating_sub(s.created_ns) as f64 / 1e9).max(1e-3);
+            Some(migration::Candidate {
+                number,
+                level: s.level,
+                tier,
+                read_rate: reads.get(&number).copied().unwrap_or(0) as f64 / age_s,
+                compacting: tracker.is_compacting(number),
+            })
+        })
+        .collect();
+    migration::Snapshot {
+        ssts,
+        tiering,
+        empty_ssd_zones,
+        demand_below_tiering,
+        hdd_read_rate,
+        ssd_level_limit,
+    }
+}
+
 /// A hybrid scheme: says where each file goes; [`place`] carries it out.
 pub trait HybridScheme: Send + Sync + std::fmt::Debug {
     /// Where the file of `request` goes (`request.sst` carries an SST's level).
@@ -218,8 +261,8 @@ pub trait HybridScheme: Send + Sync + std::fmt::Debug {
         0
     }
 
-    /// Called with every decision taken for an SST (`tier` it went to).
-    fn placed(&self, _sst: u64, _level: u32, _tier: Tier) {}
+    /// Called with every decision taken for an SST (`tier` it went to, at `now_ns`).
+    fn placed(&self, _sst: u64, _level: u32, _tier: Tier, _now_ns: u64) {}
 }
 
 /// [`PlacementPolicy::place`] of a hybrid scheme; off a hybrid device, LIZA.
@@ -241,7 +284,7 @@ pub fn place<S: HybridScheme + ?Sized>(
     if let (Some(sst), Placement::Empty(z)) = (request.sst, d.outcome)
         && let Some(tier) = ctx.layout.tier_of(z)
     {
-        scheme.placed(sst.number, sst.level, tier);
+        scheme.placed(sst.number, sst.level, tier, ctx.now_ns);
     }
     d
 }
@@ -340,7 +383,7 @@ mod tests {
     #[test]
     fn basic_scheme_splits_levels_and_spills_to_the_hdd() {
         let mut zs = zones();
-        let b3 = Basic { h: 3 };
+        let b3 = Basic::new(3, false);
         let l2 = sst(1, 2);
         let d = b3.place(&view(&zs, 14), &req(Some(&l2), IoType::Other));
         assert_eq!(d.outcome, Placement::Empty(3), "L2 to the first SSD zone");
@@ -363,7 +406,7 @@ mod tests {
         let mut zs = zones();
         fill(&mut zs, 3, 900);
         fill(&mut zs, 4, 950);
-        let d = Basic { h: 3 }.place(&view(&zs, 2), &req(Some(&sst(1, 1)), IoType::Other));
+        let d = Basic::new(3, false).place(&view(&zs, 2), &req(Some(&sst(1, 1)), IoType::Other));
         assert_eq!(d.outcome, Placement::Empty(5));
         assert_eq!(d.finish, vec![4], "the fullest done zone is finished");
     }
@@ -388,7 +431,7 @@ mod tests {
         // 1 + 2 + 1 >= 4 at L1, so t = 1 with 4 - 1 = 3 zones; an L1 SST still has one, an
         // L2 SST goes to the HDD.
         for n in [11, 12] {
-            hhzs.placed(n, 1, Tier::Ssd);
+            hhzs.placed(n, 1, Tier::Ssd, 0);
         }
         hhzs.on_hint(&crate::hints::Hint::FileDeleted { number: 10 });
         hhzs.on_hint(&crate::hints::Hint::CompactionStarted {

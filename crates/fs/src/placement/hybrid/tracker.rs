@@ -21,6 +21,8 @@ pub struct SstInfo {
     pub tier: Option<Tier>,
     /// Bytes.
     pub size: u64,
+    /// When it was placed, ns (its age for read rates).
+    pub created_ns: u64,
 }
 
 /// A compaction that has not finished: its output level and the demand it still holds.
@@ -61,6 +63,7 @@ impl Tracker {
                     level,
                     tier: None,
                     size: *size,
+                    created_ns: 0,
                 });
                 if let Some(r) = self.running.get_mut(job)
                     && r.demand > 0
@@ -119,14 +122,18 @@ impl Tracker {
         }
     }
 
-    /// Records where an SST went.
-    pub fn placed(&mut self, number: u64, level: u32, tier: Tier) {
+    /// Records where an SST went, at `now_ns`.
+    pub fn placed(&mut self, number: u64, level: u32, tier: Tier, now_ns: u64) {
         let s = self.ssts.entry(number).or_insert(SstInfo {
             level,
             tier: None,
             size: 0,
+            created_ns: now_ns,
         });
-        s.tier.get_or_insert(tier);
+        if s.tier.is_none() {
+            s.tier = Some(tier);
+            s.created_ns = now_ns;
+        }
     }
 
     /// Moves an SST to another device (migration).
@@ -224,7 +231,7 @@ mod tests {
     fn trivial_moves_change_levels_without_demand() {
         let mut t = Tracker::default();
         t.on_hint(&created(5, 0, 1));
-        t.placed(5, 0, Tier::Ssd);
+        t.placed(5, 0, Tier::Ssd, 0);
         t.on_hint(&Hint::CompactionStarted {
             job: 2,
             start_level: 0,

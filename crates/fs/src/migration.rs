@@ -1,0 +1,316 @@
+//! Migration between the devices of a hybrid (HHZS §3.4), the mechanism: a background task
+//! that, once per period, asks the placement policy for a decision
+//! ([`crate::PlacementPolicy::plan_migration`]) from the zones and the query reads of each
+//! SST, and carries it out: an SST's bytes copied into fresh zones of the other device at the
+//! policy's rate limit, its extents replaced in one metadata record (the copy is garbage if
+//! the file changed meanwhile), the old zones reset once nothing in them is live.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Weak};
+
+use zonedb_device::{IoClass, Tier, ZoneOp, ZonedDevice};
+use zonedb_env::Env;
+
+use crate::FsError;
+use crate::alloc::Token;
+use crate::file::Extent;
+use crate::fs::{GC_COPY_BYTES, ZoneFs, align_up};
+use crate::placement::hybrid::migration::{Migration, MigrationSettings};
+use crate::record::Record;
+
+/// The SST number of an engine file name (`000123.sst`).
+pub(crate) fn sst_number(name: &str) -> Option<u64> {
+    name.strip_suffix(".sst")?.parse().ok()
+}
+
+impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
+    /// Query reads of each live SST so far, by SST number.
+    pub(crate) fn sst_query_reads(&self) -> BTreeMap<u64, u64> {
+        let s = self.lock();
+        s.names
+            .iter()
+            .filter_map(|(name, id)| {
+                let n = sst_number(name)?;
+                Some((n, s.files.get(id)?.query_reads))
+            })
+            .collect()
+    }
+
+    /// Counts one query read of file `id`.
+    pub(crate) fn count_query_read(&self, id: u64) {
+        if let Some(f) = self.lock().files.get_mut(&id) {
+            f.query_reads += 1;
+        }
+    }
+
+    /// Carries out one migration decision.
+    ///
+    /// # Errors
+    /// Device errors; [`FsError::NoSpace`] when the target device has no fresh zone.
+    pub(crate) async fn migrate(
+        &self,
+        decision: Migration,
+        settings: &MigrationSettings,
+    ) -> Result<(), FsError> {
+        match decision {
+            Migration::Move { sst, to } => self.migrate_sst(sst, to, settings).await,
+            Migration::Swap { up, down } => {
+                self.migrate_sst(down, Tier::Hdd, settings).await?;
+                self.migrate_sst(up, Tier::Ssd, settings).await
+            }
+        }
+    }
+
+    /// Moves SST `number` to fresh zones of `to`, at most `settings.rate_bytes_per_s`.
+    async fn migrate_sst(
+        &self,
+        number: u64,
+        to: Tier,
+        settings: &MigrationSettings,
+    ) -> Result<(), FsError> {
+        let Some(layout) = self.dev.hybrid_layout() else {
+            return Ok(());
+        };
+        let (id, extents, readers) = {
+            let mut s = self.lock();
+            let Some(id) = s
+                .names
+                .iter()
+                .find(|(n, _)| sst_number(n) == Some(number))
+                .map(|(_, id)| *id)
+            else {
+                return Ok(());
+            };
+            let Some(f) = s.files.get(&id).filter(|f| !f.writing) else {
+                return Ok(());
+            };
+            let extents = f.meta.extents.clone();
+            // Already there (a decision from a stale view): nothing to do.
+            if extents
+                .iter()
+                .all(|e| s.zone_of(e.start).and_then(|z| layout.tier_of(z)) == Some(to))
+            {
+                return Ok(());
+            }
+            let readers =
+                crate::fs::ZoneReaders::new(self, &mut s, extents.iter().map(|e| e.start));
+            (id, extents, readers)
+        };
+        let copied = self.copy_to_tier(&extents, to, settings).await;
+        let new_extents = match copied {
+            Ok(e) => e,
+            Err(e) => {
+                drop(readers);
+                return Err(e);
+            }
+        };
+        let mut meta = self.meta.lock().await;
+        let replaced = {
+            let mut s = self.lock();
+            let unchanged = s
+                .files
+                .get(&id)
+                .is_some_and(|f| f.meta.extents == extents && !f.writing);
+            s.account_extents(&new_extents, true);
+            if unchanged {
+                s.account_extents(&extents, false);
+                if let Some(f) = s.files.get_mut(&id) {
+                    f.set_extents(new_extents.clone());
+                    f.persisted_extents = f.meta.extents.len();
+                }
+            } else {
+                // Deleted (or rewritten) meanwhile: the copy is garbage.
+                s.account_extents(&new_extents, false);
+            }
+            unchanged
+        };
+        if replaced {
+            self.invalidate_pages(id);
+            self.persist(
+                &mut meta,
+                Record::FileReplace {
+                    id,
+                    extents: new_extents,
+                },
+            )
+            .await?;
+            self.counters().migrations += 1;
+        }
+        drop(meta);
+        drop(readers);
+        self.reset_unused_zones().await?;
+        if replaced {
+            self.opts.placement.on_migrated(number, to);
+        }
+        Ok(())
+    }
+
+    /// Copies `extents` into fresh zones of `to` at the rate limit; returns the new extents.
+    async fn copy_to_tier(
+        &self,
+        extents: &[Extent],
+        to: Tier,
+        settings: &MigrationSettings,
+    ) -> Result<Vec<Extent>, FsError> {
+        let t0 = self.env.now();
+        let mut copied = 0u64;
+        let mut target: Option<u32> = None;
+        let mut new_extents: Vec<Extent> = Vec::with_capacity(extents.len());
+        let result = async {
+            for e in extents {
+                let block = self.block;
+                let (first, last) = (e.start / block * block, align_up(e.start + e.len, block));
+                let mut cur = first;
+                while cur < last {
+                    let zone = if let Some(z) = target {
+                        z
+                    } else {
+                        let z = self.acquire_tier_zone(to, settings.log_zones).await?;
+                        target = Some(z);
+                        z
+                    };
+                    let (wp, remaining, zone_start) = self
+                        .lock()
+                        .zone(zone)
+                        .map_or((0, 0, 0), |z| (z.wp, z.remaining(), z.start));
+                    let n = (last - cur).min(remaining).min(GC_COPY_BYTES);
+                    if n == 0 {
+                        self.release_zone(zone, Token::Migration).await?;
+                        target = None;
+                        continue;
+                    }
+                    let data = self
+                        .dev
+                        .read_elided(cur, n, IoClass::BackgroundRead)
+                        .await?;
+                    self.dev.write_elided(wp, &data).await?;
+                    let (lo, hi) = (e.start.max(cur), (e.start + e.len).min(cur + n));
+                    let piece = Extent {
+                        start: wp + (lo - cur),
+                        len: hi - lo,
+                    };
+                    match new_extents.last_mut() {
+                        Some(p) if p.start >= zone_start && p.start + p.len == piece.start => {
+                            p.len += piece.len;
+                        }
+                        _ => new_extents.push(piece),
+                    }
+                    let full = self.lock().zone_mut(zone).is_some_and(|z| {
+                        z.wp += n;
+                        z.remaining() == 0
+                    });
+                    {
+                        let mut c = self.counters();
+                        c.device_bytes += n;
+                        c.migrated_bytes += n;
+                    }
+                    if full {
+                        self.release_zone(zone, Token::Migration).await?;
+                        target = None;
+                    }
+                    cur += n;
+                    copied += n;
+                    // The rate limit: never ahead of `rate` since the start.
+                    let due = t0
+                        + copied.saturating_mul(1_000_000_000) / settings.rate_bytes_per_s.max(1);
+                    if due > self.env.now() {
+                        self.env.sleep(due - self.env.now()).await;
+                    }
+                }
+            }
+            Ok::<(), FsError>(())
+        }
+        .await;
+        if let Some(z) = target {
+            self.release_zone(z, Token::Migration).await?;
+        }
+        result.map(|()| new_extents)
+    }
+
+    /// A fresh zone of `tier` for migrated data (outside the writers' open budget, as the
+    /// cleaner's), finishing done zones first if the device is at its active limit.
+    async fn acquire_tier_zone(&self, tier: Tier, log_zones: u32) -> Result<u32, FsError> {
+        let (zone, finish) = {
+            let mut s = self.lock();
+            let views = s.views();
+            let mut view = s.alloc_view(&views);
+            view.hybrid = self.hybrid_context();
+            let ctx = view.hybrid.ok_or(FsError::NoSpace)?;
+            let logs = crate::placement::hybrid::reserved_log_zones(&view, &ctx.layout, log_zones);
+            let (zone, finish) =
+                crate::placement::hybrid::fresh_zone(&view, &ctx.layout, tier, &logs)
+                    .ok_or(FsError::NoSpace)?;
+            for &f in &finish {
+                if let Some(a) = s.zone_mut(f) {
+                    a.wp = a.start + a.capacity;
+                    a.active = false;
+                    a.busy = true;
+                }
+            }
+            if let Some(a) = s.zone_mut(zone) {
+                a.busy = true;
+                a.active = true;
+            }
+            (zone, finish)
+        };
+        for f in finish {
+            let r = self.dev.manage(f, ZoneOp::Finish).await;
+            if let Some(a) = self.lock().zone_mut(f) {
+                a.busy = false;
+            }
+            r?;
+            self.counters().finishes += 1;
+        }
+        Ok(zone)
+    }
+}
+
+/// Starts the migrator of a policy that migrates, on a hybrid device: every period it measures
+/// the HDD's query read rate, asks the policy and carries out its decision. It stops when the
+/// file layer is dropped.
+pub(crate) fn spawn_migrator<E: Env, D: ZonedDevice>(
+    fs: &Arc<ZoneFs<E, D>>,
+    settings: MigrationSettings,
+) {
+    let weak: Weak<ZoneFs<E, D>> = Arc::downgrade(fs);
+    let env = fs.env.clone();
+    let _handle = fs.env.spawn_background("hybrid-migrator", async move {
+        let mut last_reads: BTreeMap<u64, u64> = BTreeMap::new();
+        loop {
+            env.sleep(settings.period_ns).await;
+            let Some(fs) = weak.upgrade() else { break };
+            let Some(layout) = fs.dev.hybrid_layout() else {
+                break;
+            };
+            let reads = fs.sst_query_reads();
+            // Query reads the HDD served over the period: reads of SSTs whose data is there.
+            let on_hdd: u64 = {
+                let s = fs.lock();
+                s.names
+                    .iter()
+                    .filter_map(|(name, id)| {
+                        let n = crate::migration::sst_number(name)?;
+                        let f = s.files.get(id)?;
+                        let first = f.meta.extents.first()?;
+                        let hdd = s.zone_of(first.start).and_then(|z| layout.tier_of(z))
+                            == Some(Tier::Hdd);
+                        hdd.then(|| f.query_reads - last_reads.get(&n).copied().unwrap_or(0))
+                    })
+                    .sum()
+            };
+            let rate = on_hdd as f64 * 1e9 / settings.period_ns.max(1) as f64;
+            last_reads.clone_from(&reads);
+            let decision = {
+                let s = fs.lock();
+                let views = s.views();
+                let mut view = s.alloc_view(&views);
+                view.hybrid = fs.hybrid_context();
+                fs.opts.placement.plan_migration(&view, &reads, rate)
+            };
+            if let Some(d) = decision {
+                // Out of room on the target is not an error of anyone's request: try later.
+                let _ = fs.migrate(d, &settings).await;
+            }
+        }
+    });
+}
