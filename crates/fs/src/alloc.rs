@@ -57,6 +57,10 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         sst: Option<&SstContext>,
     ) -> Result<u32, FsError> {
         let t0 = self.env.now();
+        if kind == FileKind::Wal {
+            // HHZS: the WAL takes a zone back from the SSD cache when it has none.
+            self.cache_yield_for_wal().await?;
+        }
         loop {
             match self
                 .try_acquire_zone(lifetime, kind, 0, AllocMode::Policy, sst)

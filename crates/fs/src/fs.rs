@@ -131,6 +131,10 @@ pub struct ZoneFs<E: Env, D: ZonedDevice> {
     pub(crate) split_geo: Option<zonedb_device::splitzns::SplitZnsGeometry>,
     /// The page cache of buffered reads (`None`: off).
     pub(crate) page_cache: Option<Mutex<PageCache>>,
+    /// HHZS's SSD cache of evicted blocks (`None`: off).
+    pub(crate) ssd_cache: Option<Mutex<crate::ssd_cache::SsdCache>>,
+    /// Wakes the SSD cache's writer.
+    pub(crate) cache_kick: Arc<tokio::sync::Notify>,
 }
 
 /// A range of device bytes: (offset, length).
@@ -212,6 +216,15 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     pub fn on_hint(&self, hint: &crate::hints::Hint) {
         self.opts.placement.on_hint(hint);
         self.opts.cleaner.on_hint(hint);
+        if let crate::hints::Hint::BlockEvicted {
+            file,
+            offset,
+            data: Some(data),
+            ..
+        } = hint
+        {
+            self.offer_evicted_block(*file, *offset, data);
+        }
     }
 
     /// Names of every file, sorted.
@@ -297,6 +310,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         let (id, size) = self.id_and_size(name)?;
         if class == IoClass::QueryRead {
             self.count_query_read(id);
+            if let Some(got) = self.read_from_ssd_cache(name, offset, len, class).await {
+                return got.map(|g| g.into_dense().unwrap_or_else(|e| e.materialize()));
+            }
         }
         if self.page_cache.is_some() {
             let got = self.read_cached(id, size, offset, len, class).await?;
@@ -322,6 +338,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         let (id, size) = self.id_and_size(name)?;
         if class == IoClass::QueryRead {
             self.count_query_read(id);
+            if let Some(got) = self.read_from_ssd_cache(name, offset, len, class).await {
+                return got;
+            }
         }
         if self.page_cache.is_some() {
             return self.read_cached(id, size, offset, len, class).await;
@@ -345,6 +364,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         let (id, size) = self.id_and_size(name)?;
         if class == IoClass::QueryRead {
             self.count_query_read(id);
+            if let Some(got) = self.read_from_ssd_cache(name, offset, len, class).await {
+                return got.map(drop);
+            }
         }
         if self.page_cache.is_some() {
             return self
@@ -569,6 +591,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 id
             };
             self.invalidate_pages(id);
+            if let Some(n) = crate::migration::sst_number(name) {
+                self.forget_cached_sst(n);
+            }
             self.persist(&mut meta, Record::FileDelete { id }).await?;
         }
         self.reset_unused_zones().await
@@ -644,6 +669,8 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
 
     /// Statistics now.
     pub fn stats(&self) -> FsStats {
+        // The cache's lock is never taken under the state's.
+        let cache = self.ssd_cache_stats().unwrap_or_default();
         let s = self.lock();
         let c = self.counters();
         let free: u64 = s.zones.iter().map(ZoneAcct::remaining).sum();
@@ -704,6 +731,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             split_zones_peak: c.split_zones_peak,
             migrated_bytes: c.migrated_bytes,
             migrations: c.migrations,
+            ssd_cache_hits: cache.hits,
+            ssd_cache_admitted_bytes: cache.admitted_bytes,
+            ssd_cache_zone_evictions: cache.zone_evictions,
         }
     }
 

@@ -109,6 +109,10 @@ pub enum Hint {
         offset: u64,
         /// Bytes.
         bytes: u64,
+        /// The block's stored bytes, when the zone layer asked for them
+        /// ([`crate::ZoneFs::wants_evicted_blocks`]; HHZS's cache hint carries the block).
+        #[serde(skip)]
+        data: Option<zonedb_device::ElidedBytes>,
     },
 }
 

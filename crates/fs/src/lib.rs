@@ -46,6 +46,8 @@ mod mount;
 pub mod page_cache;
 pub mod placement;
 pub mod record;
+mod ssd_cache;
+pub use ssd_cache::SsdCacheStats;
 mod state;
 pub mod stats;
 mod subzone;

@@ -111,6 +111,14 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             kick: tokio::sync::Notify::new(),
             zc_running: std::sync::atomic::AtomicBool::new(false),
             counters: Mutex::new(Counters::default()),
+            ssd_cache: (opts.placement.caches_evicted_blocks() && dev.hybrid_layout().is_some())
+                .then(|| {
+                    let n = opts.placement.hybrid_log_zones();
+                    Mutex::new(crate::ssd_cache::SsdCache::new(
+                        (META_ZONES..META_ZONES + n).collect(),
+                    ))
+                }),
+            cache_kick: Arc::new(tokio::sync::Notify::new()),
             page_cache: (opts.page_cache_size_bytes > 0).then(|| {
                 Mutex::new(PageCache::new(
                     opts.page_cache_size_bytes,
@@ -144,6 +152,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 && let Some(settings) = fs.opts.placement.migration()
             {
                 crate::migration::spawn_migrator(&fs, settings);
+            }
+            if fs.ssd_cache.is_some() {
+                crate::ssd_cache::spawn_cache_writer(&fs);
             }
         }
         Ok(fs)

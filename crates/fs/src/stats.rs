@@ -92,6 +92,15 @@ pub struct FsStats {
     /// Hybrid migration: SSTs moved.
     #[serde(skip_serializing_if = "is_zero")]
     pub migrations: u64,
+    /// HHZS's SSD cache: reads served from cache zones.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ssd_cache_hits: u64,
+    /// HHZS's SSD cache: bytes of evicted blocks written to cache zones.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ssd_cache_admitted_bytes: u64,
+    /// HHZS's SSD cache: cache zones evicted (FIFO).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ssd_cache_zone_evictions: u64,
 }
 
 #[allow(

@@ -7,15 +7,19 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use zonedb_device::ElidedBytes;
+
 /// Identifies a block: SST file number and the block's offset in the file.
 pub type BlockKey = (u64, u64);
 
 /// Called with the key and size of every block evicted to make room (not for explicit erases).
-pub type EvictionCallback = Box<dyn Fn(BlockKey, u64) + Send + Sync>;
+pub type EvictionCallback = Box<dyn Fn(BlockKey, u64, Option<ElidedBytes>) + Send + Sync>;
 
 #[derive(Debug)]
 struct Entry {
     value: Arc<Vec<u8>>,
+    /// The block as stored in its file, kept when the cache hands evicted blocks over.
+    raw: Option<ElidedBytes>,
     charge: u64,
     /// Last-use stamp; the smallest is evicted first.
     stamp: u64,
@@ -53,6 +57,8 @@ pub struct BlockCache {
     capacity_bytes: u64,
     inner: Mutex<Inner>,
     on_evict: Option<EvictionCallback>,
+    /// Keep each block's stored bytes for the eviction callback.
+    keep_raw: bool,
 }
 
 impl std::fmt::Debug for BlockCache {
@@ -71,6 +77,7 @@ impl BlockCache {
             capacity_bytes,
             inner: Mutex::new(Inner::default()),
             on_evict: None,
+            keep_raw: false,
         }
     }
 
@@ -80,6 +87,7 @@ impl BlockCache {
             capacity_bytes,
             inner: Mutex::new(Inner::default()),
             on_evict: Some(on_evict),
+            keep_raw: false,
         }
     }
 
@@ -120,7 +128,33 @@ impl BlockCache {
 
     /// Inserts a block charged as `charge` bytes (an elided block is charged as its full
     /// uncompressed size, so the cache holds as many blocks as without elision).
+    /// Makes the cache keep each block's stored bytes ([`BlockCache::insert_raw`]) and hand
+    /// them to the eviction callback (HHZS's cache hint).
+    #[must_use]
+    pub fn keeping_raw(mut self, keep: bool) -> Self {
+        self.keep_raw = keep;
+        self
+    }
+
+    /// Whether inserts should pass the block's stored bytes.
+    pub fn keeps_raw(&self) -> bool {
+        self.keep_raw
+    }
+
     pub fn insert_charged(&self, key: BlockKey, value: Arc<Vec<u8>>, charge: u64) {
+        self.insert_raw(key, value, charge, None);
+    }
+
+    /// [`BlockCache::insert_charged`] with the block's stored bytes (kept only when
+    /// [`BlockCache::keeps_raw`]).
+    pub fn insert_raw(
+        &self,
+        key: BlockKey,
+        value: Arc<Vec<u8>>,
+        charge: u64,
+        raw: Option<ElidedBytes>,
+    ) {
+        let raw = raw.filter(|_| self.keep_raw);
         if charge > self.capacity_bytes {
             return;
         }
@@ -141,13 +175,14 @@ impl BlockCache {
                 if let Some(e) = g.entries.remove(&victim) {
                     g.usage -= e.charge;
                     g.evictions += 1;
-                    evicted.push((victim, e.charge));
+                    evicted.push((victim, e.charge, e.raw));
                 }
             }
             g.entries.insert(
                 key,
                 Entry {
                     value,
+                    raw,
                     charge,
                     stamp,
                 },
@@ -156,8 +191,8 @@ impl BlockCache {
             g.usage += charge;
         }
         if let Some(cb) = &self.on_evict {
-            for (k, c) in evicted {
-                cb(k, c);
+            for (k, c, raw) in evicted {
+                cb(k, c, raw);
             }
         }
     }
@@ -205,7 +240,7 @@ mod tests {
         let s2 = seen.clone();
         let c = BlockCache::with_eviction_callback(
             300,
-            Box::new(move |k, n| s2.lock().unwrap().push((k, n))),
+            Box::new(move |k, n, _| s2.lock().unwrap().push((k, n))),
         );
         c.insert((1, 0), block(100));
         c.insert((1, 100), block(100));

@@ -386,6 +386,11 @@ pub trait PlacementPolicy: Send + Sync + std::fmt::Debug {
         false
     }
 
+    /// On a hybrid device: the SSD zones kept for the WAL (and the cache), the first IO zones.
+    fn hybrid_log_zones(&self) -> u32 {
+        0
+    }
+
     /// On a device that splits zones, whether the file of `request` goes to a subzone
     /// (asked before [`Self::place`], for the file's first extent); `None`: the file is
     /// placed by [`Self::place`] like any other (the default, for every file).

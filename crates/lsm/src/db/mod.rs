@@ -273,18 +273,27 @@ pub(crate) fn apply_batch(mem: &MemTable, batch: &WriteBatch) -> Result<u64, Lsm
     Ok(seq.saturating_sub(1))
 }
 
-/// The block cache, reporting evictions as hints.
-fn block_cache_with_hints(opts: &DbOptions, hints: Arc<dyn HintListener>) -> Arc<BlockCache> {
-    Arc::new(BlockCache::with_eviction_callback(
-        opts.block_cache_size,
-        Box::new(move |(file, offset), bytes| {
-            hints.on_hint(&Hint::BlockEvicted {
-                file,
-                offset,
-                bytes,
-            });
-        }),
-    ))
+/// The block cache, reporting evictions as hints (with the blocks' stored bytes when the zone
+/// layer wants them: HHZS's cache hint).
+fn block_cache_with_hints(
+    opts: &DbOptions,
+    hints: Arc<dyn HintListener>,
+    keep_raw: bool,
+) -> Arc<BlockCache> {
+    Arc::new(
+        BlockCache::with_eviction_callback(
+            opts.block_cache_size,
+            Box::new(move |(file, offset), bytes, data| {
+                hints.on_hint(&Hint::BlockEvicted {
+                    file,
+                    offset,
+                    bytes,
+                    data,
+                });
+            }),
+        )
+        .keeping_raw(keep_raw),
+    )
 }
 
 /// What the MANIFEST says.

@@ -430,7 +430,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
             last_seq,
         )
         .await?;
-        let block_cache = block_cache_with_hints(&opts, hints.clone());
+        let block_cache = block_cache_with_hints(&opts, hints.clone(), fs.wants_evicted_blocks());
         let mut state = State::new(&opts, version, wal_number, next_file, last_seq);
         if read_only.is_some() {
             // The recovered writes stay in memory (their WALs are kept).

@@ -237,11 +237,16 @@ impl<S: BlockSource> Table<S> {
             }
             None => self.source.read_elided(h.offset, len, class).await?,
         };
+        let stored = self
+            .cache
+            .as_ref()
+            .filter(|c| fill_cache && c.keeps_raw())
+            .map(|_| raw.clone());
         let (block, charge) = verify_elided_bytes(self.source.name(), h, raw, self.version)?;
         let b = Arc::new(block);
         if fill_cache && let Some(c) = &self.cache {
             // Charged as the full uncompressed block: hit rates are as without elision.
-            c.insert_charged((self.number, h.offset), b.clone(), charge);
+            c.insert_raw((self.number, h.offset), b.clone(), charge, stored);
         }
         Ok(b)
     }

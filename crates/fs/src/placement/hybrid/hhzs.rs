@@ -192,6 +192,10 @@ impl PlacementPolicy for Hhzs {
         }
     }
 
+    fn hybrid_log_zones(&self) -> u32 {
+        self.config.log_zones
+    }
+
     fn place(&self, view: &AllocView<'_>, request: &PlacementRequest<'_>) -> PlacementDecision {
         super::place(self, view, request)
     }

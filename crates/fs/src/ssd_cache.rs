@@ -1,0 +1,349 @@
+//! Application-hinted caching on a hybrid device (HHZS §3.5): data blocks the engine's block
+//! cache evicts, of SSTs whose data is on the HDD, are appended to an SSD *cache zone* taken
+//! from the WAL zones; a read of such a block (same SST, offset and length) is served from the
+//! SSD. Whole cache zones are evicted oldest first (FIFO) when no empty WAL zone is left for
+//! the cache or when the WAL needs the space. A block is never served after its SST is
+//! deleted: deleting an SST drops its entries.
+//!
+//! The hint carries the block's stored bytes (no HDD read is spent on admission); admissions
+//! are queued by the hint and written by a background task.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Weak};
+
+use zonedb_device::{ElidedBytes, IoClass, Tier, ZoneOp, ZonedDevice};
+use zonedb_env::Env;
+
+use crate::FsError;
+use crate::fs::ZoneFs;
+use crate::migration::sst_number;
+
+/// Where a cached block lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Slot {
+    dev_offset: u64,
+    len: u64,
+    zone: u32,
+}
+
+/// The SSD cache's state.
+#[derive(Debug, Default)]
+pub(crate) struct SsdCache {
+    /// WAL zones the cache may take (the policy's reserved log zones).
+    pub(crate) log_zones: Vec<u32>,
+    /// (SST number, block offset) -> its copy.
+    map: BTreeMap<(u64, u64), Slot>,
+    /// Cache zones, oldest first (the last is the active one), with the blocks in each.
+    zones: VecDeque<(u32, Vec<(u64, u64)>)>,
+    /// Admissions not written yet.
+    pending: VecDeque<(u64, u64, ElidedBytes)>,
+    /// Counters.
+    pub(crate) stats: SsdCacheStats,
+}
+
+/// What the SSD cache did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SsdCacheStats {
+    /// Blocks written to cache zones.
+    pub admissions: u64,
+    /// Bytes written to cache zones.
+    pub admitted_bytes: u64,
+    /// Reads served from the cache.
+    pub hits: u64,
+    /// Cache zones evicted (FIFO).
+    pub zone_evictions: u64,
+    /// Of those, evicted so the WAL gets the zone.
+    pub wal_evictions: u64,
+}
+
+impl SsdCache {
+    /// An empty cache over the WAL zones `log_zones`.
+    pub(crate) fn new(log_zones: Vec<u32>) -> Self {
+        Self {
+            log_zones,
+            ..Self::default()
+        }
+    }
+}
+
+impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
+    fn cache(&self) -> Option<std::sync::MutexGuard<'_, SsdCache>> {
+        self.ssd_cache
+            .as_ref()
+            .map(|c| c.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
+
+    /// The SSD cache's counters (`None` when off).
+    pub fn ssd_cache_stats(&self) -> Option<SsdCacheStats> {
+        self.cache().map(|c| c.stats)
+    }
+
+    /// Whether the engine should hand evicted blocks' bytes over (the SSD cache is on).
+    pub fn wants_evicted_blocks(&self) -> bool {
+        self.ssd_cache.is_some()
+    }
+
+    /// Takes an evicted block (`data`: its stored bytes at `offset` of SST `file`): queued
+    /// for the cache if its SST is on the HDD and the block is not cached yet.
+    pub(crate) fn offer_evicted_block(&self, file: u64, offset: u64, data: &ElidedBytes) {
+        let Some(layout) = self.dev.hybrid_layout() else {
+            return;
+        };
+        let on_hdd = {
+            let s = self.lock();
+            s.names
+                .iter()
+                .find(|(n, _)| sst_number(n) == Some(file))
+                .and_then(|(_, id)| s.files.get(id))
+                .and_then(|f| f.meta.extents.first())
+                .and_then(|e| s.zone_of(e.start))
+                .and_then(|z| layout.tier_of(z))
+                == Some(Tier::Hdd)
+        };
+        if !on_hdd {
+            return;
+        }
+        let Some(mut c) = self.cache() else { return };
+        if c.map.contains_key(&(file, offset))
+            || c.pending.iter().any(|p| (p.0, p.1) == (file, offset))
+        {
+            return;
+        }
+        c.pending.push_back((file, offset, data.clone()));
+        drop(c);
+        self.cache_kick.notify_one();
+    }
+
+    /// Drops every cached block of SST `number` (deleted).
+    pub(crate) fn forget_cached_sst(&self, number: u64) {
+        if let Some(mut c) = self.cache() {
+            let keys: Vec<(u64, u64)> = c
+                .map
+                .range((number, 0)..=(number, u64::MAX))
+                .map(|(k, _)| *k)
+                .collect();
+            for k in keys {
+                c.map.remove(&k);
+            }
+            c.pending.retain(|p| p.0 != number);
+        }
+    }
+
+    /// A read of `len` bytes at `offset` of file `name` served from the SSD cache, if the
+    /// block is there.
+    pub(crate) async fn read_from_ssd_cache(
+        &self,
+        name: &str,
+        offset: u64,
+        len: u64,
+        class: IoClass,
+    ) -> Option<Result<ElidedBytes, FsError>> {
+        let number = sst_number(name)?;
+        let slot = {
+            let mut c = self.cache()?;
+            let slot = *c.map.get(&(number, offset)).filter(|s| s.len == len)?;
+            c.stats.hits += 1;
+            slot
+        };
+        // Not reset under the read (eviction waits for readers).
+        let _readers = {
+            let mut s = self.lock();
+            crate::fs::ZoneReaders::new(self, &mut s, std::iter::once(slot.dev_offset))
+        };
+        Some(
+            self.dev
+                .read_elided(slot.dev_offset, len, class)
+                .await
+                .map_err(FsError::from),
+        )
+    }
+
+    /// Gives the WAL a zone back when every WAL zone is taken and the cache holds one: the
+    /// oldest cache zone is evicted.
+    pub(crate) async fn cache_yield_for_wal(&self) -> Result<(), FsError> {
+        let victim = {
+            let Some(c) = self.cache() else {
+                return Ok(());
+            };
+            let s = self.lock();
+            let free = c.log_zones.iter().any(|&z| {
+                s.zone(z)
+                    .is_some_and(|a| !a.busy && (a.written() == 0 || a.remaining() > 0))
+            });
+            if free {
+                return Ok(());
+            }
+            c.zones.front().map(|(z, _)| *z)
+        };
+        if let Some(z) = victim {
+            self.evict_cache_zone(z, true).await?;
+        }
+        Ok(())
+    }
+
+    /// Evicts cache zone `zone`: its entries dropped, the zone reset and given back.
+    async fn evict_cache_zone(&self, zone: u32, for_wal: bool) -> Result<(), FsError> {
+        {
+            let Some(mut c) = self.cache() else {
+                return Ok(());
+            };
+            let Some(i) = c.zones.iter().position(|(z, _)| *z == zone) else {
+                return Ok(());
+            };
+            let (_, keys) = c.zones.remove(i).unwrap_or_default();
+            for k in keys {
+                if c.map.get(&k).is_some_and(|s| s.zone == zone) {
+                    c.map.remove(&k);
+                }
+            }
+            c.stats.zone_evictions += 1;
+            if for_wal {
+                c.stats.wal_evictions += 1;
+            }
+        }
+        // Reads that looked a block up before the entries went finish first.
+        while self.lock().zone(zone).is_some_and(|a| a.readers > 0) {
+            self.env.sleep(10_000).await;
+        }
+        let r = self.dev.manage(zone, ZoneOp::Reset).await;
+        {
+            let mut s = self.lock();
+            if let Some(a) = s.zone_mut(zone) {
+                a.wp = a.start;
+                a.active = false;
+                a.busy = false;
+                a.lifetime = crate::placement::Lifetime::NotSet;
+            }
+        }
+        self.counters().resets += 1;
+        self.tokens.notify_waiters();
+        r.map_err(FsError::from)
+    }
+
+    /// The active cache zone with room for `len` bytes: the newest cache zone, else an empty
+    /// WAL zone converted, else the oldest cache zone evicted and reused.
+    async fn cache_zone_for(&self, len: u64) -> Result<Option<u32>, FsError> {
+        loop {
+            let (newest, empty, oldest) = {
+                let Some(c) = self.cache() else {
+                    return Ok(None);
+                };
+                let s = self.lock();
+                let newest = c
+                    .zones
+                    .back()
+                    .map(|(z, _)| *z)
+                    .filter(|&z| s.zone(z).is_some_and(|a| a.remaining() >= len));
+                let empty = c
+                    .log_zones
+                    .iter()
+                    .copied()
+                    .find(|&z| s.zone(z).is_some_and(|a| !a.busy && a.written() == 0));
+                (newest, empty, c.zones.front().map(|(z, _)| *z))
+            };
+            if newest.is_some() {
+                return Ok(newest);
+            }
+            if let Some(z) = empty {
+                // Keep one WAL zone for the WAL: convert only if another is free.
+                let spare = {
+                    let c = self.cache();
+                    let s = self.lock();
+                    c.is_some_and(|c| {
+                        c.log_zones.iter().filter(|&&o| o != z).any(|&o| {
+                            s.zone(o)
+                                .is_some_and(|a| !a.busy && (a.written() == 0 || a.remaining() > 0))
+                        })
+                    })
+                };
+                if spare || oldest.is_some() {
+                    let mut s = self.lock();
+                    if let Some(a) = s.zone_mut(z).filter(|a| !a.busy && a.written() == 0) {
+                        a.busy = true;
+                        a.active = true;
+                        drop(s);
+                        if let Some(mut c) = self.cache() {
+                            c.zones.push_back((z, Vec::new()));
+                        }
+                        return Ok(Some(z));
+                    }
+                    continue;
+                }
+            }
+            match oldest {
+                Some(z) => {
+                    self.evict_cache_zone(z, false).await?;
+                }
+                None => return Ok(None),
+            }
+        }
+    }
+
+    /// Writes the queued admissions.
+    async fn drain_cache_admissions(&self) -> Result<(), FsError> {
+        loop {
+            let Some((file, offset, data)) = self.cache().and_then(|mut c| c.pending.pop_front())
+            else {
+                return Ok(());
+            };
+            let len = data.len();
+            if len == 0 {
+                continue;
+            }
+            let stored = crate::fs::align_up(len, self.block);
+            let Some(zone) = self.cache_zone_for(stored).await? else {
+                continue;
+            };
+            let wp = self.lock().zone(zone).map_or(0, |a| a.wp);
+            let mut padded = data.clone();
+            if stored > len {
+                padded.push_bytes(&vec![0u8; usize::try_from(stored - len).unwrap_or(0)]);
+            }
+            self.dev.write_elided(wp, &padded).await?;
+            if let Some(a) = self.lock().zone_mut(zone) {
+                a.wp += stored;
+            }
+            self.counters().device_bytes += stored;
+            if let Some(mut c) = self.cache() {
+                // Its SST may have gone while the block was written.
+                let live = self
+                    .lock()
+                    .names
+                    .keys()
+                    .any(|n| sst_number(n) == Some(file));
+                if live {
+                    c.map.insert(
+                        (file, offset),
+                        Slot {
+                            dev_offset: wp,
+                            len,
+                            zone,
+                        },
+                    );
+                    if let Some((_, keys)) = c.zones.iter_mut().find(|(z, _)| *z == zone) {
+                        keys.push((file, offset));
+                    }
+                }
+                c.stats.admissions += 1;
+                c.stats.admitted_bytes += stored;
+            }
+        }
+    }
+}
+
+/// Starts the task that writes admitted blocks to cache zones.
+pub(crate) fn spawn_cache_writer<E: Env, D: ZonedDevice>(fs: &Arc<ZoneFs<E, D>>) {
+    let weak: Weak<ZoneFs<E, D>> = Arc::downgrade(fs);
+    let _handle = fs.env.spawn_background("ssd-cache-writer", async move {
+        loop {
+            let kick = {
+                let Some(fs) = weak.upgrade() else { break };
+                fs.cache_kick.clone()
+            };
+            kick.notified().await;
+            let Some(fs) = weak.upgrade() else { break };
+            // Errors (a full SSD) only cost cache admissions.
+            let _ = fs.drain_cache_admissions().await;
+        }
+    });
+}
