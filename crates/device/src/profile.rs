@@ -192,6 +192,17 @@ impl Profile {
         Ok(self)
     }
 
+    /// Exposing only the first `zones` zones (HHZS uses 20 zones of its 4 TB ZN540); open /
+    /// active limits above `zones` are clipped to it. The zones kept are timed as before.
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidConfig`] when `zones` is 0 or above the profile's count.
+    pub fn with_zone_count(mut self, zones: u32) -> Result<Self, DeviceError> {
+        self.zones = crate::disk::clip_zone_count(&self.name, &self.zones, zones)?;
+        self.validate()?;
+        Ok(self)
+    }
+
     /// With other open and active zone limits (0 = no limit), as emulators configure them
     /// (FEMU's `zns_max_open` / `zns_max_active`).
     ///
