@@ -273,3 +273,30 @@ fn bad_hybrid_specs_are_refused_saying_why() {
         (10, 10, 10)
     );
 }
+
+#[test]
+fn parts_with_different_block_sizes_are_refused() {
+    use zonedb_device::payload::Payload;
+    use zonedb_device::profile::Profile;
+    use zonedb_device::{DiskProfile, HybridDevice, SmrHdd, ZnsSsd};
+    let env = SimEnv::new(SimConfig::default());
+    let ssd = ZnsSsd::new(
+        env.clone(),
+        Profile::by_name("tiny").unwrap(),
+        Payload::Discard,
+    )
+    .unwrap();
+    let mut p = DiskProfile::by_name("st14000nm0007")
+        .unwrap()
+        .scaled(2048)
+        .unwrap()
+        .with_zone_count(4)
+        .unwrap();
+    p.zones.block_size_bytes = 8 * KIB;
+    let hdd = SmrHdd::new_disk(env, p, Payload::Discard).unwrap();
+    let e = HybridDevice::new(ssd, hdd).unwrap_err().to_string();
+    assert!(
+        e.contains("block size 4096 differs from the HDD's 8192"),
+        "{e}"
+    );
+}

@@ -38,10 +38,10 @@ struct Stream {
 /// - transfer time = bytes / (bytes of the target's track per revolution);
 /// - the head then rests on the track where the request ended.
 ///
-/// Positions: byte `o` of zone `z` of a device scaled by `1/N` lies at byte `z · zone_size · N
-/// + o · N` of the full drive (zones keep their platter positions, a zone's bytes are spread
-/// over its real tracks); transfer is charged for the bytes actually moved at that track's
-/// rate.
+/// Positions: byte `o` of zone `z` of a device scaled by `1/N` lies at byte
+/// `z · zone_size · N + o · N` of the full drive (zones keep their platter positions, a zone's
+/// bytes are spread over its real tracks); transfer is charged for the bytes actually moved at
+/// that track's rate.
 ///
 /// Writes are acknowledged when on the media (no write cache), so a flush is done when the
 /// queue is. Open, close, finish and reset are metadata commands of fixed cost
@@ -125,12 +125,12 @@ impl DiskMedia {
                 if write && x > 0.0 {
                     t += self.profile.write_settle_ns as f64;
                 }
-                let at = self.angle_at(t.round() as u64);
+                let at = self.angle_at(super::whole_ns(t));
                 let wait = (place.angle - at).rem_euclid(1.0);
                 t + wait * self.revolution_ns + transfer
             }
         };
-        let done = (done.round() as u64).max(start);
+        let done = super::whole_ns(done).max(start);
         let end = self.platter.place(self.position(zone, offset + len));
         self.head_track = end.track;
         self.busy_until = done;
@@ -145,7 +145,7 @@ impl DiskMedia {
 
     /// How long the drive reads ahead of a read stream while idle, ns.
     fn read_ahead_ns(&self, track_bytes: f64) -> u64 {
-        (self.profile.read_ahead_bytes as f64 * self.revolution_ns / track_bytes) as u64
+        super::whole_ns(self.profile.read_ahead_bytes as f64 * self.revolution_ns / track_bytes)
     }
 
     /// Books a metadata command of `cost` ns; ends any stream.

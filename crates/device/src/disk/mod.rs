@@ -22,6 +22,16 @@ use crate::DeviceError;
 use crate::payload::Payload;
 use crate::sim::SimZonedDevice;
 
+/// A non-negative quantity computed in floating point (nanoseconds, a track index) rounded to
+/// the nearest whole one; negative values (none arise) clamp to 0.
+#[allow(
+    clippy::cast_sign_loss,
+    reason = "clamped to zero first; the values are far below 2^53"
+)]
+pub(crate) fn whole_ns(x: f64) -> u64 {
+    x.max(0.0).round() as u64
+}
+
 /// A simulated host-managed SMR HDD.
 pub type SmrHdd<E> = SimZonedDevice<E, DiskMedia>;
 

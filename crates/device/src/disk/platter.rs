@@ -50,7 +50,7 @@ impl Platter {
 
     /// Tracks of the drive.
     pub fn tracks(&self) -> u64 {
-        self.tracks as u64
+        super::whole_ns(self.tracks)
     }
 
     /// The place of byte `pos` of the full drive (clamped to the drive).
@@ -67,7 +67,7 @@ impl Platter {
         let y = (x * self.tracks).min(self.tracks - 1e-9).max(0.0);
         let track = y.floor();
         Place {
-            track: track as u64,
+            track: super::whole_ns(track),
             angle: y - track,
             track_bytes: self.track_bytes(track),
         }
