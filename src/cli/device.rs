@@ -6,9 +6,9 @@ use std::sync::Arc;
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 use zonedb_device::bench::{self, BenchOptions, BenchReport, Workload};
+use zonedb_device::disk::{DISK_PROFILE_NAMES, DiskProfile};
 use zonedb_device::flash::Scheduler;
 use zonedb_device::payload::PayloadKind;
-use zonedb_device::disk::{DISK_PROFILE_NAMES, DiskProfile};
 use zonedb_device::profile::PROFILE_NAMES;
 use zonedb_device::sim::spec::SimPayload;
 use zonedb_device::{Profile, SimDeviceSpec};
@@ -203,7 +203,13 @@ fn bench_cmd(a: &BenchArgs) -> Result<ExitCode, CliError> {
         let p = spec.profile()?;
         let page = p.flash.page_size_bytes;
         let chips = p.chips_per_zone;
-        (serde_json::to_value(&p)?, p.name, Some(chips), p.zones, page)
+        (
+            serde_json::to_value(&p)?,
+            p.name,
+            Some(chips),
+            p.zones,
+            page,
+        )
     };
     let payload_kind = match a.payload.as_str() {
         "memory" => PayloadKind::Memory,
