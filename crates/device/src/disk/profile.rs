@@ -275,7 +275,7 @@ pub(crate) fn clip_zone_count(
 ///   drive (LBA 0 = outer diameter), where fio starts; the inner diameter holds 0.6 of that
 ///   (≈ 126 MiB/s; reference: sustained rates fall to about 2/3 at the inner diameter).
 /// - Arm: track-to-track 0.6 ms, then `0.6 ms + 6.2 ms·√x` up to 30 % of the stroke, then a
-///   line to a 10 ms full stroke (so ≈ 4.2 ms at a third of the stroke). **These are shorter
+///   line to a 10 ms full stroke (so ≈ 4.3 ms at a third of the stroke). **These are shorter
 ///   than a datasheet's** (average ≈ 8 ms, full stroke ≈ 16–18 ms): with datasheet seeks this
 ///   model gives ≈ 82 random 4 KiB reads/s at QD1 over the whole drive, while the paper
 ///   measured 115. At QD1 (no reordering) 115/s leaves 8.7 ms per read, 4.2 ms of which is the
