@@ -106,7 +106,9 @@ fn every_profile_runs_scaled() {
         ("caza-paper", "1/64"),
         ("oaza-paper", "1/16"),
         ("zn540", "1/8"),
+        ("zn540-hhzs", "1/8"),
         ("tiny", "1/1"),
+        ("st14000nm0007", "1/256"),
     ] {
         let v = bench_json(&[
             "--profile",
@@ -302,8 +304,15 @@ fn profiles_are_listed_with_their_parameters() {
             "caza-paper",
             "oaza-paper",
             "zn540",
-            "tiny"
+            "zn540-hhzs",
+            "tiny",
+            "st14000nm0007"
         ]
     );
     assert_eq!(v[0]["timing"]["page_program_ns"], 960_000);
+    assert_eq!(v[6]["rpm"], 7200);
+    let text = zonedb(&["device", "profiles"]);
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("st14000nm0007"), "{text}");
+    assert!(text.contains("zn540-hhzs"), "{text}");
 }

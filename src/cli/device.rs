@@ -6,6 +6,7 @@ use std::sync::Arc;
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 use zonedb_device::bench::{self, BenchOptions, BenchReport, Workload};
+use zonedb_device::disk::{DISK_PROFILE_NAMES, DiskProfile};
 use zonedb_device::flash::Scheduler;
 use zonedb_device::payload::PayloadKind;
 use zonedb_device::profile::PROFILE_NAMES;
@@ -32,7 +33,8 @@ pub enum DeviceCommand {
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Device profile: splitzns-paper, caza-paper, oaza-paper, zn540, tiny.
+    /// Device profile: splitzns-paper, caza-paper, oaza-paper, zn540, zn540-hhzs, tiny, or
+    /// the HM-SMR disk st14000nm0007.
     #[arg(long, default_value = "splitzns-paper")]
     profile: String,
     /// Scale the profile down by 1/N (zone and block sizes shrink, counts stay).
@@ -87,8 +89,19 @@ pub fn run(cmd: DeviceCommand) -> Result<ExitCode, CliError> {
                 .iter()
                 .map(|n| Profile::by_name(n))
                 .collect::<Result<Vec<_>, _>>()?;
+            let disks = DISK_PROFILE_NAMES
+                .iter()
+                .map(|n| DiskProfile::by_name(n))
+                .collect::<Result<Vec<_>, _>>()?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&profiles)?);
+                // Flash profiles first, then the disks (their own fields).
+                let mut all = serde_json::to_value(&profiles)?;
+                if let Value::Array(a) = &mut all {
+                    for d in &disks {
+                        a.push(serde_json::to_value(d)?);
+                    }
+                }
+                println!("{}", serde_json::to_string_pretty(&all)?);
             } else {
                 println!(
                     "{:<16} {:>6} {:>10} {:>10} {:>9} {:>6} {:>6} {:>8} {:>8}",
@@ -117,9 +130,49 @@ pub fn run(cmd: DeviceCommand) -> Result<ExitCode, CliError> {
                         p.flash.dies()
                     );
                 }
+                print_disks(&disks);
             }
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// The HM-SMR disk profiles as a table: zones, limits, spindle, media rate at the outer and
+/// inner diameter, seek times (one track, a third of the stroke, full stroke).
+fn print_disks(disks: &[DiskProfile]) {
+    println!();
+    println!(
+        "{:<16} {:>6} {:>10} {:>9} {:>6} {:>6} {:>5} {:>8} {:>8} {:>17}",
+        "disk profile",
+        "zones",
+        "zone_MiB",
+        "device_TB",
+        "open",
+        "active",
+        "rpm",
+        "OD_MiB/s",
+        "ID_MiB/s",
+        "seek 1/third/full"
+    );
+    for d in disks {
+        let mib = |b: f64| b / f64::from(1u32 << 20);
+        let ms = |ns: f64| ns / 1e6;
+        let inner = d.inner_track_bytes as f64 * 1e9 / d.revolution_ns();
+        println!(
+            "{:<16} {:>6} {:>10.1} {:>9.1} {:>6} {:>6} {:>5} {:>8.1} {:>8.1} {:>5.1}/{:.1}/{:.1} ms",
+            d.name,
+            d.zones.zone_count,
+            mib(d.zones.zone_size_bytes as f64),
+            d.zones.usable_bytes() as f64 / 1e12,
+            d.zones.max_open_zones,
+            d.zones.max_active_zones,
+            d.rpm,
+            mib(d.outer_bytes_per_s()),
+            mib(inner),
+            ms(d.seek.track_to_track_ns as f64),
+            ms(d.seek.seek_ns(1.0 / 3.0)),
+            ms(d.seek.seek_ns(1.0))
+        );
     }
 }
 
@@ -139,8 +192,25 @@ fn bench_cmd(a: &BenchArgs) -> Result<ExitCode, CliError> {
     let mut spec = SimDeviceSpec::new(&a.profile, &a.scale)
         .chips_per_zone(a.chips_per_zone)
         .scheduler(scheduler);
-    let profile = spec.profile()?;
     let workload = Workload::parse(&a.workload)?;
+    // The full profile (for --json), its name, chips per zone (flash), zone geometry and the
+    // default random request (a flash page; a disk's block).
+    let (profile, name, chips, zones, rand_bs) = if spec.is_disk() {
+        let p = spec.disk_profile()?;
+        let bs = p.zones.block_size_bytes;
+        (serde_json::to_value(&p)?, p.name, None, p.zones, bs)
+    } else {
+        let p = spec.profile()?;
+        let page = p.flash.page_size_bytes;
+        let chips = p.chips_per_zone;
+        (
+            serde_json::to_value(&p)?,
+            p.name,
+            Some(chips),
+            p.zones,
+            page,
+        )
+    };
     let payload_kind = match a.payload.as_str() {
         "memory" => PayloadKind::Memory,
         "file" => PayloadKind::File,
@@ -152,10 +222,8 @@ fn bench_cmd(a: &BenchArgs) -> Result<ExitCode, CliError> {
         }
     };
     let block_size_bytes = a.block_size.unwrap_or(match workload {
-        Workload::SeqWrite | Workload::SeqRead => {
-            (1u64 << 20).min(profile.zones.zone_capacity_bytes)
-        }
-        Workload::RandRead | Workload::Mixed => profile.flash.page_size_bytes,
+        Workload::SeqWrite | Workload::SeqRead => (1u64 << 20).min(zones.zone_capacity_bytes),
+        Workload::RandRead | Workload::Mixed => rand_bs,
     });
     let opts = BenchOptions {
         workload,
@@ -198,22 +266,22 @@ fn bench_cmd(a: &BenchArgs) -> Result<ExitCode, CliError> {
     if a.json {
         let mut v = serde_json::to_value(&report)?;
         if let Value::Object(m) = &mut v {
-            m.insert("profile".into(), serde_json::to_value(&profile)?);
+            m.insert("profile".into(), profile);
             m.insert("payload".into(), serde_json::to_value(payload_kind)?);
             m.insert("host".into(), host);
         }
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
-        print_text(&profile, &report, wall_ns);
+        print_text(&name, chips, &report, wall_ns);
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_text(profile: &Profile, r: &BenchReport, wall_ns: u64) {
+fn print_text(name: &str, chips: Option<u32>, r: &BenchReport, wall_ns: u64) {
     let o = &r.options;
     println!(
-        "zonedb device bench: profile={} workload={} bs={} qd={} zones={} seed={} chips_per_zone={}",
-        profile.name,
+        "zonedb device bench: profile={} workload={} bs={} qd={} zones={} seed={}{}",
+        name,
         serde_json::to_value(o.workload)
             .ok()
             .and_then(|v| v.as_str().map(str::to_owned))
@@ -222,7 +290,7 @@ fn print_text(profile: &Profile, r: &BenchReport, wall_ns: u64) {
         o.qd,
         o.zones,
         o.seed,
-        profile.chips_per_zone
+        chips.map_or_else(String::new, |c| format!(" chips_per_zone={c}"))
     );
     let secs = r.virtual_time_ns as f64 / 1e9;
     for (name, s) in [("read", &r.read), ("write", &r.write)] {

@@ -8,6 +8,10 @@
 //! - [`sim`]: the simulated zoned device generic over its media ([`sim::SimZonedDevice`],
 //!   [`sim::Media`]), and the one way to build one ([`sim::SimDeviceSpec`], [`sim::SimDevice`]).
 //! - [`zns`]: the simulated ZNS SSD ([`ZnsSsd`]) = the simulated device over flash media.
+//! - [`disk`]: the HM-SMR HDD model ([`disk::DiskMedia`], [`DiskProfile`], `st14000nm0007`) and
+//!   [`SmrHdd`] = the simulated device over it.
+//! - [`hybrid`]: [`HybridDevice`], a ZNS SSD and an HM-SMR HDD under one zone index space
+//!   ([`hybrid_layout`]: what it tells the layers above).
 //! - [`payload`]: where written bytes live (memory or a sparse file).
 //! - [`zonefile`]: the file-backed zoned device for real mode.
 //! - [`real`]: [`RealDevice`], the real-mode device whichever backend holds it.
@@ -90,9 +94,11 @@ pub mod bench;
 #[cfg(target_os = "linux")]
 pub mod blkzoned;
 pub mod checker;
+pub mod disk;
 pub mod elided;
 mod error;
 pub mod flash;
+pub mod hybrid;
 pub mod hybrid_layout;
 pub mod payload;
 pub mod profile;
@@ -107,15 +113,17 @@ use std::future::Future;
 
 #[cfg(target_os = "linux")]
 pub use blkzoned::BlkZonedDevice;
+pub use disk::{DiskProfile, SmrHdd};
 pub use elided::{ElidedBytes, Hole};
 pub use error::{DeviceError, DeviceErrorKind, SplitOp, SplitRefusal, ZoneOp};
+pub use hybrid::HybridDevice;
 pub use hybrid_layout::{HybridLayout, HybridStats, Tier, TierLimits};
 pub use profile::Profile;
 pub use real::RealDevice;
 pub use zone::{ZoneGeometry, ZoneInfo, ZoneState};
 pub use zonefile::ZoneFileDevice;
 
-pub use sim::{Faults, SimDevice, SimDeviceSpec, SimZonedDevice};
+pub use sim::{Faults, HybridSpec, SimDevice, SimDeviceSpec, SimZonedDevice};
 pub use splitzns::{SplitZnsConfig, SplitZnsSsd, SubzoneId, SubzoneInfo, SubzoneState};
 pub use zns::ZnsSsd;
 

@@ -6,7 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use zonedb_device::flash::Scheduler;
-use zonedb_device::{DeviceError, DeviceStats, Profile, SimDevice, SimDeviceSpec, ZonedDevice};
+use zonedb_device::{
+    DeviceError, DeviceStats, HybridSpec, HybridStats, Profile, SimDevice, SimDeviceSpec,
+    ZonedDevice,
+};
 use zonedb_env::{Env, SimConfig, SimEnv};
 use zonedb_fs::{FsOptions, FsStats, ZoneFs};
 use zonedb_lsm::{Db, DbStats};
@@ -55,6 +58,10 @@ pub struct RunReport {
     pub fs: FsStats,
     /// Device counters.
     pub device: DeviceStats,
+    /// Each part's counters of a hybrid device (both parts add up to `device`). Left out of
+    /// JSON for one device.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hybrid_device: Option<HybridStats>,
     /// Time series.
     pub series: Vec<Sample>,
     /// Lifetimes of deleted SSTs (ns), by the level they were written to.
@@ -76,38 +83,149 @@ impl RunReport {
     }
 }
 
-/// The device profile of a scenario.
+/// The flash profile of a scenario (of its SSD for `kind = "hybrid"`).
 ///
 /// # Errors
-/// [`HarnessError::Device`] for an unknown profile, a bad scale or chips-per-zone.
+/// [`HarnessError::Device`] for an unknown profile, a disk profile, a bad scale or
+/// chips-per-zone; as [`device_spec_of`].
 pub fn profile_of(s: &Scenario) -> Result<Profile, HarnessError> {
-    spec_of(s)?.profile().map_err(HarnessError::Device)
+    match device_spec_of(s)? {
+        DeviceSpec::One(spec) => spec.profile(),
+        DeviceSpec::Hybrid(h) => h.ssd.profile(),
+    }
+    .map_err(HarnessError::Device)
 }
 
-/// The simulated device of a scenario.
+/// The simulated device a scenario describes: one device, or the hybrid of an SSD and an HDD.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeviceSpec {
+    /// A ZNS or SplitZNS SSD, or an HM-SMR HDD.
+    One(SimDeviceSpec),
+    /// `kind = "hybrid"`.
+    Hybrid(HybridSpec),
+}
+
+impl DeviceSpec {
+    /// A new, empty device.
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidConfig`] for a bad profile, scale, limits or pairing; payload
+    /// errors.
+    pub fn build<E: Env>(&self, env: E) -> Result<SimDevice<E>, DeviceError> {
+        match self {
+            Self::One(spec) => spec.build(env),
+            Self::Hybrid(h) => h.build(env),
+        }
+    }
+
+    /// The name of the resolved profile (`ssd+hdd` for a hybrid), e.g. `zn540@1/64`.
+    ///
+    /// # Errors
+    /// As [`DeviceSpec::build`].
+    pub fn profile_name(&self) -> Result<String, DeviceError> {
+        match self {
+            Self::One(spec) => spec.profile_name(),
+            Self::Hybrid(h) => h.profile_name(),
+        }
+    }
+}
+
+/// The simulated device of a scenario that has one device.
 ///
 /// # Errors
-/// [`HarnessError::Device`] for an unknown scheduler.
+/// As [`device_spec_of`]; [`HarnessError::Config`] for `kind = "hybrid"` (two devices: see
+/// [`device_spec_of`]).
 pub fn spec_of(s: &Scenario) -> Result<SimDeviceSpec, HarnessError> {
-    let scheduler = s
-        .device
+    match device_spec_of(s)? {
+        DeviceSpec::One(spec) => Ok(spec),
+        DeviceSpec::Hybrid(_) => Err(HarnessError::Config(
+            "device.kind = \"hybrid\" has two devices: use device_spec_of".into(),
+        )),
+    }
+}
+
+/// The simulated device of a scenario: `[device]`, or for `kind = "hybrid"` its
+/// `[device.ssd]` and `[device.hdd]` tables.
+///
+/// # Errors
+/// [`HarnessError::Device`] for an unknown kind or scheduler; [`HarnessError::Config`] for a
+/// hybrid without both tables, with settings in `[device]` that belong in them, or with a kind
+/// or nested table inside them, and for `[device.ssd]` / `[device.hdd]` without
+/// `kind = "hybrid"`; [`HarnessError::Device`] for a hybrid whose SSD is not a flash profile,
+/// whose HDD is not a disk profile, or whose block sizes differ.
+pub fn device_spec_of(s: &Scenario) -> Result<DeviceSpec, HarnessError> {
+    let d = &s.device;
+    if d.kind.as_deref() != Some("hybrid") {
+        if d.ssd.is_some() || d.hdd.is_some() {
+            return Err(HarnessError::Config(
+                "[device.ssd] and [device.hdd] are only for device.kind = \"hybrid\"".into(),
+            ));
+        }
+        return section_spec(d, "device").map(DeviceSpec::One);
+    }
+    let defaults = crate::scenario::DeviceSection::default();
+    let own = [
+        (d.profile != defaults.profile, "profile"),
+        (d.scale != defaults.scale, "scale"),
+        (d.chips_per_zone.is_some(), "chips_per_zone"),
+        (d.zone_count.is_some(), "zone_count"),
+        (d.max_open_zones.is_some(), "max_open_zones"),
+        (d.max_active_zones.is_some(), "max_active_zones"),
+        (d.scheduler.is_some(), "scheduler"),
+        (d.splitzns.is_some(), "splitzns"),
+    ];
+    if let Some((_, key)) = own.iter().find(|(set, _)| *set) {
+        return Err(HarnessError::Config(format!(
+            "device.{key}: a hybrid device has no {key} of its own; set it in [device.ssd] or \
+             [device.hdd]"
+        )));
+    }
+    let part = |table: Option<&crate::scenario::DeviceSection>, name: &str, example: &str| {
+        let t = table.ok_or_else(|| {
+            HarnessError::Config(format!(
+                "device.kind = \"hybrid\" needs a [device.{name}] table (e.g. profile = \
+                 \"{example}\", scale = \"1/64\")"
+            ))
+        })?;
+        if t.kind.is_some() || t.ssd.is_some() || t.hdd.is_some() || t.splitzns.is_some() {
+            return Err(HarnessError::Config(format!(
+                "[device.{name}] is one device: no kind, splitzns, ssd or hdd inside it"
+            )));
+        }
+        section_spec(t, &format!("device.{name}"))
+    };
+    let hybrid = HybridSpec {
+        ssd: part(d.ssd.as_deref(), "ssd", "zn540")?,
+        hdd: part(d.hdd.as_deref(), "hdd", "st14000nm0007")?,
+    };
+    hybrid.profiles().map_err(HarnessError::Device)?;
+    Ok(DeviceSpec::Hybrid(hybrid))
+}
+
+/// The device of one section (`what` names it in errors).
+fn section_spec(
+    d: &crate::scenario::DeviceSection,
+    what: &str,
+) -> Result<SimDeviceSpec, HarnessError> {
+    let scheduler = d
         .scheduler
         .as_deref()
         .map(Scheduler::by_name)
         .transpose()
         .map_err(HarnessError::Device)?;
-    let splitzns = match s.device.kind.as_deref() {
+    let splitzns = match d.kind.as_deref() {
         None | Some("zns") => None,
-        Some("splitzns") => Some(s.device.splitzns.unwrap_or_default()),
+        Some("splitzns") => Some(d.splitzns.unwrap_or_default()),
         Some(other) => {
             return Err(HarnessError::Device(DeviceError::InvalidConfig(format!(
-                "device.kind '{other}': zns or splitzns"
+                "{what}.kind '{other}': zns, splitzns or hybrid"
             ))));
         }
     };
-    Ok(SimDeviceSpec::new(&s.device.profile, &s.device.scale)
-        .chips_per_zone(s.device.chips_per_zone)
-        .zone_limits(s.device.max_open_zones, s.device.max_active_zones)
+    Ok(SimDeviceSpec::new(&d.profile, &d.scale)
+        .chips_per_zone(d.chips_per_zone)
+        .zone_count(d.zone_count)
+        .zone_limits(d.max_open_zones, d.max_active_zones)
         .scheduler(scheduler)
         .splitzns(splitzns))
 }
@@ -205,7 +323,8 @@ pub fn run_with_progress(
     progress: &db_bench::ProgressCounter,
 ) -> Result<RunReport, HarnessError> {
     let progress = progress.clone();
-    let profile = profile_of(s)?;
+    let spec = device_spec_of(s)?;
+    let profile_name = spec.profile_name().map_err(HarnessError::Device)?;
     let opts = s.db_options()?;
     let opts_check = opts.clone();
     let env = SimEnv::new(SimConfig {
@@ -213,11 +332,7 @@ pub fn run_with_progress(
         cores: s.host_cores,
         ..SimConfig::default()
     });
-    let dev = Arc::new(
-        spec_of(s)?
-            .build(env.clone())
-            .map_err(HarnessError::Device)?,
-    );
+    let dev = Arc::new(spec.build(env.clone()).map_err(HarnessError::Device)?);
     let fs_opts = fs_options_of(s)?;
     let e2 = env.clone();
     let s2 = s.clone();
@@ -297,7 +412,7 @@ pub fn run_with_progress(
             series.push(sample(&e2, &db, &fs));
             let run = Run {
                 scenario: s2.clone(),
-                profile: profile.name.clone(),
+                profile: profile_name,
                 results,
                 marks,
                 series,
@@ -387,6 +502,7 @@ async fn finish<E: Env, D: ZonedDevice>(
     let sst_lifetimes_ns = db.sst_lifetimes();
     db.close().await?;
     let (fs_stats, end_ns, device) = (fs.stats(), env.now(), dev.stats());
+    let hybrid_device = dev.hybrid_stats();
     // With the engine closed and cleaning held back, nothing is in flight: fsck is exact.
     crate::invariants::fsck(fs).await?;
     let db = Db::open_with(fs.clone(), db_config(opts, run.regen.as_ref())).await?;
@@ -400,6 +516,7 @@ async fn finish<E: Env, D: ZonedDevice>(
         db: st,
         fs: fs_stats,
         device,
+        hybrid_device,
         series: run.series,
         sst_lifetimes_ns,
         end_ns,
@@ -459,6 +576,91 @@ mod tests {
             ),
             "{r:?}"
         );
+    }
+
+    const HYBRID: &str = r#"
+name = "hybrid"
+[device]
+kind = "hybrid"
+[device.ssd]
+profile = "zn540"
+scale = "1/64"
+zone_count = 22
+[device.hdd]
+profile = "st14000nm0007"
+scale = "1/64"
+zone_count = 4000
+"#;
+
+    #[test]
+    fn a_hybrid_scenario_builds_an_ssd_and_an_hdd_under_one_zone_space() {
+        let s = &Scenario::configurations(HYBRID).unwrap()[0];
+        let DeviceSpec::Hybrid(h) = device_spec_of(s).unwrap() else {
+            panic!("a hybrid spec");
+        };
+        assert_eq!((h.ssd.zone_count, h.hdd.zone_count), (Some(22), Some(4000)));
+        assert!(spec_of(s).is_err());
+        assert_eq!(profile_of(s).unwrap().name, "zn540@1/64");
+        let spec = device_spec_of(s).unwrap();
+        assert_eq!(
+            spec.profile_name().unwrap(),
+            "zn540@1/64+st14000nm0007@1/64"
+        );
+        let dev = spec.build(SimEnv::new(SimConfig::default())).unwrap();
+        let g = dev.geometry();
+        assert_eq!(g.zone_count, 4022);
+        assert_eq!(
+            g.zone_size_bytes,
+            32 << 20,
+            "the SSD's 2 GiB / 64 zone is the stride"
+        );
+        assert_eq!(g.zone_capacity_bytes, (1077 << 20) / 64);
+        assert_eq!((g.max_open_zones, g.max_active_zones), (14 + 128, 0));
+        let l = dev.hybrid_layout().unwrap();
+        assert_eq!((l.ssd.zones, l.hdd.zones), (22, 4000));
+        assert_eq!(l.hdd.zone_capacity_bytes, 4 << 20);
+        // The round trip through TOML keeps the tables.
+        let text = toml::to_string(s).unwrap();
+        let back: Scenario = toml::from_str(&text).unwrap();
+        assert_eq!(&back, s);
+        // One device stays as it was: no new keys in its serialized form.
+        let one = &Scenario::configurations("name = \"x\"").unwrap()[0];
+        let json = serde_json::to_string(one).unwrap();
+        for key in ["zone_count", "\"ssd\"", "\"hdd\""] {
+            assert!(!json.contains(key), "{json}");
+        }
+    }
+
+    #[test]
+    fn bad_hybrid_scenarios_say_what_is_wrong() {
+        let err = |text: &str| {
+            let s = &Scenario::configurations(text).unwrap()[0];
+            device_spec_of(s).unwrap_err().to_string()
+        };
+        let no_hdd = HYBRID.split("[device.hdd]").next().unwrap();
+        let e = err(no_hdd);
+        assert!(e.contains("needs a [device.hdd] table"), "{e}");
+        let e = err(&HYBRID.replace("profile = \"zn540\"", "profile = \"st14000nm0007\""));
+        assert!(
+            e.contains("hybrid ssd") && e.contains("flash profile"),
+            "{e}"
+        );
+        let e = err(&HYBRID.replace("profile = \"st14000nm0007\"", "profile = \"zn540\""));
+        assert!(
+            e.contains("hybrid hdd") && e.contains("not an HM-SMR disk"),
+            "{e}"
+        );
+        let e = err(&HYBRID.replace("kind = \"hybrid\"", "kind = \"hybrid\"\nscale = \"1/8\""));
+        assert!(
+            e.contains("device.scale") && e.contains("[device.ssd]"),
+            "{e}"
+        );
+        let e = err(&HYBRID.replace("kind = \"hybrid\"", "kind = \"zns\""));
+        assert!(e.contains("only for device.kind = \"hybrid\""), "{e}");
+        let e = err(&HYBRID.replace("zone_count = 4000", "zone_count = 4000\nkind = \"zns\""));
+        assert!(e.contains("[device.hdd] is one device"), "{e}");
+        let e = err(&HYBRID.replace("zone_count = 22", "zone_count = 0"));
+        assert!(e.contains("zone_count 0"), "{e}");
     }
 
     #[test]

@@ -46,6 +46,10 @@ pub struct DeviceSection {
     pub scale: String,
     /// Chips each zone is striped over (the profile's own if absent).
     pub chips_per_zone: Option<u32>,
+    /// Only the first this many zones of the profile (all if absent); open / active limits
+    /// above it are clipped to it. Left out of serialized scenarios when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zone_count: Option<u32>,
     /// Open zone limit (the profile's own if absent; 0 = none).
     pub max_open_zones: Option<u32>,
     /// Active zone limit (the profile's own if absent; 0 = none).
@@ -54,8 +58,10 @@ pub struct DeviceSection {
     /// absent). Left out of serialized scenarios when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scheduler: Option<String>,
-    /// The device kind: `zns` (the default) or `splitzns` (split zones, with the
-    /// accelerations of `[device.splitzns]`). Left out of serialized scenarios when absent.
+    /// The device kind: `zns` (the default; an HM-SMR HDD for a disk profile), `splitzns`
+    /// (split zones, with the accelerations of `[device.splitzns]`) or `hybrid` (a ZNS SSD's
+    /// zones, then an HM-SMR HDD's: `[device.ssd]` and `[device.hdd]`). Left out of serialized
+    /// scenarios when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// SplitZNS accelerations (`ring`, `ring_bytes`, `read_scheduler`, `prefetcher`,
@@ -63,6 +69,14 @@ pub struct DeviceSection {
     /// of serialized scenarios when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub splitzns: Option<zonedb_device::SplitZnsConfig>,
+    /// `kind = "hybrid"`: the SSD (a flash profile), a device section of its own. Left out of
+    /// serialized scenarios when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ssd: Option<Box<DeviceSection>>,
+    /// `kind = "hybrid"`: the HDD (a disk profile), a device section of its own. Left out of
+    /// serialized scenarios when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hdd: Option<Box<DeviceSection>>,
 }
 
 impl Default for DeviceSection {
@@ -71,11 +85,14 @@ impl Default for DeviceSection {
             profile: "splitzns-paper".into(),
             scale: "1/64".into(),
             chips_per_zone: None,
+            zone_count: None,
             max_open_zones: None,
             max_active_zones: None,
             scheduler: None,
             kind: None,
             splitzns: None,
+            ssd: None,
+            hdd: None,
         }
     }
 }

@@ -3,7 +3,7 @@
 //! [`super::SimZonedDevice`] owns everything a zoned device does whatever stores the bytes (zone
 //! table and state machine, admission, payload, in-flight writes, power cycle, faults, checker,
 //! counters); a [`Media`] only says *when* the work it is handed completes. Flash timing
-//! ([`crate::flash::FlashMedia`]) is one; a disk model is another.
+//! ([`crate::flash::FlashMedia`]) is one; the HM-SMR disk ([`crate::disk::DiskMedia`]) another.
 
 use crate::{DeviceCapabilities, IoClass};
 
@@ -27,6 +27,8 @@ pub enum MediaKind {
     /// NAND flash behind an SSD controller (dies, channels, program units, block erases).
     #[default]
     Flash,
+    /// A host-managed SMR hard disk (one actuator: seek, rotation, zoned bit recording).
+    Disk,
 }
 
 impl MediaKind {

@@ -15,4 +15,4 @@ pub mod spec;
 pub use device::SimZonedDevice;
 pub use faults::Faults;
 pub use media::{Completion, Media, MediaKind, Poll, Ticket};
-pub use spec::{SimDevice, SimDeviceSpec};
+pub use spec::{HybridSpec, SimDevice, SimDeviceSpec};

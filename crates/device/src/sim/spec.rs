@@ -1,20 +1,24 @@
 //! The one way to build a simulated device: a [`SimDeviceSpec`] (profile name, scale, chips per
-//! zone, zone limits, scheduler, payload) resolves to a [`Profile`] and builds a [`SimDevice`].
+//! zone, zone count, zone limits, scheduler, payload) resolves to a [`Profile`] (flash) or a
+//! [`DiskProfile`] (HM-SMR disk) and builds a [`SimDevice`]; a [`HybridSpec`] (two specs, an
+//! SSD's and an HDD's) builds the hybrid of both.
 
 use std::path::PathBuf;
 
 use zonedb_env::Env;
 
 use super::Faults;
+use crate::disk::{DiskProfile, SmrHdd};
 use crate::flash::Scheduler;
+use crate::hybrid::HybridDevice;
 use crate::payload::Payload;
 use crate::profile::{Profile, parse_scale};
 use crate::sim::MediaKind;
 use crate::splitzns::{SplitZnsConfig, SplitZnsGeometry, SplitZnsSsd, SplitZnsStats};
 use crate::zone::{ZoneGeometry, ZoneInfo};
 use crate::{
-    DeviceCapabilities, DeviceError, DeviceStats, ElidedBytes, IoClass, SubzoneId, SubzoneInfo,
-    ZnsSsd, ZoneOp, ZonedDevice,
+    DeviceCapabilities, DeviceError, DeviceStats, ElidedBytes, HybridLayout, HybridStats, IoClass,
+    SubzoneId, SubzoneInfo, ZnsSsd, ZoneOp, ZonedDevice,
 };
 
 /// Where a simulated device keeps written bytes.
@@ -44,12 +48,16 @@ impl SimPayload {
 /// A simulated device as the CLI and scenarios name it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SimDeviceSpec {
-    /// Profile name ([`crate::profile::PROFILE_NAMES`]).
+    /// Profile name ([`crate::profile::PROFILE_NAMES`], or a disk profile of
+    /// [`crate::disk::DISK_PROFILE_NAMES`]).
     pub profile: String,
     /// Scale `1/N` (or `N`).
     pub scale: String,
-    /// Chips each zone is striped over (the profile's own if `None`).
+    /// Chips each zone is striped over (the profile's own if `None`; flash only).
     pub chips_per_zone: Option<u32>,
+    /// Only the first this many zones of the profile (all if `None`); open / active limits
+    /// above it are clipped to it.
+    pub zone_count: Option<u32>,
     /// Open zone limit (the profile's own if `None`; 0 = none).
     pub max_open_zones: Option<u32>,
     /// Active zone limit (the profile's own if `None`; 0 = none).
@@ -71,6 +79,7 @@ impl SimDeviceSpec {
             profile: profile.into(),
             scale: scale.into(),
             chips_per_zone: None,
+            zone_count: None,
             max_open_zones: None,
             max_active_zones: None,
             scheduler: None,
@@ -90,6 +99,13 @@ impl SimDeviceSpec {
     #[must_use]
     pub fn chips_per_zone(mut self, chips: Option<u32>) -> Self {
         self.chips_per_zone = chips;
+        self
+    }
+
+    /// With only the first `zones` zones (`None`: all of the profile's).
+    #[must_use]
+    pub fn zone_count(mut self, zones: Option<u32>) -> Self {
+        self.zone_count = zones;
         self
     }
 
@@ -115,15 +131,29 @@ impl SimDeviceSpec {
         self
     }
 
-    /// The profile this spec names: looked up, scaled, re-mapped, limited.
+    /// Whether the profile named is an HM-SMR disk's.
+    pub fn is_disk(&self) -> bool {
+        DiskProfile::is_disk_profile(&self.profile)
+    }
+
+    /// The flash profile this spec names: looked up, scaled, re-mapped, limited.
     ///
     /// # Errors
-    /// [`DeviceError::InvalidConfig`] for an unknown profile, a bad scale, chips per zone or
-    /// limits.
+    /// [`DeviceError::InvalidConfig`] for an unknown profile (or a disk's: see
+    /// [`SimDeviceSpec::disk_profile`]), a bad scale, chips per zone, zone count or limits.
     pub fn profile(&self) -> Result<Profile, DeviceError> {
+        if self.is_disk() {
+            return Err(DeviceError::InvalidConfig(format!(
+                "profile '{}' is an HM-SMR disk, not a flash profile",
+                self.profile
+            )));
+        }
         let mut p = Profile::by_name(&self.profile)?.scaled(parse_scale(&self.scale)?)?;
         if let Some(c) = self.chips_per_zone {
             p = p.with_chips_per_zone(c)?;
+        }
+        if let Some(n) = self.zone_count {
+            p = p.with_zone_count(n)?;
         }
         if self.max_open_zones.is_some() || self.max_active_zones.is_some() {
             let open = self.max_open_zones.unwrap_or(p.zones.max_open_zones);
@@ -136,11 +166,59 @@ impl SimDeviceSpec {
         Ok(p)
     }
 
-    /// A new, empty device of this spec.
+    /// The disk profile this spec names: looked up, scaled, limited.
     ///
     /// # Errors
-    /// As [`SimDeviceSpec::profile`], and payload file errors.
+    /// [`DeviceError::InvalidConfig`] for a name that is not a disk profile, a bad scale, zone
+    /// count or limits, or a flash-only setting (chips per zone, scheduler, SplitZNS).
+    pub fn disk_profile(&self) -> Result<DiskProfile, DeviceError> {
+        let flash_only = [
+            (self.chips_per_zone.is_some(), "chips_per_zone"),
+            (self.scheduler.is_some(), "scheduler"),
+            (self.splitzns.is_some(), "splitzns"),
+        ];
+        if let Some((_, what)) = flash_only.iter().find(|(set, _)| *set) {
+            return Err(DeviceError::InvalidConfig(format!(
+                "{what} is a flash setting; profile '{}' is an HM-SMR disk",
+                self.profile
+            )));
+        }
+        let mut p = DiskProfile::by_name(&self.profile)?.scaled(parse_scale(&self.scale)?)?;
+        if let Some(n) = self.zone_count {
+            p = p.with_zone_count(n)?;
+        }
+        if self.max_open_zones.is_some() || self.max_active_zones.is_some() {
+            let open = self.max_open_zones.unwrap_or(p.zones.max_open_zones);
+            let active = self.max_active_zones.unwrap_or(p.zones.max_active_zones);
+            p = p.with_zone_limits(open, active)?;
+        }
+        Ok(p)
+    }
+
+    /// The name of the resolved profile (flash or disk), e.g. `zn540@1/64`.
+    ///
+    /// # Errors
+    /// As [`SimDeviceSpec::profile`] or [`SimDeviceSpec::disk_profile`].
+    pub fn profile_name(&self) -> Result<String, DeviceError> {
+        if self.is_disk() {
+            Ok(self.disk_profile()?.name)
+        } else {
+            Ok(self.profile()?.name)
+        }
+    }
+
+    /// A new, empty device of this spec: a ZNS or SplitZNS SSD for a flash profile, an HM-SMR
+    /// HDD for a disk profile.
+    ///
+    /// # Errors
+    /// As [`SimDeviceSpec::profile`] (or [`SimDeviceSpec::disk_profile`]), and payload file
+    /// errors.
     pub fn build<E: Env>(&self, env: E) -> Result<SimDevice<E>, DeviceError> {
+        if self.is_disk() {
+            let p = self.disk_profile()?;
+            let payload = self.payload.open(&p.zones, p.zones.zone_count)?;
+            return Ok(SimDevice::Hdd(SmrHdd::new_disk(env, p, payload)?));
+        }
         let profile = self.profile()?;
         match self.splitzns {
             None => SimDevice::new(env, profile, &self.payload),
@@ -152,6 +230,86 @@ impl SimDeviceSpec {
                 )?))
             }
         }
+    }
+}
+
+/// A hybrid device as scenarios name it: an SSD's spec (a flash profile, a plain ZNS SSD) and an
+/// HDD's (a disk profile); each part keeps its own payload store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HybridSpec {
+    /// The SSD (zones first).
+    pub ssd: SimDeviceSpec,
+    /// The HDD.
+    pub hdd: SimDeviceSpec,
+}
+
+impl HybridSpec {
+    /// The two profiles, checked: a flash SSD that is not SplitZNS, a disk HDD, equal block
+    /// sizes.
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidConfig`] naming the part at fault.
+    pub fn profiles(&self) -> Result<(Profile, DiskProfile), DeviceError> {
+        let part = |which: &str, e: DeviceError| {
+            DeviceError::InvalidConfig(format!("hybrid {which}: {}", config_message(e)))
+        };
+        if self.ssd.is_disk() {
+            return Err(DeviceError::InvalidConfig(format!(
+                "hybrid ssd: profile '{}' is an HM-SMR disk; the SSD needs a flash profile",
+                self.ssd.profile
+            )));
+        }
+        if self.ssd.splitzns.is_some() {
+            return Err(DeviceError::InvalidConfig(
+                "hybrid ssd: a SplitZNS SSD is not supported in a hybrid".into(),
+            ));
+        }
+        if !self.hdd.is_disk() {
+            return Err(DeviceError::InvalidConfig(format!(
+                "hybrid hdd: profile '{}' is not an HM-SMR disk profile (known: {})",
+                self.hdd.profile,
+                crate::disk::DISK_PROFILE_NAMES.join(", ")
+            )));
+        }
+        let ssd = self.ssd.profile().map_err(|e| part("ssd", e))?;
+        let hdd = self.hdd.disk_profile().map_err(|e| part("hdd", e))?;
+        if ssd.zones.block_size_bytes != hdd.zones.block_size_bytes {
+            return Err(DeviceError::InvalidConfig(format!(
+                "hybrid: the SSD's block size {} differs from the HDD's {}",
+                ssd.zones.block_size_bytes, hdd.zones.block_size_bytes
+            )));
+        }
+        Ok((ssd, hdd))
+    }
+
+    /// The name of the pair, `ssd+hdd` (e.g. `zn540@1/64+st14000nm0007@1/64`).
+    ///
+    /// # Errors
+    /// As [`HybridSpec::profiles`].
+    pub fn profile_name(&self) -> Result<String, DeviceError> {
+        let (s, h) = self.profiles()?;
+        Ok(format!("{}+{}", s.name, h.name))
+    }
+
+    /// A new, empty hybrid device.
+    ///
+    /// # Errors
+    /// As [`HybridSpec::profiles`]; payload file errors.
+    pub fn build<E: Env>(&self, env: E) -> Result<SimDevice<E>, DeviceError> {
+        let (ssd, hdd) = self.profiles()?;
+        let ssd_payload = self.ssd.payload.open(&ssd.zones, ssd.zones.zone_count)?;
+        let hdd_payload = self.hdd.payload.open(&hdd.zones, hdd.zones.zone_count)?;
+        let ssd = ZnsSsd::new(env.clone(), ssd, ssd_payload)?;
+        let hdd = SmrHdd::new_disk(env, hdd, hdd_payload)?;
+        Ok(SimDevice::Hybrid(HybridDevice::new(ssd, hdd)?))
+    }
+}
+
+/// The message of a configuration error (without its "invalid device configuration" prefix).
+fn config_message(e: DeviceError) -> String {
+    match e {
+        DeviceError::InvalidConfig(m) => m,
+        other => other.to_string(),
     }
 }
 
@@ -167,19 +325,33 @@ pub enum SimDevice<E: Env> {
     Zns(ZnsSsd<E>),
     /// A SplitZNS SSD (flash media with split zones).
     SplitZns(SplitZnsSsd<E>),
+    /// A host-managed SMR HDD (disk media).
+    Hdd(SmrHdd<E>),
+    /// A ZNS SSD and an HM-SMR HDD under one zone index space.
+    Hybrid(HybridDevice<E>),
 }
 
-/// One of two futures created (so admitted) already; awaits whichever it is.
-enum Either<A, B> {
+/// One of four futures created (so admitted) already; awaits whichever it is.
+enum OneOf<A, B, C, D> {
     A(A),
     B(B),
+    C(C),
+    D(D),
 }
 
-impl<T, A: Future<Output = T>, B: Future<Output = T>> Either<A, B> {
+impl<T, A, B, C, D> OneOf<A, B, C, D>
+where
+    A: Future<Output = T>,
+    B: Future<Output = T>,
+    C: Future<Output = T>,
+    D: Future<Output = T>,
+{
     async fn run(self) -> T {
         match self {
             Self::A(f) => f.await,
             Self::B(f) => f.await,
+            Self::C(f) => f.await,
+            Self::D(f) => f.await,
         }
     }
 }
@@ -190,6 +362,8 @@ macro_rules! each {
         match $self {
             Self::Zns($d) => $call,
             Self::SplitZns($d) => $call,
+            Self::Hdd($d) => $call,
+            Self::Hybrid($d) => $call,
         }
     };
 }
@@ -199,8 +373,10 @@ macro_rules! each {
 macro_rules! each_fut {
     ($self:ident, $d:ident => $call:expr) => {
         match $self {
-            Self::Zns($d) => Either::A($call),
-            Self::SplitZns($d) => Either::B($call),
+            Self::Zns($d) => OneOf::A($call),
+            Self::SplitZns($d) => OneOf::B($call),
+            Self::Hdd($d) => OneOf::C($call),
+            Self::Hybrid($d) => OneOf::D($call),
         }
         .run()
     };
@@ -215,12 +391,40 @@ impl<E: Env> SimDevice<E> {
         let payload = payload.open(&profile.zones, profile.zones.zone_count)?;
         match profile.media {
             MediaKind::Flash => Ok(Self::Zns(ZnsSsd::new(env, profile, payload)?)),
+            MediaKind::Disk => Err(DeviceError::InvalidConfig(format!(
+                "profile {}: a disk is built from a DiskProfile (SimDeviceSpec::build)",
+                profile.name
+            ))),
         }
     }
 
-    /// The profile the device was built from.
-    pub fn profile(&self) -> Profile {
-        each!(self, d => d.profile())
+    /// The flash profile the device was built from (`None` for an HDD or a hybrid).
+    pub fn profile(&self) -> Option<Profile> {
+        match self {
+            Self::Zns(d) => Some(d.profile()),
+            Self::SplitZns(d) => Some(d.profile()),
+            Self::Hdd(_) | Self::Hybrid(_) => None,
+        }
+    }
+
+    /// The disk profile of an HDD (`None` otherwise).
+    pub fn disk_profile(&self) -> Option<DiskProfile> {
+        match self {
+            Self::Hdd(d) => Some(d.disk_profile()),
+            _ => None,
+        }
+    }
+
+    /// The name of the device's profile (`ssd+hdd` for a hybrid).
+    pub fn profile_name(&self) -> String {
+        match self {
+            Self::Zns(d) => d.profile().name,
+            Self::SplitZns(d) => d.profile().name,
+            Self::Hdd(d) => d.disk_profile().name,
+            Self::Hybrid(d) => {
+                format!("{}+{}", d.ssd().profile().name, d.hdd().disk_profile().name)
+            }
+        }
     }
 
     /// Turns the write-pointer checker on or off (on by default in debug builds).
@@ -255,7 +459,7 @@ impl<E: Env> SimDevice<E> {
         each!(self, d => d.power_cycle())
     }
 
-    /// SplitZNS counters (`None` for a ZNS SSD).
+    /// SplitZNS counters (`None` for any other device).
     pub fn split_stats(&self) -> Option<SplitZnsStats> {
         each!(self, d => d.split_stats())
     }
@@ -408,6 +612,14 @@ impl<E: Env> ZonedDevice for SimDevice<E> {
 
     fn peek_elided(&self, offset: u64, len: u64) -> Option<ElidedBytes> {
         each!(self, d => d.peek_elided(offset, len))
+    }
+
+    fn hybrid_layout(&self) -> Option<HybridLayout> {
+        each!(self, d => d.hybrid_layout())
+    }
+
+    fn hybrid_stats(&self) -> Option<HybridStats> {
+        each!(self, d => d.hybrid_stats())
     }
 }
 
