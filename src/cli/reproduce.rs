@@ -26,6 +26,9 @@ pub enum StudyArg {
     Oaza,
     /// SplitZNS vs LDP, Gear and LLC on db_bench and YCSB; the breakdown native ... +RS.
     Splitzns,
+    /// HHZS on a hybrid ZNS SSD + HM-SMR HDD vs B1-B4 and SpanDB's AUTO; its breakdown and
+    /// sweeps (motivation, exp1 ... exp6).
+    Hhzs,
 }
 
 #[derive(Debug, Args)]
@@ -64,9 +67,14 @@ pub struct ReproduceArgs {
     no_breakdown: bool,
     /// Only these workloads in the scheme matrix, comma-separated (same-zone: fillrandom,
     /// zipfian, latest, uniform; oaza: fillrandom-8k; splitzns: fillrandom, overwrite,
-    /// readrandom, ycsb-l, ycsb-a ... ycsb-f). Default: all.
+    /// readrandom, ycsb-l, ycsb-a ... ycsb-f; hhzs: experiments, as --experiments). Default:
+    /// all.
     #[arg(long, value_delimiter = ',')]
     workloads: Vec<String>,
+    /// hhzs: only these experiments, comma-separated (motivation, exp1 ... exp6). Default:
+    /// all.
+    #[arg(long, value_delimiter = ',')]
+    experiments: Vec<String>,
     /// Report directory (`reproduce-<study>.md` and `.json` are written there).
     #[arg(long, default_value = "zonedb-report")]
     out: PathBuf,
@@ -80,11 +88,13 @@ pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
         StudyArg::SameZone => Study::SameZone,
         StudyArg::Oaza => Study::Oaza,
         StudyArg::Splitzns => Study::SplitZns,
+        StudyArg::Hhzs => Study::Hhzs,
     };
     let name = match study {
         Study::SameZone => "same-zone",
         Study::Oaza => "oaza",
         Study::SplitZns => "splitzns",
+        Study::Hhzs => "hhzs",
     };
     let scale = ReproScale::parse(&a.scale).map_err(usage)?;
     let plan = Plan {
@@ -94,7 +104,7 @@ pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
         text_forms: !a.no_text_forms,
         ablation: !a.no_ablation,
         sweep: !a.no_sweep,
-        workloads: a.workloads.clone(),
+        workloads: a.workloads.iter().chain(&a.experiments).cloned().collect(),
         breakdown: !a.no_breakdown,
     };
     let cells = reproduce::cells(study, scale, &plan).map_err(usage)?;
@@ -135,7 +145,7 @@ pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
         .map(|r| {
             r.map(|r| {
                 sim_ops += r.benchmarks.iter().map(|b| b.ops).sum::<u64>();
-                if study == Study::SplitZns {
+                if matches!(study, Study::SplitZns | Study::Hhzs) {
                     Figures::with_measured(&r)
                 } else {
                     Figures::of(&r)
@@ -169,6 +179,9 @@ pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
     write(format!("reproduce-{name}.md"), md.clone())?;
     if study == Study::SplitZns {
         reproduce::splitzns::plots(&a.out, &results).map_err(usage)?;
+    }
+    if study == Study::Hhzs {
+        reproduce::hhzs::plots(&a.out, &results).map_err(usage)?;
     }
     write(
         format!("reproduce-{name}.json"),

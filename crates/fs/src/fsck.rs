@@ -74,7 +74,10 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                     check_subzone_extent(&f.name, *e, z, subs, &mut problems);
                     continue;
                 }
-                if e.start + e.len > start + g.zone_capacity_bytes {
+                let capacity = reports
+                    .get(z as usize)
+                    .map_or(g.zone_capacity_bytes, |r| r.capacity_bytes);
+                if e.start + e.len > start + capacity {
                     problems.push(Problem {
                         file: f.name.clone(),
                         what: format!(

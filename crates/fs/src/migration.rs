@@ -96,10 +96,16 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 crate::fs::ZoneReaders::new(self, &mut s, extents.iter().map(|e| e.start));
             (id, extents, readers)
         };
-        let copied = self.copy_to_tier(&extents, to, settings).await;
+        // The zones written stay busy (no reset can take them while nothing in them is
+        // accounted live) until the new extents are accounted below.
+        let mut written: Vec<u32> = Vec::new();
+        let copied = self.copy_to_tier(&extents, to, settings, &mut written).await;
         let new_extents = match copied {
             Ok(e) => e,
             Err(e) => {
+                for z in written {
+                    self.release_zone(z, Token::Migration).await?;
+                }
                 drop(readers);
                 return Err(e);
             }
@@ -138,6 +144,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         }
         drop(meta);
         drop(readers);
+        for z in written {
+            self.release_zone(z, Token::Migration).await?;
+        }
         self.reset_unused_zones().await?;
         if replaced {
             self.opts.placement.on_migrated(number, to);
@@ -151,6 +160,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         extents: &[Extent],
         to: Tier,
         settings: &MigrationSettings,
+        written: &mut Vec<u32>,
     ) -> Result<Vec<Extent>, FsError> {
         let t0 = self.env.now();
         let mut copied = 0u64;
@@ -167,6 +177,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                     } else {
                         let z = self.acquire_tier_zone(to, settings.log_zones).await?;
                         target = Some(z);
+                        written.push(z);
                         z
                     };
                     let (wp, remaining, zone_start) = self
@@ -175,7 +186,6 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                         .map_or((0, 0, 0), |z| (z.wp, z.remaining(), z.start));
                     let n = (last - cur).min(remaining).min(GC_COPY_BYTES);
                     if n == 0 {
-                        self.release_zone(zone, Token::Migration).await?;
                         target = None;
                         continue;
                     }
@@ -205,7 +215,6 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                         c.migrated_bytes += n;
                     }
                     if full {
-                        self.release_zone(zone, Token::Migration).await?;
                         target = None;
                     }
                     cur += n;
@@ -221,9 +230,6 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             Ok::<(), FsError>(())
         }
         .await;
-        if let Some(z) = target {
-            self.release_zone(z, Token::Migration).await?;
-        }
         result.map(|()| new_extents)
     }
 

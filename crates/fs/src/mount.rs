@@ -274,6 +274,10 @@ fn account_zones<D: ZonedDevice>(
         let r = reports
             .get(z.index as usize)
             .ok_or_else(|| FsError::Corrupt("zone report too short".into()))?;
+        // Each zone's own capacity (a hybrid's SSD and HDD zones differ).
+        if r.capacity_bytes > 0 && r.capacity_bytes <= z.capacity {
+            z.capacity = r.capacity_bytes;
+        }
         z.wp = match r.state {
             ZoneState::Full | ZoneState::Offline | ZoneState::ReadOnly => z.start + z.capacity,
             _ => r.write_pointer,

@@ -150,11 +150,18 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             let mut s = self.lock();
             crate::fs::ZoneReaders::new(self, &mut s, std::iter::once(slot.dev_offset))
         };
+        let a = slot.dev_offset / self.block * self.block;
+        let b = crate::fs::align_up(slot.dev_offset + len, self.block);
         Some(
             self.dev
-                .read_elided(slot.dev_offset, len, class)
+                .read_elided(a, b - a, class)
                 .await
-                .map_err(FsError::from),
+                .map_err(FsError::from)
+                .map(|data| {
+                    let mut out = ElidedBytes::new();
+                    out.push_range(&data, slot.dev_offset - a, len);
+                    out
+                }),
         )
     }
 

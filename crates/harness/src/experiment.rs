@@ -36,6 +36,12 @@ pub struct Sample {
     pub stall_ns: u64,
     /// Bytes per level.
     pub level_bytes: Vec<u64>,
+    /// A hybrid device's counters per part so far (`None` on one device).
+    #[serde(skip)]
+    pub hybrid: Option<HybridStats>,
+    /// Bytes hybrid migration copied so far.
+    #[serde(skip)]
+    pub migrated_bytes: u64,
 }
 
 /// Everything a run produced.
@@ -62,6 +68,10 @@ pub struct RunReport {
     /// JSON for one device.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hybrid_device: Option<HybridStats>,
+    /// On a hybrid device, the SST bytes of each level on the SSD and on the HDD at the end
+    /// (by where each SST's first extent lies). Left out of JSON on one device.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub level_tier_bytes: Option<Vec<(u64, u64)>>,
     /// Time series.
     pub series: Vec<Sample>,
     /// Lifetimes of deleted SSTs (ns), by the level they were written to.
@@ -233,6 +243,7 @@ fn section_spec(
 fn sample<E: Env, D: ZonedDevice>(env: &E, db: &Db<E, D>, fs: &ZoneFs<E, D>) -> Sample {
     let d = db.stats();
     let f = fs.stats();
+    let hybrid = fs.device().hybrid_stats();
     Sample {
         t_ns: env.now(),
         ops: d.write_ops + d.gets,
@@ -242,6 +253,8 @@ fn sample<E: Env, D: ZonedDevice>(env: &E, db: &Db<E, D>, fs: &ZoneFs<E, D>) -> 
         free_bytes: f.free_bytes,
         stall_ns: d.stall_stop_ns + d.stall_delay_ns,
         level_bytes: d.level_bytes,
+        hybrid,
+        migrated_bytes: f.migrated_bytes,
     }
 }
 
@@ -500,6 +513,28 @@ async fn finish<E: Env, D: ZonedDevice>(
 ) -> Result<RunReport, HarnessError> {
     let st = db.stats();
     let sst_lifetimes_ns = db.sst_lifetimes();
+    let level_tier_bytes = dev.hybrid_layout().map(|layout| {
+        let files = db.files();
+        let names: Vec<String> = files
+            .iter()
+            .map(|(_, f)| zonedb_lsm::version::manifest::sst_name(f.number))
+            .collect();
+        let zones = fs.file_zones(&names);
+        let levels = files
+            .iter()
+            .map(|(l, _)| *l as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let mut out = vec![(0u64, 0u64); levels];
+        for ((level, f), z) in files.iter().zip(zones) {
+            let slot = &mut out[*level as usize];
+            match z.first().and_then(|(zone, _)| layout.tier_of(*zone)) {
+                Some(zonedb_device::Tier::Ssd) => slot.0 += f.file_size,
+                _ => slot.1 += f.file_size,
+            }
+        }
+        out
+    });
     db.close().await?;
     let (fs_stats, end_ns, device) = (fs.stats(), env.now(), dev.stats());
     let hybrid_device = dev.hybrid_stats();
@@ -517,6 +552,7 @@ async fn finish<E: Env, D: ZonedDevice>(
         fs: fs_stats,
         device,
         hybrid_device,
+        level_tier_bytes,
         series: run.series,
         sst_lifetimes_ns,
         end_ns,

@@ -131,7 +131,22 @@ pub struct FsSection {
     /// paper: 60). Left out of JSON while 60.
     #[serde(skip_serializing_if = "is_default_selective_max_split_pct")]
     pub selective_max_split_pct: u32,
+    /// Hybrid placements that migrate (`hhzs-pm`, `hhzs`, `hybrid-bN-m`): the migration
+    /// rate limit, MiB/s (HHZS: 4). Left out of JSON while 4.
+    #[serde(skip_serializing_if = "is_default_migration_rate")]
+    pub migration_rate_mib_s: u64,
 }
+
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if signature"
+)]
+fn is_default_migration_rate(v: &u64) -> bool {
+    *v == DEFAULT_MIGRATION_RATE_MIB_S
+}
+
+/// HHZS's migration rate, MiB/s.
+const DEFAULT_MIGRATION_RATE_MIB_S: u64 = 4;
 
 impl FsSection {
     /// The placement policy of this section (`selective` with its two settings).
@@ -148,6 +163,15 @@ impl FsSection {
                 Selective::new(self.selective_min_level, self.selective_max_split_pct)
                     .map_err(bad)?,
             ));
+        }
+        if self.migration_rate_mib_s == 0 {
+            return Err(bad("migration_rate_mib_s must be at least 1".into()));
+        }
+        if let Some(p) = zonedb_fs::placement::hybrid::by_name_at(
+            &self.placement,
+            self.migration_rate_mib_s.saturating_mul(1 << 20),
+        ) {
+            return Ok(p);
         }
         zonedb_fs::placement::by_name(&self.placement).map_err(bad)
     }
@@ -201,6 +225,7 @@ impl Default for FsSection {
             readahead_kb: DEFAULT_READAHEAD_KB,
             selective_min_level: zonedb_fs::placement::selective::DEFAULT_MIN_LEVEL,
             selective_max_split_pct: zonedb_fs::placement::selective::DEFAULT_MAX_SPLIT_PCT,
+            migration_rate_mib_s: DEFAULT_MIGRATION_RATE_MIB_S,
         }
     }
 }

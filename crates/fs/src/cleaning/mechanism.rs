@@ -169,9 +169,21 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         };
         for (id, extents, lifetime) in files {
             let mut new_extents = Vec::with_capacity(extents.len());
+            // Migration zones this file's copies filled: still busy (so no reset of unused
+            // zones takes them while nothing in them is accounted live) until the copies are
+            // accounted below.
+            let mut filled: Vec<u32> = Vec::new();
             for e in &extents {
                 if e.start >= lo && e.start < hi {
-                    new_extents.extend(self.copy_extent(*e, lifetime, target).await?);
+                    match self.copy_extent(*e, lifetime, target, &mut filled).await {
+                        Ok(pieces) => new_extents.extend(pieces),
+                        Err(err) => {
+                            for z in filled {
+                                self.release_zone(z, Token::Migration).await?;
+                            }
+                            return Err(err);
+                        }
+                    }
                 } else {
                     new_extents.push(*e);
                 }
@@ -207,6 +219,10 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                     },
                 )
                 .await?;
+            }
+            drop(meta);
+            for z in filled {
+                self.release_zone(z, Token::Migration).await?;
             }
         }
         drop(reading);
@@ -301,6 +317,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         e: Extent,
         lifetime: crate::placement::Lifetime,
         target: &mut Option<u32>,
+        filled: &mut Vec<u32>,
     ) -> Result<Vec<Extent>, FsError> {
         let block = self.block;
         let first = e.start / block * block;
@@ -321,7 +338,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 .map_or((0, 0), |z| (z.wp, z.remaining()));
             let n = (last - cur).min(remaining).min(GC_COPY_BYTES);
             if n == 0 {
-                self.release_zone(zone, Token::Migration).await?;
+                filled.push(zone);
                 *target = None;
                 continue;
             }
@@ -359,7 +376,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 c.device_bytes += n;
             }
             if full {
-                self.release_zone(zone, Token::Migration).await?;
+                filled.push(zone);
                 *target = None;
             }
             cur += n;

@@ -32,7 +32,7 @@ pub struct Row {
 pub fn compared(study: Study) -> Vec<&'static Scheme> {
     match study {
         Study::SameZone => vec![&SAME_ZONE_SCHEMES[0], &SAME_ZONE_SCHEMES[3]],
-        Study::Oaza | Study::SplitZns => OAZA_SCHEMES.iter().collect(),
+        Study::Oaza | Study::SplitZns | Study::Hhzs => OAZA_SCHEMES.iter().collect(),
     }
 }
 
@@ -73,7 +73,7 @@ fn policy_steps(study: Study) -> Vec<PolicyStep> {
                 true,
             ),
         ],
-        Study::Oaza | Study::SplitZns => vec![
+        Study::Oaza | Study::SplitZns | Study::Hhzs => vec![
             step(
                 "CAZA: §VI -> HotStorage'22 / AllocateCompactionAwaredZone (caza-v1-artifact)",
                 "CAZA",
@@ -124,7 +124,7 @@ pub fn rows(study: Study, div: u64) -> Result<Vec<Row>, HarnessError> {
             out.push(Row {
                 name: match study {
                     Study::SameZone => "+ dataset: 0.52x -> the paper's 1.07x the device (fillrandom 69 M puts, scaled)",
-                    Study::Oaza | Study::SplitZns => "+ dataset: 40 K -> the slides' 6 M puts of 8 KiB (1.5x the device), scaled",
+                    Study::Oaza | Study::SplitZns | Study::Hhzs => "+ dataset: 40 K -> the slides' 6 M puts of 8 KiB (1.5x the device), scaled",
                 }
                 .into(),
                 setup: setup.clone(),

@@ -56,6 +56,110 @@ pub struct Figures {
     /// load: [`Self::with_measured`]). Left out of JSON when not taken.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measured: Option<Measured>,
+    /// On a hybrid device: each phase's traffic per device ([`HybridPhase`]), first the load,
+    /// last the measured phase, and the tree's bytes per level and device at the end. Left out
+    /// of JSON on one device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hybrid: Option<HybridFigures>,
+}
+
+/// One phase of a run on a hybrid device.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct HybridPhase {
+    /// Operations.
+    pub ops: u64,
+    /// Throughput, virtual time.
+    pub ops_per_s: f64,
+    /// P99 latency, µs.
+    pub latency_us_p99: f64,
+    /// P99.9.
+    pub latency_us_p999: f64,
+    /// P99.99.
+    pub latency_us_p9999: f64,
+    /// Bytes written to the SSD.
+    pub ssd_write_bytes: u64,
+    /// Bytes written to the HDD.
+    pub hdd_write_bytes: u64,
+    /// Bytes read from the SSD.
+    pub ssd_read_bytes: u64,
+    /// Bytes read from the HDD.
+    pub hdd_read_bytes: u64,
+    /// The SSD's share of the bytes read (0 when nothing was read).
+    pub ssd_read_share: f64,
+    /// Bytes migration copied between the devices.
+    pub migrated_bytes: u64,
+}
+
+/// A run on a hybrid device.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct HybridFigures {
+    /// Each phase (benchmark), in order.
+    pub phases: Vec<HybridPhase>,
+    /// SST bytes of each level at the end, `(on the SSD, on the HDD)`.
+    pub level_tier_bytes: Vec<(u64, u64)>,
+    /// The largest bytes each level held over the run (sampled).
+    pub level_max_bytes: Vec<u64>,
+    /// Reads the SSD cache served.
+    pub ssd_cache_hits: u64,
+}
+
+impl HybridFigures {
+    /// From a run on a hybrid device (`None` on one device).
+    pub fn of(r: &RunReport) -> Option<Self> {
+        r.hybrid_device?;
+        let phases = r
+            .benchmarks
+            .iter()
+            .zip(&r.phase_marks)
+            .map(|(b, (before, after))| {
+                let (h0, h1) = (
+                    before.hybrid.unwrap_or_default(),
+                    after.hybrid.unwrap_or_default(),
+                );
+                let d = |a: u64, b: u64| b.saturating_sub(a);
+                let ssd_read = d(h0.ssd.bytes_read, h1.ssd.bytes_read);
+                let hdd_read = d(h0.hdd.bytes_read, h1.hdd.bytes_read);
+                HybridPhase {
+                    ops: b.ops,
+                    ops_per_s: b.ops_per_sec(),
+                    latency_us_p99: b.latency.p99_us,
+                    latency_us_p999: b.latency.p999_us,
+                    latency_us_p9999: b.latency.p9999_us,
+                    ssd_write_bytes: d(h0.ssd.bytes_written, h1.ssd.bytes_written),
+                    hdd_write_bytes: d(h0.hdd.bytes_written, h1.hdd.bytes_written),
+                    ssd_read_bytes: ssd_read,
+                    hdd_read_bytes: hdd_read,
+                    ssd_read_share: if ssd_read + hdd_read == 0 {
+                        0.0
+                    } else {
+                        ssd_read as f64 / (ssd_read + hdd_read) as f64
+                    },
+                    migrated_bytes: d(before.migrated_bytes, after.migrated_bytes),
+                }
+            })
+            .collect();
+        let levels = r
+            .series
+            .iter()
+            .map(|s| s.level_bytes.len())
+            .max()
+            .unwrap_or(0);
+        let level_max_bytes = (0..levels)
+            .map(|l| {
+                r.series
+                    .iter()
+                    .filter_map(|s| s.level_bytes.get(l).copied())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        Some(Self {
+            phases,
+            level_tier_bytes: r.level_tier_bytes.clone().unwrap_or_default(),
+            level_max_bytes,
+            ssd_cache_hits: r.fs.ssd_cache_hits,
+        })
+    }
 }
 
 /// What the last phase of a run (the measured workload after its load) did, and the tree at
@@ -209,6 +313,7 @@ impl Figures {
             },
             run_s: secs,
             measured: None,
+            hybrid: None,
         }
     }
 
@@ -216,6 +321,7 @@ impl Figures {
     pub fn with_measured(r: &RunReport) -> Self {
         Self {
             measured: Some(Measured::of(r)),
+            hybrid: HybridFigures::of(r),
             ..Self::of(r)
         }
     }

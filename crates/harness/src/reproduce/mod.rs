@@ -23,6 +23,7 @@
 pub mod ablation;
 pub mod figures;
 pub mod forms;
+pub mod hhzs;
 pub mod report;
 pub mod splitzns;
 
@@ -42,6 +43,8 @@ pub enum Study {
     Oaza,
     /// SplitZNS vs LDP, Gear and LLC, and its breakdown ([`splitzns`]).
     SplitZns,
+    /// HHZS on a hybrid SSD + HDD vs its basic schemes and SpanDB's AUTO ([`hhzs`]).
+    Hhzs,
 }
 
 /// How big.
@@ -247,8 +250,8 @@ fn study_base(study: Study, scale: ReproScale, seed: u64) -> Result<Scenario, Ha
             Scenario::base(SAME_ZONE_BASE)?.with(scaled(scale, seed, (64, 64, 256))?)
         }
         Study::Oaza => Scenario::base(OAZA_BASE)?.with(scaled(scale, seed, (64, 32, 256))?),
-        Study::SplitZns => Err(HarnessError::Config(
-            "the splitzns study builds its own scenarios".into(),
+        Study::SplitZns | Study::Hhzs => Err(HarnessError::Config(
+            "the splitzns and hhzs studies build their own scenarios".into(),
         )),
     }
 }
@@ -259,6 +262,7 @@ fn matrix(study: Study) -> (&'static [Scheme], Vec<&'static str>) {
         Study::SameZone => (&SAME_ZONE_SCHEMES, SAME_ZONE_WORKLOADS.to_vec()),
         Study::Oaza => (&OAZA_SCHEMES, vec![OAZA_WORKLOAD]),
         Study::SplitZns => (&[], splitzns::WORKLOADS.to_vec()),
+        Study::Hhzs => (&[], hhzs::EXPERIMENTS.to_vec()),
     }
 }
 
@@ -269,7 +273,7 @@ pub const OAZA_WORKLOAD: &str = "fillrandom-8k";
 fn workload(study: Study, w: &str, scale: ReproScale, paper_dataset: bool) -> Vec<Override> {
     match study {
         Study::SameZone => vec![same_zone_workload(w, scale, paper_dataset)],
-        Study::SplitZns => Vec::new(),
+        Study::SplitZns | Study::Hhzs => Vec::new(),
         Study::Oaza => {
             // The slides' 6 M puts of 8 KiB scaled with the device once values compress; the
             // 40 K the study ran before otherwise (uncompressed, 6 M / 64 overfills the device).
@@ -336,6 +340,15 @@ fn sweep_cells(
 /// # Errors
 /// [`HarnessError::Config`] if a derived scenario is invalid (a bug).
 pub fn cells(study: Study, scale: ReproScale, plan: &Plan) -> Result<Vec<Cell>, HarnessError> {
+    if study == Study::Hhzs {
+        return hhzs::cells(
+            scale,
+            &hhzs::HhzsPlan {
+                seeds: plan.seeds.clone(),
+                experiments: plan.workloads.clone(),
+            },
+        );
+    }
     if study == Study::SplitZns {
         return splitzns::cells(
             scale,

@@ -104,14 +104,14 @@ fn aggregate(per_workload: &BTreeMap<String, Figures>) -> serde_json::Value {
 fn schemes_of(study: Study) -> &'static [Scheme] {
     match study {
         Study::SameZone => &SAME_ZONE_SCHEMES,
-        Study::Oaza | Study::SplitZns => &OAZA_SCHEMES,
+        Study::Oaza | Study::SplitZns | Study::Hhzs => &OAZA_SCHEMES,
     }
 }
 
 fn workloads_of(study: Study) -> Vec<&'static str> {
     match study {
         Study::SameZone => SAME_ZONE_WORKLOADS.to_vec(),
-        Study::Oaza | Study::SplitZns => vec![OAZA_WORKLOAD],
+        Study::Oaza | Study::SplitZns | Study::Hhzs => vec![OAZA_WORKLOAD],
     }
 }
 
@@ -187,6 +187,9 @@ pub fn json(study: Study, scale: ReproScale, results: &[CellResult]) -> serde_js
     if study == Study::SplitZns {
         return super::splitzns::json(scale, results);
     }
+    if study == Study::Hhzs {
+        return super::hhzs::json(scale, results);
+    }
     let mut seeds: Vec<u64> = results.iter().map(|r| r.seed).collect();
     seeds.sort_unstable();
     seeds.dedup();
@@ -218,7 +221,7 @@ pub fn json(study: Study, scale: ReproScale, results: &[CellResult]) -> serde_js
         .iter()
         .any(|r| r.form == "text" && r.group == "scheme");
     serde_json::json!({
-        "study": match study { Study::SameZone => "same-zone", Study::Oaza => "oaza", Study::SplitZns => "splitzns" },
+        "study": match study { Study::SameZone => "same-zone", Study::Oaza => "oaza", Study::SplitZns => "splitzns", Study::Hhzs => "hhzs" },
         "scale": scale.name(),
         "form": "code",
         "seeds": seeds,
@@ -309,6 +312,9 @@ pub fn markdown(study: Study, scale: ReproScale, results: &[CellResult]) -> Stri
     if study == Study::SplitZns {
         return super::splitzns::markdown(scale, results);
     }
+    if study == Study::Hhzs {
+        return super::hhzs::markdown(scale, results);
+    }
     let mut md = String::new();
     let mut seeds: Vec<u64> = results.iter().map(|r| r.seed).collect();
     seeds.sort_unstable();
@@ -331,7 +337,9 @@ pub fn markdown(study: Study, scale: ReproScale, results: &[CellResult]) -> Stri
         }
         match study {
             Study::SameZone => md.push_str(&same_zone_markdown(scale, form, results)),
-            Study::Oaza | Study::SplitZns => md.push_str(&oaza_markdown(scale, form, results)),
+            Study::Oaza | Study::SplitZns | Study::Hhzs => {
+                md.push_str(&oaza_markdown(scale, form, results))
+            }
         }
     }
     if study == Study::SameZone && results.iter().any(|r| r.group == "sweep") {

@@ -155,7 +155,7 @@ fn scheme_toml(scheme: &str) -> Result<(String, String, &'static str), HarnessEr
 }
 
 /// The YCSB mix of `ycsb-a` ... `ycsb-f` (YCSB's core workload files).
-fn ycsb_mix(w: &str) -> Option<&'static str> {
+pub(crate) fn ycsb_mix(w: &str) -> Option<&'static str> {
     Some(match w {
         "ycsb-a" => "readproportion = 0.5\nupdateproportion = 0.5\n",
         "ycsb-b" => "readproportion = 0.95\nupdateproportion = 0.05\n",
@@ -925,7 +925,7 @@ pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
 
 /// Grouped bars: for each group (workload) one bar per series (scheme), `value(series,
 /// group)`; missing values are left out. Written as SVG to `path`.
-fn bars(
+pub(crate) fn bars(
     path: &std::path::Path,
     title: &str,
     y_desc: &str,

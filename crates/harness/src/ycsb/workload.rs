@@ -186,7 +186,7 @@ impl CoreWorkload {
             && crate::ycsb::generators::scrambled_zetan(w.zipfianconstant).is_none()
         {
             return Err(HarnessError::Config(format!(
-                "zipfianconstant {}: supported are 0.8, 0.9, 0.95, 0.99, 1.2 (precomputed zeta over 10^10 items)",
+                "zipfianconstant {}: supported are 0.8, 0.9, 0.95, 0.99, 1.1, 1.2 (precomputed zeta over 10^10 items)",
                 w.zipfianconstant
             )));
         }

@@ -27,6 +27,8 @@ pub struct Basic {
     pub h: u32,
     /// HHZS's migration with the tiering level fixed at `h`.
     pub migration: bool,
+    /// Migration's rate limit, bytes per second.
+    pub migration_rate_bytes_per_s: u64,
     tracker: Mutex<Tracker>,
 }
 
@@ -42,6 +44,7 @@ impl Basic {
         Self {
             h,
             migration,
+            migration_rate_bytes_per_s: MigrationSettings::default().rate_bytes_per_s,
             tracker: Mutex::default(),
         }
     }
@@ -98,7 +101,10 @@ impl PlacementPolicy for Basic {
     }
 
     fn migration(&self) -> Option<MigrationSettings> {
-        self.migration.then(MigrationSettings::default)
+        self.migration.then(|| MigrationSettings {
+            rate_bytes_per_s: self.migration_rate_bytes_per_s,
+            ..MigrationSettings::default()
+        })
     }
 
     fn plan_migration(

@@ -42,6 +42,8 @@ pub struct HhzsConfig {
     pub migration: bool,
     /// Application-hinted caching (§3.5).
     pub caching: bool,
+    /// Migration's rate limit, bytes per second (4 MiB/s).
+    pub migration_rate_bytes_per_s: u64,
 }
 
 impl Default for HhzsConfig {
@@ -50,6 +52,7 @@ impl Default for HhzsConfig {
             log_zones: 2,
             migration: true,
             caching: true,
+            migration_rate_bytes_per_s: MigrationSettings::default().rate_bytes_per_s,
         }
     }
 }
@@ -96,6 +99,13 @@ impl Hhzs {
             config,
             tracker: Mutex::new(Tracker::default()),
         }
+    }
+
+    /// By placement name ([`NAMES`]), migrating at `rate_bytes_per_s`.
+    pub fn by_name_at(name: &str, rate_bytes_per_s: u64) -> Option<Self> {
+        let mut h = Self::by_name(name)?;
+        h.config.migration_rate_bytes_per_s = rate_bytes_per_s;
+        Some(h)
     }
 
     /// By placement name ([`NAMES`]).
@@ -215,6 +225,7 @@ impl PlacementPolicy for Hhzs {
     fn migration(&self) -> Option<MigrationSettings> {
         self.config.migration.then(|| MigrationSettings {
             log_zones: self.config.log_zones,
+            rate_bytes_per_s: self.config.migration_rate_bytes_per_s,
             ..MigrationSettings::default()
         })
     }

@@ -26,6 +26,23 @@ use super::{
     PlacementRequest, ZoneView,
 };
 
+/// The hybrid policy called `name` (a basic scheme, AUTO or HHZS) with migration at
+/// `rate_bytes_per_s` where it migrates; `None` for other names.
+pub fn by_name_at(
+    name: &str,
+    rate_bytes_per_s: u64,
+) -> Option<std::sync::Arc<dyn PlacementPolicy>> {
+    if let Some(mut b) = basic::Basic::by_name(name) {
+        b.migration_rate_bytes_per_s = rate_bytes_per_s;
+        return Some(std::sync::Arc::new(b));
+    }
+    if let Some(h) = hhzs::Hhzs::by_name_at(name, rate_bytes_per_s) {
+        return Some(std::sync::Arc::new(h));
+    }
+    (name == spandb_auto::NAME)
+        .then(|| std::sync::Arc::new(spandb_auto::SpanDbAuto::default()) as _)
+}
+
 /// Where a file of a hybrid scheme goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
@@ -77,7 +94,19 @@ fn room_for_one(
     keep: &[u32],
 ) -> Option<Vec<u32>> {
     let zones: Vec<&ZoneView> = tier_zones(view, layout, tier).collect();
-    let limits = layout.limits(tier);
+    let mut limits = layout.limits(tier);
+    if tier == Tier::Ssd {
+        // The metadata zones (the SSD's first) keep their tokens, as on one device.
+        let keep = |l: u32| {
+            if l == 0 {
+                0
+            } else {
+                l.saturating_sub(crate::fs::RESERVED_ZONES).max(1)
+            }
+        };
+        limits.max_open_zones = keep(limits.max_open_zones);
+        limits.max_active_zones = keep(limits.max_active_zones);
+    }
     let (open, mut active) = tokens(&zones);
     if limits.max_open_zones > 0 && open >= limits.max_open_zones {
         return None;
@@ -406,7 +435,7 @@ mod tests {
         let mut zs = zones();
         fill(&mut zs, 3, 900);
         fill(&mut zs, 4, 950);
-        let d = Basic::new(3, false).place(&view(&zs, 2), &req(Some(&sst(1, 1)), IoType::Other));
+        let d = Basic::new(3, false).place(&view(&zs, 4), &req(Some(&sst(1, 1)), IoType::Other));
         assert_eq!(d.outcome, Placement::Empty(5));
         assert_eq!(d.finish, vec![4], "the fullest done zone is finished");
     }
