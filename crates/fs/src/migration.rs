@@ -99,7 +99,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         // The zones written stay busy (no reset can take them while nothing in them is
         // accounted live) until the new extents are accounted below.
         let mut written: Vec<u32> = Vec::new();
-        let copied = self.copy_to_tier(&extents, to, settings, &mut written).await;
+        let copied = self
+            .copy_to_tier(&extents, to, settings, &mut written)
+            .await;
         let new_extents = match copied {
             Ok(e) => e,
             Err(e) => {

@@ -252,30 +252,19 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 return Ok(newest);
             }
             if let Some(z) = empty {
-                // Keep one WAL zone for the WAL: convert only if another is free.
-                let spare = {
-                    let c = self.cache();
-                    let s = self.lock();
-                    c.is_some_and(|c| {
-                        c.log_zones.iter().filter(|&&o| o != z).any(|&o| {
-                            s.zone(o)
-                                .is_some_and(|a| !a.busy && (a.written() == 0 || a.remaining() > 0))
-                        })
-                    })
-                };
-                if spare || oldest.is_some() {
-                    let mut s = self.lock();
-                    if let Some(a) = s.zone_mut(z).filter(|a| !a.busy && a.written() == 0) {
-                        a.busy = true;
-                        a.active = true;
-                        drop(s);
-                        if let Some(mut c) = self.cache() {
-                            c.zones.push_back((z, Vec::new()));
-                        }
-                        return Ok(Some(z));
+                // An empty WAL zone becomes the active cache zone (the WAL takes one back
+                // when it has none: `cache_yield_for_wal`).
+                let mut s = self.lock();
+                if let Some(a) = s.zone_mut(z).filter(|a| !a.busy && a.written() == 0) {
+                    a.busy = true;
+                    a.active = true;
+                    drop(s);
+                    if let Some(mut c) = self.cache() {
+                        c.zones.push_back((z, Vec::new()));
                     }
-                    continue;
+                    return Ok(Some(z));
                 }
+                continue;
             }
             match oldest {
                 Some(z) => {

@@ -1,7 +1,7 @@
 //! `zonedb reproduce hhzs`: the HHZS paper's experiments (§2.3 and §4) on a simulated hybrid of
 //! a ZNS SSD (`zn540-hhzs`, 20 zones for data) and an HM-SMR HDD (`st14000nm0007`).
 //!
-//! Set-up (§4.1), divided by the scale's `N` where it is a size or a count: 1,011.2 MiB SSTs
+//! Set-up (§4.1), divided by the scale's `N` (`small`: 128) where it is a size or a count: 1,011.2 MiB SSTs
 //! (one SSD zone, four HDD zones), 512 MiB memtables merged two at a time and at most four,
 //! WAL + cache 2.1 GiB (two SSD zones), L0 = L1 = 1 GiB then x10 (the tuning guide's
 //! `max_bytes_for_level_base = write_buffer_size x min_write_buffer_number_to_merge x
@@ -112,12 +112,22 @@ impl Default for Knobs {
     }
 }
 
-/// The divisor of sizes and counts at `scale`.
+/// The divisor of sizes (device, memtables, SSTs, caches) at `scale`: 1/128 at `small` and
+/// `tiny` (not the other studies' 1/64: every run loads the whole dataset, and the study's
+/// ~110 runs stay under 10 minutes on 2 cores; `zn540-hhzs` divides by 128 at most).
 pub fn divisor(scale: ReproScale) -> u64 {
     match scale {
-        ReproScale::Small => 64,
+        ReproScale::Small | ReproScale::Tiny => 128,
         ReproScale::Paper => 1,
-        ReproScale::Tiny => 256,
+    }
+}
+
+/// The divisor of the dataset and operation counts at `scale` (`tiny`: 16 times fewer than
+/// `small`, for checks of the machinery, not for figures).
+pub fn data_divisor(scale: ReproScale) -> u64 {
+    match scale {
+        ReproScale::Tiny => 128 * 16,
+        other => divisor(other),
     }
 }
 
@@ -174,7 +184,7 @@ pub fn scenario(
     // 1,011.2 MiB SSTs, block-aligned.
     let sst = (10_112 * MIB / 10 / d) / 4096 * 4096;
     // The HDD: room for the data several times over (the paper does not limit it).
-    let hdd_zones = PAPER_RECORDS * 1024 * 6 / (256 * MIB) + 64;
+    let hdd_zones = PAPER_RECORDS * 1024 * 6 / (256 * MIB) / data_divisor(scale) * d + 64;
     let text = format!(
         "name = \"{scheme}\"\nseed = {seed}\nsample_interval_ms = 1000\nhost_cores = 16\n\
          [device]\nkind = \"hybrid\"\n\
@@ -191,7 +201,7 @@ pub fn scenario(
         wal = 21 * (1 << 30) / 10 / d,
         l1 = 1024 * MIB / d,
         bc = (8 * MIB / d).max(64 << 10),
-        workload = work_toml(work, d)?,
+        workload = work_toml(work, data_divisor(scale))?,
     );
     Scenario::base(&text)
 }
@@ -561,6 +571,59 @@ fn gib(b: u64) -> f64 {
     b as f64 / f64::from(1u32 << 30)
 }
 
+/// Figure 5b: the SSD's share of each level's bytes at the end of workload A.
+fn level_shares(results: &[CellResult], schemes: &[String]) -> String {
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "SSD share of each level's bytes at the end of workload A (figure 5b):\n\n| scheme | L0 | L1 | L2 | L3 | L4 |\n|---|---:|---:|---:|---:|---:|"
+    );
+    for s in schemes {
+        if let Some(h) = runs_of(results, "exp1", s, "A").first() {
+            let cells: Vec<String> = (0..5)
+                .map(|l| {
+                    h.level_tier_bytes.get(l).map_or("-".into(), |&(ssd, hdd)| {
+                        if ssd + hdd == 0 {
+                            "-".into()
+                        } else {
+                            format!("{:.0}%", ssd as f64 * 100.0 / (ssd + hdd) as f64)
+                        }
+                    })
+                })
+                .collect();
+            let _ = writeln!(md, "| {s} | {} |", cells.join(" | "));
+        }
+    }
+    md.push('\n');
+    md
+}
+
+/// O1: the largest level sizes over the run against their targets.
+fn level_maxima(scale: ReproScale, results: &[CellResult], schemes: &[String]) -> String {
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "O1, largest level sizes over the load against their targets (the paper's B4: L0 40.3x, L1 29.7x, L2 4.9x):\n\n| scheme | L0 | L1 | L2 |\n|---|---:|---:|---:|"
+    );
+    let d = divisor(scale);
+    let targets = [1024 * MIB / d, 1024 * MIB / d, 10 * 1024 * MIB / d];
+    for s in schemes {
+        if let Some(h) = runs_of(results, "motivation", s, "read=0.9").first() {
+            let cells: Vec<String> = targets
+                .iter()
+                .enumerate()
+                .map(|(l, t)| {
+                    let m = h.level_max_bytes.get(l).copied().unwrap_or(0);
+                    format!("{:.1}x", m as f64 / *t as f64)
+                })
+                .collect();
+            let _ = writeln!(md, "| {s} | {} |", cells.join(" | "));
+        }
+    }
+    md.push('\n');
+    md
+}
+
 /// The study's tables, with the paper's numbers beside ours.
 pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
     let mut md = String::new();
@@ -602,49 +665,10 @@ pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
         }
         md.push('\n');
         if group == "exp1" {
-            let _ = writeln!(
-                md,
-                "SSD share of each level's bytes at the end of workload A (figure 5b):\n\n| scheme | L0 | L1 | L2 | L3 | L4 |\n|---|---:|---:|---:|---:|---:|"
-            );
-            for s in &schemes {
-                if let Some(h) = runs_of(results, group, s, "A").first() {
-                    let cells: Vec<String> = (0..5)
-                        .map(|l| {
-                            h.level_tier_bytes.get(l).map_or("-".into(), |&(ssd, hdd)| {
-                                if ssd + hdd == 0 {
-                                    "-".into()
-                                } else {
-                                    format!("{:.0}%", ssd as f64 * 100.0 / (ssd + hdd) as f64)
-                                }
-                            })
-                        })
-                        .collect();
-                    let _ = writeln!(md, "| {s} | {} |", cells.join(" | "));
-                }
-            }
-            md.push('\n');
+            md.push_str(&level_shares(results, &schemes));
         }
         if group == "motivation" {
-            let _ = writeln!(
-                md,
-                "O1, largest level sizes over the load against their targets (the paper's B4: L0 40.3x, L1 29.7x, L2 4.9x):\n\n| scheme | L0 | L1 | L2 |\n|---|---:|---:|---:|"
-            );
-            let d = divisor(scale);
-            let targets = [1024 * MIB / d, 1024 * MIB / d, 10 * 1024 * MIB / d];
-            for s in &schemes {
-                if let Some(h) = runs_of(results, group, s, "read=0.9").first() {
-                    let cells: Vec<String> = targets
-                        .iter()
-                        .enumerate()
-                        .map(|(l, t)| {
-                            let m = h.level_max_bytes.get(l).copied().unwrap_or(0);
-                            format!("{:.1}x", m as f64 / *t as f64)
-                        })
-                        .collect();
-                    let _ = writeln!(md, "| {s} | {} |", cells.join(" | "));
-                }
-            }
-            md.push('\n');
+            md.push_str(&level_maxima(scale, results, &schemes));
         }
     }
     let _ = writeln!(
@@ -755,11 +779,11 @@ mod tests {
         assert_eq!(a.fs.placement, "hhzs");
         let o = a.db_options().unwrap();
         assert_eq!(o.min_write_buffer_number_to_merge, 2);
-        assert_eq!(o.write_buffer_size, 8 * MIB);
+        assert_eq!(o.write_buffer_size, 4 * MIB);
         assert_eq!(o.target_file_size_base % 4096, 0);
         let phases = a.workload.ycsb_phases().unwrap();
-        assert_eq!(phases[0].recordcount, PAPER_RECORDS / 64);
-        assert_eq!(phases[1].operationcount, PAPER_YCSB_OPS / 64);
+        assert_eq!(phases[0].recordcount, PAPER_RECORDS / 128);
+        assert_eq!(phases[1].operationcount, PAPER_YCSB_OPS / 128);
         // Exp#5 at 20 zones with workload A is Exp#1's A: one configuration.
         let named = |g: &str, s: &str, w: &str| {
             let mut x = c

@@ -338,7 +338,7 @@ pub fn markdown(study: Study, scale: ReproScale, results: &[CellResult]) -> Stri
         match study {
             Study::SameZone => md.push_str(&same_zone_markdown(scale, form, results)),
             Study::Oaza | Study::SplitZns | Study::Hhzs => {
-                md.push_str(&oaza_markdown(scale, form, results))
+                md.push_str(&oaza_markdown(scale, form, results));
             }
         }
     }
