@@ -59,53 +59,7 @@ fn crash_once(seed: u64, crash_at: u64) -> u64 {
             .into_iter()
             .map(|(k, v)| (std::str::from_utf8(&k).unwrap().parse().unwrap(), v))
             .collect();
-        // Find a prefix P >= synced_prefix whose state equals what was recovered.
-        let mut state: BTreeMap<u64, Vec<u8>> = BTreeMap::new();
-        let apply = |state: &mut BTreeMap<u64, Vec<u8>>, op: &Op| {
-            for (k, v) in op {
-                match v {
-                    Some(v) => state.insert(*k, v.clone()),
-                    None => state.remove(k),
-                };
-            }
-        };
-        for op in &log.ops[..log.synced_prefix] {
-            apply(&mut state, op);
-        }
-        let keys: Vec<u64> = (0..400).collect();
-        let mismatched = |state: &BTreeMap<u64, Vec<u8>>, k: u64| state.get(&k) != got.get(&k);
-        let mut diff: usize = keys.iter().filter(|&&k| mismatched(&state, k)).count();
-        let mut p = log.synced_prefix;
-        while diff != 0 && p < log.ops.len() {
-            let before: Vec<bool> = log.ops[p]
-                .iter()
-                .map(|(k, _)| mismatched(&state, *k))
-                .collect();
-            apply(&mut state, &log.ops[p]);
-            // Count each key once even if the op touches it twice.
-            let mut seen = Vec::new();
-            for ((k, _), was) in log.ops[p].iter().zip(before) {
-                if seen.contains(k) {
-                    continue;
-                }
-                seen.push(*k);
-                let now = mismatched(&state, *k);
-                match (was, now) {
-                    (true, false) => diff -= 1,
-                    (false, true) => diff += 1,
-                    _ => {}
-                }
-            }
-            p += 1;
-        }
-        assert_eq!(
-            diff,
-            0,
-            "seed {seed}, crash at {crash_at} ns: recovered state is no prefix of the writes \
-             that keeps all {} synced ones ({} issued)",
-            log.synced_prefix,
-            log.ops.len()
-        );
+        let p = common::assert_recovered_prefix((seed, crash_at), &log, &got, 400);
         if std::env::var("ZONEDB_CRASH_DEBUG").is_ok() {
             eprintln!(
                 "seed {seed} crash {crash_at}: ops {} synced {} recovered keys {} prefix {p}",

@@ -139,8 +139,8 @@ pub struct WriteLog {
 
 /// Logs `op` as write number `i`, then commits `b` (synced if `sync`); `false` when the
 /// write failed (the writer stops).
-pub async fn logged_write(
-    db: &Db<SimEnv, ZnsSsd<SimEnv>>,
+pub async fn logged_write<D: ZonedDevice>(
+    db: &Db<SimEnv, D>,
     log: &std::sync::Mutex<WriteLog>,
     (i, op): (u64, Op),
     b: zonedb_lsm::batch::WriteBatch,
@@ -174,16 +174,43 @@ where
     W: FnOnce(Db<SimEnv, ZnsSsd<SimEnv>>, Arc<std::sync::Mutex<WriteLog>>) -> F + Send + 'static,
     F: std::future::Future<Output = ()> + Send + 'static,
 {
-    let env = SimEnv::new(zonedb_env::SimConfig {
+    let env = crash_env(seed);
+    let dev = sim_device(&env, 300);
+    let (end, log) = run_on_until_power_loss(&env, &dev, fs_options(), crash_at, cfg, writer);
+    dev.power_cycle().unwrap();
+    (env, dev, end, log)
+}
+
+/// The environment of a crash run of `seed` (same-instant tasks shuffled).
+pub fn crash_env(seed: u64) -> SimEnv {
+    SimEnv::new(zonedb_env::SimConfig {
         seed,
         shuffle_same_instant: true,
         ..zonedb_env::SimConfig::default()
-    });
-    let dev = sim_device(&env, 300);
+    })
+}
+
+/// [`run_until_power_loss`] on any device `dev` (formatted and mounted with `fs`); the caller
+/// cycles the device's power. Returns the virtual time the run ended and what the writer
+/// issued.
+pub fn run_on_until_power_loss<D, W, F>(
+    env: &SimEnv,
+    dev: &Arc<D>,
+    fs: FsOptions,
+    crash_at: u64,
+    cfg: zonedb_lsm::DbConfig,
+    writer: W,
+) -> (u64, WriteLog)
+where
+    D: ZonedDevice,
+    W: FnOnce(Db<SimEnv, D>, Arc<std::sync::Mutex<WriteLog>>) -> F + Send + 'static,
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
     let log: Arc<std::sync::Mutex<WriteLog>> = Arc::default();
     let (e2, d2, l2) = (env.clone(), dev.clone(), log.clone());
     env.run(async move {
-        let fs = mount(&e2, &d2, true).await;
+        ZoneFs::<SimEnv, D>::mkfs(d2.as_ref(), 0).await.unwrap();
+        let fs = ZoneFs::mount(e2.clone(), d2, fs).await.unwrap();
         let db = Db::open_with(fs, cfg).await.unwrap();
         let h = e2.spawn("writer", writer(db, l2));
         zonedb_env::until(&e2, crash_at, async move {
@@ -194,7 +221,63 @@ where
     .unwrap();
     let end = env.now();
     env.kill_all_tasks();
-    dev.power_cycle().unwrap();
     let log = std::mem::take(&mut *log.lock().unwrap());
-    (env, dev, end, log)
+    (end, log)
+}
+
+/// Asserts that `got` (keys `0..keys` recovered after a power loss) is the state after some
+/// prefix of `log`'s writes that keeps every synced one (point-in-time recovery); returns the
+/// length of that prefix.
+pub fn assert_recovered_prefix(
+    (seed, crash_at): (u64, u64),
+    log: &WriteLog,
+    got: &BTreeMap<u64, Vec<u8>>,
+    keys: u64,
+) -> usize {
+    let mut state: BTreeMap<u64, Vec<u8>> = BTreeMap::new();
+    let apply = |state: &mut BTreeMap<u64, Vec<u8>>, op: &Op| {
+        for (k, v) in op {
+            match v {
+                Some(v) => state.insert(*k, v.clone()),
+                None => state.remove(k),
+            };
+        }
+    };
+    for op in &log.ops[..log.synced_prefix] {
+        apply(&mut state, op);
+    }
+    let mismatched = |state: &BTreeMap<u64, Vec<u8>>, k: u64| state.get(&k) != got.get(&k);
+    let mut diff: usize = (0..keys).filter(|&k| mismatched(&state, k)).count();
+    let mut p = log.synced_prefix;
+    while diff != 0 && p < log.ops.len() {
+        let before: Vec<bool> = log.ops[p]
+            .iter()
+            .map(|(k, _)| mismatched(&state, *k))
+            .collect();
+        apply(&mut state, &log.ops[p]);
+        // Count each key once even if the op touches it twice.
+        let mut seen = Vec::new();
+        for ((k, _), was) in log.ops[p].iter().zip(before) {
+            if seen.contains(k) {
+                continue;
+            }
+            seen.push(*k);
+            let now = mismatched(&state, *k);
+            match (was, now) {
+                (true, false) => diff -= 1,
+                (false, true) => diff += 1,
+                _ => {}
+            }
+        }
+        p += 1;
+    }
+    assert_eq!(
+        diff,
+        0,
+        "seed {seed}, crash at {crash_at} ns: recovered state is no prefix of the writes \
+         that keeps all {} synced ones ({} issued)",
+        log.synced_prefix,
+        log.ops.len()
+    );
+    p
 }
