@@ -132,3 +132,52 @@ fn reproduce_splitzns_names_the_papers_schemes_and_workloads_and_draws_its_plots
         assert!(dir.path().join(f).exists(), "{f}");
     }
 }
+
+#[test]
+fn reproduce_hhzs_names_the_papers_experiments_schemes_and_workloads() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = zonedb(&[
+        "reproduce",
+        "hhzs",
+        "--scale",
+        "tiny",
+        "--experiments",
+        "exp1,exp2",
+        "--json",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let j: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["study"], "hhzs");
+    assert_eq!(j["failed"].as_array().unwrap().len(), 0, "{}", j["failed"]);
+    let check = |exp: &str, schemes: &[&str], workloads: &[&str]| {
+        for s in schemes {
+            for w in workloads.iter().chain(&["load"]) {
+                let v = &j[exp][*s][*w];
+                for k in zonedb_harness::reproduce::hhzs::ISSUE_KEYS {
+                    assert!(v[k].is_number(), "{exp}.{s}.{w}.{k}: {}", v[k]);
+                }
+            }
+        }
+    };
+    check(
+        "exp1",
+        &["B3", "AUTO", "HHZS"],
+        &["A", "B", "C", "D", "E", "F"],
+    );
+    check(
+        "exp2",
+        &["B3", "B3+M", "P", "P+M", "P+M+C"],
+        &["W1", "W2", "W3", "W4"],
+    );
+    assert!(j["must_show"].as_array().unwrap().len() >= 13);
+    for f in [
+        "reproduce-hhzs.md",
+        "reproduce-hhzs.json",
+        "reproduce-hhzs-exp1.svg",
+        "reproduce-hhzs-exp2.svg",
+    ] {
+        assert!(dir.path().join(f).exists(), "{f}");
+    }
+}

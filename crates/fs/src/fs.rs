@@ -135,6 +135,8 @@ pub struct ZoneFs<E: Env, D: ZonedDevice> {
     pub(crate) ssd_cache: Option<Mutex<crate::ssd_cache::SsdCache>>,
     /// Wakes the SSD cache's writer.
     pub(crate) cache_kick: Arc<tokio::sync::Notify>,
+    /// Held across each SSD cache write and zone eviction (a quiesced fsck waits for them).
+    pub(crate) cache_io: tokio::sync::Mutex<()>,
 }
 
 /// A range of device bytes: (offset, length).

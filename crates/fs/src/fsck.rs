@@ -19,12 +19,14 @@ pub struct Problem {
 }
 
 impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
-    /// [`ZoneFs::fsck`] with no cleaning pass in flight (it waits for a running one to end and
-    /// holds the next back). A device write in flight has moved the device's write pointer
+    /// [`ZoneFs::fsck`] with no cleaning pass, hybrid migration or SSD cache write in flight
+    /// (it waits for a running one to end and holds the next back). A device write in flight has moved the device's write pointer
     /// before the layer accounts it, so a live check would see the two differ; call this with
     /// no file open for writing either (after the engine is closed) for an exact check.
     pub async fn fsck_quiesced(&self) -> Vec<Problem> {
+        // Hybrid migration holds the cleaning lock too, the SSD cache its own.
         let _no_cleaning = self.gc.lock().await;
+        let _no_cache_io = self.cache_io.lock().await;
         self.fsck()
     }
 

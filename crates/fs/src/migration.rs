@@ -14,7 +14,7 @@ use zonedb_env::Env;
 use crate::FsError;
 use crate::alloc::Token;
 use crate::file::Extent;
-use crate::fs::{GC_COPY_BYTES, ZoneFs, align_up};
+use crate::fs::{ZoneFs, align_up};
 use crate::placement::hybrid::migration::{Migration, MigrationSettings};
 use crate::record::Record;
 
@@ -186,7 +186,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                         .lock()
                         .zone(zone)
                         .map_or((0, 0, 0), |z| (z.wp, z.remaining(), z.start));
-                    let n = (last - cur).min(remaining).min(GC_COPY_BYTES);
+                    let n = (last - cur)
+                        .min(remaining)
+                        .min(settings.chunk_bytes.max(self.block));
                     if n == 0 {
                         target = None;
                         continue;
@@ -317,6 +319,8 @@ pub(crate) fn spawn_migrator<E: Env, D: ZonedDevice>(
             };
             if let Some(d) = decision {
                 // Out of room on the target is not an error of anyone's request: try later.
+                // Under the cleaning lock: a quiesced fsck waits for a migration in flight.
+                let _migrating = fs.gc.lock().await;
                 let _ = fs.migrate(d, &settings).await;
             }
         }

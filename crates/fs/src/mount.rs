@@ -119,6 +119,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                     ))
                 }),
             cache_kick: Arc::new(tokio::sync::Notify::new()),
+            cache_io: tokio::sync::Mutex::new(()),
             page_cache: (opts.page_cache_size_bytes > 0).then(|| {
                 Mutex::new(PageCache::new(
                     opts.page_cache_size_bytes,

@@ -208,6 +208,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 c.stats.wal_evictions += 1;
             }
         }
+        let _io = self.cache_io.lock().await;
         // Reads that looked a block up before the entries went finish first.
         while self.lock().zone(zone).is_some_and(|a| a.readers > 0) {
             self.env.sleep(10_000).await;
@@ -290,6 +291,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             let Some(zone) = self.cache_zone_for(stored).await? else {
                 continue;
             };
+            let io = self.cache_io.lock().await;
             let wp = self.lock().zone(zone).map_or(0, |a| a.wp);
             let mut padded = data.clone();
             if stored > len {
@@ -299,6 +301,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             if let Some(a) = self.lock().zone_mut(zone) {
                 a.wp += stored;
             }
+            drop(io);
             self.counters().device_bytes += stored;
             if let Some(mut c) = self.cache() {
                 // Its SST may have gone while the block was written.

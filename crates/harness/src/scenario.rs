@@ -135,7 +135,21 @@ pub struct FsSection {
     /// rate limit, MiB/s (HHZS: 4). Left out of JSON while 4.
     #[serde(skip_serializing_if = "is_default_migration_rate")]
     pub migration_rate_mib_s: u64,
+    /// Hybrid migration's copy size, KiB (128). Left out of JSON while 128.
+    #[serde(skip_serializing_if = "is_default_migration_chunk")]
+    pub migration_chunk_kib: u64,
 }
+
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if signature"
+)]
+fn is_default_migration_chunk(v: &u64) -> bool {
+    *v == DEFAULT_MIGRATION_CHUNK_KIB
+}
+
+/// Hybrid migration's copy size, KiB.
+const DEFAULT_MIGRATION_CHUNK_KIB: u64 = 128;
 
 #[allow(
     clippy::trivially_copy_pass_by_ref,
@@ -164,12 +178,17 @@ impl FsSection {
                     .map_err(bad)?,
             ));
         }
-        if self.migration_rate_mib_s == 0 {
-            return Err(bad("migration_rate_mib_s must be at least 1".into()));
+        if self.migration_rate_mib_s == 0 || self.migration_chunk_kib == 0 {
+            return Err(bad(
+                "migration_rate_mib_s and migration_chunk_kib must be at least 1".into(),
+            ));
         }
         if let Some(p) = zonedb_fs::placement::hybrid::by_name_at(
             &self.placement,
-            self.migration_rate_mib_s.saturating_mul(1 << 20),
+            (
+                self.migration_rate_mib_s.saturating_mul(1 << 20),
+                self.migration_chunk_kib.saturating_mul(1 << 10),
+            ),
         ) {
             return Ok(p);
         }
@@ -226,6 +245,7 @@ impl Default for FsSection {
             selective_min_level: zonedb_fs::placement::selective::DEFAULT_MIN_LEVEL,
             selective_max_split_pct: zonedb_fs::placement::selective::DEFAULT_MAX_SPLIT_PCT,
             migration_rate_mib_s: DEFAULT_MIGRATION_RATE_MIB_S,
+            migration_chunk_kib: DEFAULT_MIGRATION_CHUNK_KIB,
         }
     }
 }

@@ -76,7 +76,11 @@ fn every_hybrid_scheme_verifies_and_uses_both_devices() {
             "{placement}: {:?}",
             r.invariants
         );
-        assert!(r.invariants.sampled_reads > 0, "{placement}: {:?}", r.invariants);
+        assert!(
+            r.invariants.sampled_reads > 0,
+            "{placement}: {:?}",
+            r.invariants
+        );
         assert_eq!(r.invariants.fsck_problems, 0, "{placement}");
         let h = r.hybrid_device.unwrap();
         assert!(

@@ -275,6 +275,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         } else {
             self.sync_device().await
         };
+
         for z in &victims {
             let mut failed = false;
             if result.is_ok() {

@@ -37,7 +37,16 @@ pub const SSD_ZONES: u32 = 20;
 pub const THREADS: u64 = 16;
 
 /// The experiments, as the JSON names them.
-pub const EXPERIMENTS: [&str; 7] = ["motivation", "exp1", "exp2", "exp3", "exp4", "exp5", "exp6"];
+pub const EXPERIMENTS: [&str; 8] = [
+    "motivation",
+    "exp1",
+    "exp2",
+    "exp3",
+    "exp4",
+    "exp5",
+    "exp6",
+    "ablation",
+];
 
 /// Exp#1's workloads.
 pub const YCSB: [&str; 6] = ["A", "B", "C", "D", "E", "F"];
@@ -72,8 +81,8 @@ pub fn placement_of(scheme: &str) -> Option<&'static str> {
         "B3+M" => "hybrid-b3-m",
         "AUTO" => "spandb-auto",
         "P" => "hhzs-p",
-        "P+M" => "hhzs-pm",
-        "HHZS" | "P+M+C" => "hhzs",
+        "P+M" | "P+M/1MiB" => "hhzs-pm",
+        "HHZS" | "P+M+C" | "P+M+C/1MiB" => "hhzs",
         _ => return None,
     })
 }
@@ -180,6 +189,8 @@ pub fn scenario(
 ) -> Result<Scenario, HarnessError> {
     let placement = placement_of(scheme)
         .ok_or_else(|| HarnessError::Config(format!("hhzs scheme '{scheme}'")))?;
+    // The ablation's schemes migrate in 1 MiB pieces instead of 128 KiB.
+    let chunk_kib = if scheme.ends_with("/1MiB") { 1024 } else { 128 };
     let d = divisor(scale);
     // 1,011.2 MiB SSTs, block-aligned.
     let sst = (10_112 * MIB / 10 / d) / 4096 * 4096;
@@ -190,7 +201,7 @@ pub fn scenario(
          [device]\nkind = \"hybrid\"\n\
          [device.ssd]\nprofile = \"zn540-hhzs\"\nscale = \"1/{d}\"\nzone_count = {ssd}\n\
          [device.hdd]\nprofile = \"st14000nm0007\"\nscale = \"1/{d}\"\nzone_count = {hdd_zones}\n\
-         [fs]\nplacement = \"{placement}\"\ncleaner = \"none\"\nmigration_rate_mib_s = {rate}\n\
+         [fs]\nplacement = \"{placement}\"\ncleaner = \"none\"\nmigration_rate_mib_s = {rate}\nmigration_chunk_kib = {chunk_kib}\n\
          [engine]\nwrite_buffer_size = {wb}\nmin_write_buffer_number_to_merge = 2\nmax_write_buffer_number = 4\n\
          max_total_wal_size = {wal}\ntarget_file_size_base = {sst}\nmax_bytes_for_level_base = {l1}\n\
          level0_file_num_compaction_trigger = 1\nmax_background_jobs = 12\nblock_cache_size = {bc}\n\
@@ -220,6 +231,134 @@ fn label(key: &str, v: impl std::fmt::Display) -> String {
     format!("{key}={v}")
 }
 
+/// One simulation of the study.
+struct CellOf<'a> {
+    scale: ReproScale,
+    seed: u64,
+    out: &'a mut Vec<Cell>,
+}
+
+impl CellOf<'_> {
+    fn push(
+        &mut self,
+        (group, scheme): (&'static str, &'static str),
+        workload: String,
+        work: Work,
+        knobs: Knobs,
+    ) -> Result<(), HarnessError> {
+        self.out.push(Cell {
+            group,
+            scheme,
+            form: Form::Code,
+            workload,
+            turning_point: None,
+            level_constraint: None,
+            ablation_step: None,
+            seed: self.seed,
+            scenario: scenario(scheme, work, self.scale, self.seed, knobs)?,
+        });
+        Ok(())
+    }
+}
+
+fn mix(read_pct: u32, alpha: f64, ops: u64) -> Work {
+    Work::Mix {
+        read_pct,
+        alpha,
+        ops,
+    }
+}
+
+/// The motivation and Exp#1-#2 for one seed.
+fn main_cells(c: &mut CellOf<'_>, runs: &dyn Fn(&str) -> bool) -> Result<(), HarnessError> {
+    let k = Knobs::default();
+    if runs("motivation") {
+        for s in ["B1", "B2", "B3", "B4"] {
+            for alpha in [0.9, 1.2] {
+                let w = mix(100, alpha, PAPER_YCSB_OPS);
+                c.push(("motivation", s), label("read", alpha), w, k)?;
+            }
+        }
+    }
+    if runs("exp1") {
+        for s in ["B3", "AUTO", "HHZS"] {
+            for w in YCSB {
+                c.push(("exp1", s), w.to_owned(), Work::Ycsb(w), k)?;
+            }
+        }
+    }
+    if runs("exp2") {
+        for s in ["B3", "B3+M", "P", "P+M", "P+M+C"] {
+            for (w, read, alpha) in W {
+                c.push(
+                    ("exp2", s),
+                    w.to_owned(),
+                    mix(read, alpha, PAPER_MIX_OPS),
+                    k,
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Exp#3-#6 and the ablation for one seed.
+fn sweep_cells(c: &mut CellOf<'_>, runs: &dyn Fn(&str) -> bool) -> Result<(), HarnessError> {
+    let k = Knobs::default();
+    if runs("exp3") {
+        for s in ["B3", "AUTO", "HHZS"] {
+            // YCSB's zipfian is undefined at exactly 1 (its 1 / (1 - theta)): 0.99.
+            for alpha in [0.8, 0.9, 0.99, 1.1, 1.2] {
+                let w = mix(50, alpha, PAPER_MIX_OPS);
+                c.push(("exp3", s), label("alpha", alpha), w, k)?;
+            }
+        }
+    }
+    if runs("exp4") {
+        for s in ["B3", "AUTO", "HHZS"] {
+            for read in [10, 30, 50, 70, 90] {
+                let w = mix(read, 0.9, PAPER_MIX_OPS);
+                c.push(("exp4", s), label("read", read), w, k)?;
+            }
+        }
+    }
+    if runs("exp5") {
+        for s in ["B1", "B2", "B3", "B4", "AUTO", "P", "HHZS"] {
+            for zones in [20, 40, 60, 80] {
+                let knobs = Knobs {
+                    ssd_zones: zones,
+                    ..k
+                };
+                c.push(("exp5", s), label("zones", zones), Work::Ycsb("A"), knobs)?;
+            }
+        }
+    }
+    if runs("exp6") {
+        for rate in [1, 2, 4, 8, 16, 32, 64] {
+            let knobs = Knobs {
+                migration_mib_s: rate,
+                ..k
+            };
+            let w = mix(50, 0.9, PAPER_MIX_OPS);
+            c.push(("exp6", "P+M"), label("rate", rate), w, knobs)?;
+        }
+    }
+    if runs("ablation") {
+        // One difference at a time from exp2's P+M and P+M+C: migration's copy size.
+        for s in ["B3", "P+M", "P+M/1MiB", "P+M+C", "P+M+C/1MiB"] {
+            for (w, read, alpha) in [W[1], W[3]] {
+                c.push(
+                    ("ablation", s),
+                    w.to_owned(),
+                    mix(read, alpha, PAPER_MIX_OPS),
+                    k,
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Every simulation of the study.
 ///
 /// # Errors
@@ -236,93 +375,15 @@ pub fn cells(scale: ReproScale, plan: &HhzsPlan) -> Result<Vec<Cell>, HarnessErr
         )));
     }
     let runs = |e: &str| plan.experiments.is_empty() || plan.experiments.iter().any(|x| x == e);
-    let mix = |read_pct, alpha, ops| Work::Mix {
-        read_pct,
-        alpha,
-        ops,
-    };
     let mut out = Vec::new();
     for &seed in &plan.seeds {
-        let mut push = |group: &'static str,
-                        scheme: &'static str,
-                        workload: String,
-                        work: Work,
-                        knobs: Knobs|
-         -> Result<(), HarnessError> {
-            out.push(Cell {
-                group,
-                scheme,
-                form: Form::Code,
-                workload,
-                turning_point: None,
-                level_constraint: None,
-                ablation_step: None,
-                seed,
-                scenario: scenario(scheme, work, scale, seed, knobs)?,
-            });
-            Ok(())
+        let mut c = CellOf {
+            scale,
+            seed,
+            out: &mut out,
         };
-        let k = Knobs::default();
-        if runs("motivation") {
-            for s in ["B1", "B2", "B3", "B4"] {
-                for alpha in [0.9, 1.2] {
-                    let w = mix(100, alpha, PAPER_YCSB_OPS);
-                    push("motivation", s, label("read", alpha), w, k)?;
-                }
-            }
-        }
-        if runs("exp1") {
-            for s in ["B3", "AUTO", "HHZS"] {
-                for w in YCSB {
-                    push("exp1", s, w.to_owned(), Work::Ycsb(w), k)?;
-                }
-            }
-        }
-        if runs("exp2") {
-            for s in ["B3", "B3+M", "P", "P+M", "P+M+C"] {
-                for (w, read, alpha) in W {
-                    push("exp2", s, w.to_owned(), mix(read, alpha, PAPER_MIX_OPS), k)?;
-                }
-            }
-        }
-        if runs("exp3") {
-            for s in ["B3", "AUTO", "HHZS"] {
-                // YCSB's zipfian is undefined at exactly 1 (its 1 / (1 - theta)): 0.99.
-                for alpha in [0.8, 0.9, 0.99, 1.1, 1.2] {
-                    let w = mix(50, alpha, PAPER_MIX_OPS);
-                    push("exp3", s, label("alpha", alpha), w, k)?;
-                }
-            }
-        }
-        if runs("exp4") {
-            for s in ["B3", "AUTO", "HHZS"] {
-                for read in [10, 30, 50, 70, 90] {
-                    let w = mix(read, 0.9, PAPER_MIX_OPS);
-                    push("exp4", s, label("read", read), w, k)?;
-                }
-            }
-        }
-        if runs("exp5") {
-            for s in ["B1", "B2", "B3", "B4", "AUTO", "P", "HHZS"] {
-                for zones in [20, 40, 60, 80] {
-                    let knobs = Knobs {
-                        ssd_zones: zones,
-                        ..k
-                    };
-                    push("exp5", s, label("zones", zones), Work::Ycsb("A"), knobs)?;
-                }
-            }
-        }
-        if runs("exp6") {
-            for rate in [1, 2, 4, 8, 16, 32, 64] {
-                let knobs = Knobs {
-                    migration_mib_s: rate,
-                    ..k
-                };
-                let w = mix(50, 0.9, PAPER_MIX_OPS);
-                push("exp6", "P+M", label("rate", rate), w, knobs)?;
-            }
-        }
+        main_cells(&mut c, &runs)?;
+        sweep_cells(&mut c, &runs)?;
     }
     Ok(out)
 }
@@ -384,6 +445,10 @@ fn phase_mean(runs: &[&HybridFigures], last: bool) -> Option<HybridPhase> {
 
 /// The measured phase (or, for `load`, the load) of `scheme` on `workload` in `group`.
 fn phase(results: &[CellResult], group: &str, scheme: &str, workload: &str) -> Option<HybridPhase> {
+    // The load before one point (Exp#5: each SSD size loads on its own).
+    if let Some(point) = workload.strip_prefix("load@") {
+        return phase_mean(&runs_of(results, group, scheme, point), false);
+    }
     // The load of a group: the first phase of its first workload's runs.
     if workload == "load" {
         let first = results
@@ -408,6 +473,17 @@ fn phase_json(p: &HybridPhase) -> serde_json::Value {
         "ssd_read_share": p.ssd_read_share,
         "migrated_bytes": p.migrated_bytes,
     })
+}
+
+/// The rows of `group`: `load`, then its workloads (Exp#5: the load before each SSD size
+/// too, `load@zones=N`).
+fn rows(group: &str, workloads: &[String]) -> Vec<String> {
+    let mut out = vec!["load".to_owned()];
+    if group == "exp5" {
+        out.extend(workloads.iter().map(|w| format!("load@{w}")));
+    }
+    out.extend(workloads.iter().cloned());
+    out
 }
 
 /// The schemes and workloads of `group` present in `results`, in run order.
@@ -486,10 +562,11 @@ pub fn json(scale: ReproScale, results: &[CellResult]) -> serde_json::Value {
         let mut g = serde_json::Map::new();
         for s in &schemes {
             let mut sm = serde_json::Map::new();
-            for w in std::iter::once("load").chain(workloads.iter().map(String::as_str)) {
+            for w in &rows(group, &workloads) {
+                let w = w.as_str();
                 if let Some(p) = phase(results, group, s, w) {
                     let mut v = phase_json(&p);
-                    if w != "load"
+                    if !w.starts_with("load")
                         && let Some(h) = runs_of(results, group, s, w).first()
                     {
                         v["level_tier_bytes"] = serde_json::json!(h.level_tier_bytes);
@@ -642,7 +719,8 @@ pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
             md,
             "## {group}\n\n| scheme | workload | ops/s | x {base} | P99 µs | P99.99 µs | SSD read share | SSD GiB written | HDD GiB written | migrated MiB | paper |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
         );
-        for w in std::iter::once("load").chain(workloads.iter().map(String::as_str)) {
+        for w in &rows(group, &workloads) {
+            let w = w.as_str();
             for s in &schemes {
                 let Some(p) = phase(results, group, s, w) else {
                     continue;
@@ -756,6 +834,15 @@ pub fn plots(dir: &std::path::Path, results: &[CellResult]) -> Result<Vec<String
 mod tests {
     use super::*;
 
+    fn named_chunk(c: &[Cell], scheme: &str) -> u64 {
+        c.iter()
+            .find(|x| x.scheme == scheme)
+            .unwrap()
+            .scenario
+            .fs
+            .migration_chunk_kib
+    }
+
     #[test]
     fn every_cell_is_a_valid_hybrid_scenario() {
         let plan = HhzsPlan {
@@ -763,7 +850,9 @@ mod tests {
             experiments: Vec::new(),
         };
         let c = cells(ReproScale::Small, &plan).unwrap();
-        assert_eq!(c.len(), 8 + 18 + 20 + 15 + 15 + 28 + 7);
+        assert_eq!(c.len(), 8 + 18 + 20 + 15 + 15 + 28 + 7 + 10);
+        assert_eq!(named_chunk(&c, "P+M/1MiB"), 1024);
+        assert_eq!(named_chunk(&c, "P+M"), 128);
         for cell in &c {
             cell.scenario.db_options().unwrap();
             assert_eq!(cell.scenario.device.kind.as_deref(), Some("hybrid"));

@@ -29,6 +29,8 @@ pub struct Basic {
     pub migration: bool,
     /// Migration's rate limit, bytes per second.
     pub migration_rate_bytes_per_s: u64,
+    /// Migration's copy size, bytes.
+    pub migration_chunk_bytes: u64,
     tracker: Mutex<Tracker>,
 }
 
@@ -45,6 +47,7 @@ impl Basic {
             h,
             migration,
             migration_rate_bytes_per_s: MigrationSettings::default().rate_bytes_per_s,
+            migration_chunk_bytes: MigrationSettings::default().chunk_bytes,
             tracker: Mutex::default(),
         }
     }
@@ -103,6 +106,7 @@ impl PlacementPolicy for Basic {
     fn migration(&self) -> Option<MigrationSettings> {
         self.migration.then(|| MigrationSettings {
             rate_bytes_per_s: self.migration_rate_bytes_per_s,
+            chunk_bytes: self.migration_chunk_bytes,
             ..MigrationSettings::default()
         })
     }

@@ -44,6 +44,8 @@ pub struct HhzsConfig {
     pub caching: bool,
     /// Migration's rate limit, bytes per second (4 MiB/s).
     pub migration_rate_bytes_per_s: u64,
+    /// Migration's copy size, bytes.
+    pub migration_chunk_bytes: u64,
 }
 
 impl Default for HhzsConfig {
@@ -53,6 +55,7 @@ impl Default for HhzsConfig {
             migration: true,
             caching: true,
             migration_rate_bytes_per_s: MigrationSettings::default().rate_bytes_per_s,
+            migration_chunk_bytes: MigrationSettings::default().chunk_bytes,
         }
     }
 }
@@ -101,10 +104,12 @@ impl Hhzs {
         }
     }
 
-    /// By placement name ([`NAMES`]), migrating at `rate_bytes_per_s`.
-    pub fn by_name_at(name: &str, rate_bytes_per_s: u64) -> Option<Self> {
+    /// By placement name ([`NAMES`]), migrating at `rate_bytes_per_s` in pieces of
+    /// `chunk_bytes`.
+    pub fn by_name_at(name: &str, (rate_bytes_per_s, chunk_bytes): (u64, u64)) -> Option<Self> {
         let mut h = Self::by_name(name)?;
         h.config.migration_rate_bytes_per_s = rate_bytes_per_s;
+        h.config.migration_chunk_bytes = chunk_bytes;
         Some(h)
     }
 
@@ -226,6 +231,7 @@ impl PlacementPolicy for Hhzs {
         self.config.migration.then(|| MigrationSettings {
             log_zones: self.config.log_zones,
             rate_bytes_per_s: self.config.migration_rate_bytes_per_s,
+            chunk_bytes: self.config.migration_chunk_bytes,
             ..MigrationSettings::default()
         })
     }

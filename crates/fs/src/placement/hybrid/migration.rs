@@ -27,6 +27,8 @@ pub struct MigrationSettings {
     pub hdd_random_read_iops: f64,
     /// SSD zones the policy keeps for the WAL (never a migration target).
     pub log_zones: u32,
+    /// Bytes copied per read and write (the paper does not say; 128 KiB, the cleaner's).
+    pub chunk_bytes: u64,
 }
 
 impl Default for MigrationSettings {
@@ -36,6 +38,7 @@ impl Default for MigrationSettings {
             period_ns: 1_000_000_000,
             hdd_random_read_iops: 115.0,
             log_zones: 0,
+            chunk_bytes: 128 << 10,
         }
     }
 }

@@ -27,16 +27,17 @@ use super::{
 };
 
 /// The hybrid policy called `name` (a basic scheme, AUTO or HHZS) with migration at
-/// `rate_bytes_per_s` where it migrates; `None` for other names.
+/// `rate_bytes_per_s` in pieces of `chunk_bytes` where it migrates; `None` for other names.
 pub fn by_name_at(
     name: &str,
-    rate_bytes_per_s: u64,
+    (rate_bytes_per_s, chunk_bytes): (u64, u64),
 ) -> Option<std::sync::Arc<dyn PlacementPolicy>> {
     if let Some(mut b) = basic::Basic::by_name(name) {
         b.migration_rate_bytes_per_s = rate_bytes_per_s;
+        b.migration_chunk_bytes = chunk_bytes;
         return Some(std::sync::Arc::new(b));
     }
-    if let Some(h) = hhzs::Hhzs::by_name_at(name, rate_bytes_per_s) {
+    if let Some(h) = hhzs::Hhzs::by_name_at(name, (rate_bytes_per_s, chunk_bytes)) {
         return Some(std::sync::Arc::new(h));
     }
     (name == spandb_auto::NAME)
