@@ -219,6 +219,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                         c.migrated_bytes += n;
                     }
                     if full {
+                        if let Some(a) = self.lock().zone_mut(zone) {
+                            a.active = false;
+                        }
                         target = None;
                     }
                     cur += n;

@@ -311,6 +311,17 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         Ok(())
     }
 
+    /// Keeps a zone that copies filled busy (no reset of unused zones takes it before the copies
+    /// in it are accounted) but gives its active resource back at once: a full zone holds none
+    /// on the device, and writers must not wait for it.
+    pub(crate) fn hold_filled(&self, zone: u32, filled: &mut Vec<u32>) {
+        if let Some(a) = self.lock().zone_mut(zone) {
+            a.active = false;
+        }
+        filled.push(zone);
+        self.tokens.notify_waiters();
+    }
+
     /// Copies one extent into the migration zone (taking new zones as they fill); returns the
     /// new extents.
     async fn copy_extent(
@@ -339,7 +350,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 .map_or((0, 0), |z| (z.wp, z.remaining()));
             let n = (last - cur).min(remaining).min(GC_COPY_BYTES);
             if n == 0 {
-                filled.push(zone);
+                self.hold_filled(zone, filled);
                 *target = None;
                 continue;
             }
@@ -377,7 +388,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 c.device_bytes += n;
             }
             if full {
-                filled.push(zone);
+                self.hold_filled(zone, filled);
                 *target = None;
             }
             cur += n;
