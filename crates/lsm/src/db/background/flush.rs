@@ -139,14 +139,20 @@ pub(super) async fn flush_one<E: Env, D: ZonedDevice>(
     inner: &Arc<Inner<E, D>>,
     job: u64,
 ) -> Result<(), LsmError> {
-    // Every immutable memtable (RocksDB's PickMemtablesToFlush), merged into one SST when
-    // there are several (`min_write_buffer_number_to_merge`).
+    // With `min_write_buffer_number_to_merge` above 1, every immutable memtable (RocksDB's
+    // PickMemtablesToFlush), merged into one SST.
     let (mems, log, number, smallest_snapshot) = {
         let mut st = inner.lock();
         let Some(&(_, log)) = st.imm.first() else {
             return Ok(());
         };
-        let mems: Vec<Arc<MemTable>> = st.imm.iter().map(|(m, _)| m.clone()).collect();
+        // One at a time without merging (the engine's behaviour before the option existed).
+        let take = if inner.opts.min_write_buffer_number_to_merge <= 1 {
+            1
+        } else {
+            st.imm.len()
+        };
+        let mems: Vec<Arc<MemTable>> = st.imm.iter().take(take).map(|(m, _)| m.clone()).collect();
         let n = st.new_file_number();
         (mems, log, n, st.smallest_snapshot())
     };
