@@ -138,6 +138,11 @@ pub struct FsSection {
     /// Hybrid migration's copy size, KiB (128). Left out of JSON while 128.
     #[serde(skip_serializing_if = "is_default_migration_chunk")]
     pub migration_chunk_kib: u64,
+    /// HHZS placements: running compactions add their storage demand to the tiering rule
+    /// (§3.3; `false` is an ablation counting only allocated zones). Left out of JSON while
+    /// true.
+    #[serde(skip_serializing_if = "is_true")]
+    pub hhzs_compaction_demand: bool,
 }
 
 #[allow(
@@ -185,10 +190,11 @@ impl FsSection {
         }
         if let Some(p) = zonedb_fs::placement::hybrid::by_name_at(
             &self.placement,
-            (
-                self.migration_rate_mib_s.saturating_mul(1 << 20),
-                self.migration_chunk_kib.saturating_mul(1 << 10),
-            ),
+            zonedb_fs::placement::hybrid::HybridSettings {
+                rate_bytes_per_s: self.migration_rate_mib_s.saturating_mul(1 << 20),
+                chunk_bytes: self.migration_chunk_kib.saturating_mul(1 << 10),
+                compaction_demand: self.hhzs_compaction_demand,
+            },
         ) {
             return Ok(p);
         }
@@ -246,6 +252,7 @@ impl Default for FsSection {
             selective_max_split_pct: zonedb_fs::placement::selective::DEFAULT_MAX_SPLIT_PCT,
             migration_rate_mib_s: DEFAULT_MIGRATION_RATE_MIB_S,
             migration_chunk_kib: DEFAULT_MIGRATION_CHUNK_KIB,
+            hhzs_compaction_demand: true,
         }
     }
 }

@@ -43,8 +43,11 @@ fn device(env: &SimEnv) -> Arc<Dev> {
 
 fn fs_options(placement: &str) -> FsOptions {
     FsOptions {
-        placement: zonedb_fs::placement::hybrid::by_name_at(placement, (4 << 20, 128 << 10))
-            .unwrap(),
+        placement: zonedb_fs::placement::hybrid::by_name_at(
+            placement,
+            zonedb_fs::placement::hybrid::HybridSettings::default(),
+        )
+        .unwrap(),
         cleaner: zonedb_fs::cleaning::by_name("none", 0).unwrap(),
         ..common::fs_options()
     }

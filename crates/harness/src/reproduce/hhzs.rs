@@ -80,9 +80,9 @@ pub fn placement_of(scheme: &str) -> Option<&'static str> {
         "B4" => "hybrid-b4",
         "B3+M" => "hybrid-b3-m",
         "AUTO" => "spandb-auto",
-        "P" => "hhzs-p",
+        "P" | "P/no-demand" => "hhzs-p",
         "P+M" | "P+M/1MiB" => "hhzs-pm",
-        "HHZS" | "P+M+C" | "P+M+C/1MiB" => "hhzs",
+        "HHZS" | "P+M+C" | "P+M+C/1MiB" | "HHZS/no-demand" => "hhzs",
         _ => return None,
     })
 }
@@ -191,6 +191,8 @@ pub fn scenario(
         .ok_or_else(|| HarnessError::Config(format!("hhzs scheme '{scheme}'")))?;
     // The ablation's schemes migrate in 1 MiB pieces instead of 128 KiB.
     let chunk_kib = if scheme.ends_with("/1MiB") { 1024 } else { 128 };
+    // ... and `/no-demand` leaves the running compactions' demand out of the tiering rule.
+    let demand = !scheme.ends_with("/no-demand");
     let d = divisor(scale);
     // 1,011.2 MiB SSTs, block-aligned.
     let sst = (10_112 * MIB / 10 / d) / 4096 * 4096;
@@ -201,7 +203,7 @@ pub fn scenario(
          [device]\nkind = \"hybrid\"\n\
          [device.ssd]\nprofile = \"zn540-hhzs\"\nscale = \"1/{d}\"\nzone_count = {ssd}\n\
          [device.hdd]\nprofile = \"st14000nm0007\"\nscale = \"1/{d}\"\nzone_count = {hdd_zones}\n\
-         [fs]\nplacement = \"{placement}\"\ncleaner = \"none\"\nmigration_rate_mib_s = {rate}\nmigration_chunk_kib = {chunk_kib}\n\
+         [fs]\nplacement = \"{placement}\"\ncleaner = \"none\"\nmigration_rate_mib_s = {rate}\nmigration_chunk_kib = {chunk_kib}\nhhzs_compaction_demand = {demand}\n\
          [engine]\nwrite_buffer_size = {wb}\nmin_write_buffer_number_to_merge = 2\nmax_write_buffer_number = 4\n\
          max_total_wal_size = {wal}\ntarget_file_size_base = {sst}\nmax_bytes_for_level_base = {l1}\n\
          level0_file_num_compaction_trigger = 1\nmax_background_jobs = 12\nblock_cache_size = {bc}\n\
@@ -344,8 +346,18 @@ fn sweep_cells(c: &mut CellOf<'_>, runs: &dyn Fn(&str) -> bool) -> Result<(), Ha
         }
     }
     if runs("ablation") {
-        // One difference at a time from exp2's P+M and P+M+C: migration's copy size.
-        for s in ["B3", "P+M", "P+M/1MiB", "P+M+C", "P+M+C/1MiB"] {
+        // One difference at a time from exp2's schemes: migration's copy size (P+M, P+M+C),
+        // the compactions' storage demand in the tiering rule (P, HHZS).
+        for s in [
+            "B3",
+            "P",
+            "P/no-demand",
+            "P+M",
+            "P+M/1MiB",
+            "P+M+C",
+            "P+M+C/1MiB",
+            "HHZS/no-demand",
+        ] {
             for (w, read, alpha) in [W[1], W[3]] {
                 c.push(
                     ("ablation", s),
@@ -850,9 +862,20 @@ mod tests {
             experiments: Vec::new(),
         };
         let c = cells(ReproScale::Small, &plan).unwrap();
-        assert_eq!(c.len(), 8 + 18 + 20 + 15 + 15 + 28 + 7 + 10);
+        assert_eq!(c.len(), 8 + 18 + 20 + 15 + 15 + 28 + 7 + 16);
         assert_eq!(named_chunk(&c, "P+M/1MiB"), 1024);
         assert_eq!(named_chunk(&c, "P+M"), 128);
+        let demand = |scheme: &str| {
+            c.iter()
+                .find(|x| x.scheme == scheme)
+                .unwrap()
+                .scenario
+                .fs
+                .hhzs_compaction_demand
+        };
+        assert!(demand("P"));
+        assert!(!demand("P/no-demand"));
+        assert!(!demand("HHZS/no-demand"));
         for cell in &c {
             cell.scenario.db_options().unwrap();
             assert_eq!(cell.scenario.device.kind.as_deref(), Some("hybrid"));

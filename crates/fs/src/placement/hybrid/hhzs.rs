@@ -46,6 +46,9 @@ pub struct HhzsConfig {
     pub migration_rate_bytes_per_s: u64,
     /// Migration's copy size, bytes.
     pub migration_chunk_bytes: u64,
+    /// Whether running compactions add their demand (`D_i`, i >= 1) to the tiering rule
+    /// (the paper: yes; `false` is an ablation).
+    pub compaction_demand: bool,
 }
 
 impl Default for HhzsConfig {
@@ -56,6 +59,7 @@ impl Default for HhzsConfig {
             caching: true,
             migration_rate_bytes_per_s: MigrationSettings::default().rate_bytes_per_s,
             migration_chunk_bytes: MigrationSettings::default().chunk_bytes,
+            compaction_demand: true,
         }
     }
 }
@@ -104,12 +108,12 @@ impl Hhzs {
         }
     }
 
-    /// By placement name ([`NAMES`]), migrating at `rate_bytes_per_s` in pieces of
-    /// `chunk_bytes`.
-    pub fn by_name_at(name: &str, (rate_bytes_per_s, chunk_bytes): (u64, u64)) -> Option<Self> {
+    /// By placement name ([`NAMES`]) with `settings`.
+    pub fn by_name_at(name: &str, settings: super::HybridSettings) -> Option<Self> {
         let mut h = Self::by_name(name)?;
-        h.config.migration_rate_bytes_per_s = rate_bytes_per_s;
-        h.config.migration_chunk_bytes = chunk_bytes;
+        h.config.migration_rate_bytes_per_s = settings.rate_bytes_per_s;
+        h.config.migration_chunk_bytes = settings.chunk_bytes;
+        h.config.compaction_demand = settings.compaction_demand;
         Some(h)
     }
 
@@ -156,7 +160,11 @@ impl Hhzs {
             .count() as u64;
         let t = self.tracker();
         let a = t.count_on(Tier::Ssd);
-        let mut d = t.demand();
+        let mut d = if self.config.compaction_demand {
+            t.demand()
+        } else {
+            [0; LEVELS]
+        };
         d[0] = wal_in_use;
         let tiering = tiering(&a, &d, c_ssd);
         let below = d.iter().take(tiering.level as usize).sum();

@@ -26,18 +26,41 @@ use super::{
     PlacementRequest, ZoneView,
 };
 
-/// The hybrid policy called `name` (a basic scheme, AUTO or HHZS) with migration at
-/// `rate_bytes_per_s` in pieces of `chunk_bytes` where it migrates; `None` for other names.
+/// The settings of the hybrid policies that a scenario can change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HybridSettings {
+    /// Migration's rate limit, bytes per second (HHZS: 4 MiB/s).
+    pub rate_bytes_per_s: u64,
+    /// Migration's copy size, bytes (128 KiB).
+    pub chunk_bytes: u64,
+    /// HHZS: whether running compactions add their storage demand to the tiering rule
+    /// (§3.3 step 1; `false` is an ablation that counts only allocated zones).
+    pub compaction_demand: bool,
+}
+
+impl Default for HybridSettings {
+    fn default() -> Self {
+        let m = migration::MigrationSettings::default();
+        Self {
+            rate_bytes_per_s: m.rate_bytes_per_s,
+            chunk_bytes: m.chunk_bytes,
+            compaction_demand: true,
+        }
+    }
+}
+
+/// The hybrid policy called `name` (a basic scheme, AUTO or HHZS) with `settings`; `None` for
+/// other names.
 pub fn by_name_at(
     name: &str,
-    (rate_bytes_per_s, chunk_bytes): (u64, u64),
+    settings: HybridSettings,
 ) -> Option<std::sync::Arc<dyn PlacementPolicy>> {
     if let Some(mut b) = basic::Basic::by_name(name) {
-        b.migration_rate_bytes_per_s = rate_bytes_per_s;
-        b.migration_chunk_bytes = chunk_bytes;
+        b.migration_rate_bytes_per_s = settings.rate_bytes_per_s;
+        b.migration_chunk_bytes = settings.chunk_bytes;
         return Some(std::sync::Arc::new(b));
     }
-    if let Some(h) = hhzs::Hhzs::by_name_at(name, (rate_bytes_per_s, chunk_bytes)) {
+    if let Some(h) = hhzs::Hhzs::by_name_at(name, settings) {
         return Some(std::sync::Arc::new(h));
     }
     (name == spandb_auto::NAME)
