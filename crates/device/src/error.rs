@@ -268,6 +268,17 @@ pub enum DeviceError {
         /// Why it was refused.
         reason: SplitRefusal,
     },
+    /// A ZNS+ command refused (threaded logging's write order, a write into a valid block, an
+    /// IZC too large or into a threaded zone); nothing changed.
+    #[error("zone {zone}: {command} refused: {reason}")]
+    ZnsPlus {
+        /// The zone.
+        zone: u32,
+        /// The command ("internal copy", "threaded open", "threaded write").
+        command: &'static str,
+        /// Why.
+        reason: &'static str,
+    },
     /// An optional command the device does not carry out (its capability is absent; NVMe
     /// 0x001, Invalid Command Opcode).
     #[error("the device does not support {command}")]

@@ -253,9 +253,10 @@ pub trait ZonedDevice: Send + Sync + 'static {
         DeviceCapabilities::default()
     }
 
-    /// In-device copy (NVMe Simple Copy): copies the device byte ranges `sources` (offset,
-    /// length) to the write pointer of `dest_zone`, in order, and returns the offset they start
-    /// at. Without [`DeviceCapabilities::simple_copy`]: [`DeviceError::Unsupported`].
+    /// In-device copy (NVMe Simple Copy; ZNS+'s IZC): copies the device byte ranges `sources`
+    /// (offset, length) to the write pointer of `dest_zone`, in order, and returns the offset
+    /// they start at. No byte crosses the host link. Without
+    /// [`DeviceCapabilities::simple_copy`]: [`DeviceError::Unsupported`].
     fn copy(
         &self,
         sources: &[(u64, u64)],
@@ -328,9 +329,10 @@ pub trait ZonedDevice: Send + Sync + 'static {
         std::future::ready(Err(zone_split_unsupported()))
     }
 
-    /// Writes `data` at `offset`, which may lie beyond the zone's write pointer (the skipped
-    /// blocks become a hole). Without [`DeviceCapabilities::sparse_write`]:
-    /// [`DeviceError::Unsupported`].
+    /// ZNS+'s sparse sequential write: `data` at `offset`, at or beyond the write pointer of a
+    /// zone opened by [`ZonedDevice::threaded_open`], into blocks that were invalid then (the
+    /// skipped blocks keep their valid data, or become padding). Without
+    /// [`DeviceCapabilities::sparse_write`]: [`DeviceError::Unsupported`].
     fn write_sparse(
         &self,
         offset: u64,
@@ -340,6 +342,39 @@ pub trait ZonedDevice: Send + Sync + 'static {
         std::future::ready(Err(DeviceError::Unsupported {
             command: "sparse write",
         }))
+    }
+
+    /// ZNS+ TL_open: the full `zone` opens for threaded logging with `valid` (one flag per
+    /// block of its capacity: the blocks the host still needs). The host then writes only into
+    /// invalid blocks, in increasing order ([`ZonedDevice::write_sparse`]); the device keeps
+    /// the valid blocks readable and plugs them into its fresh flash blocks; a finish (or
+    /// writing the last block) closes it. Without [`DeviceCapabilities::sparse_write`]:
+    /// [`DeviceError::Unsupported`].
+    fn threaded_open(
+        &self,
+        zone: u32,
+        valid: &[bool],
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        let _ = (zone, valid);
+        std::future::ready(Err(DeviceError::Unsupported {
+            command: "sparse write",
+        }))
+    }
+
+    /// [`ZonedDevice::write_sparse`] of a logical string (holes not stored where the device
+    /// keeps them so).
+    fn write_sparse_elided(
+        &self,
+        offset: u64,
+        data: &ElidedBytes,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        let bytes = data.materialize();
+        async move { self.write_sparse(offset, &bytes).await }
+    }
+
+    /// ZNS+'s counters (IZC, plugging); `None` for devices without its commands.
+    fn znsplus_stats(&self) -> Option<flash::ZnsPlusStats> {
+        None
     }
 
     /// Writes the logical string `data` at `offset` (the zone's write pointer), as

@@ -350,6 +350,15 @@ impl ZoneTable {
             })
     }
 
+    /// Checks that a read is block aligned (the rest of [`ZoneTable::check_read`] left to the
+    /// caller: ZNS+'s threaded zones are read past their write pointer).
+    ///
+    /// # Errors
+    /// [`DeviceError::Unaligned`].
+    pub fn check_aligned_read(&self, offset: u64, len: u64) -> Result<(), DeviceError> {
+        self.check_aligned(offset, len)
+    }
+
     fn check_aligned(&self, offset: u64, len: u64) -> Result<(), DeviceError> {
         let bs = self.geometry.block_size_bytes;
         if len == 0 || !offset.is_multiple_of(bs) || !len.is_multiple_of(bs) {

@@ -12,6 +12,8 @@ use crate::sim::{Completion, Media, MediaKind, Poll, Ticket};
 pub struct FlashMedia {
     profile: Profile,
     engine: TimingEngine,
+    /// ZNS+'s commands (IZC, threaded logging), when the device has them.
+    znsplus: Option<super::ZnsPlus>,
 }
 
 impl FlashMedia {
@@ -23,7 +25,36 @@ impl FlashMedia {
         profile.validate()?;
         let engine = TimingEngine::new(profile.layout()?, profile.timing.clone())
             .with_scheduler(profile.scheduler);
-        Ok(Self { profile, engine })
+        Ok(Self {
+            profile,
+            engine,
+            znsplus: None,
+        })
+    }
+
+    /// The flash of `profile` with ZNS+'s commands ([`super::znsplus`]).
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidConfig`] when the profile is inconsistent or uses the priority
+    /// scheduler (ZNS+'s work is booked first come, first served).
+    pub fn with_znsplus(
+        profile: Profile,
+        config: super::ZnsPlusConfig,
+    ) -> Result<Self, DeviceError> {
+        if !profile.scheduler.is_fifo() {
+            return Err(DeviceError::InvalidConfig(format!(
+                "profile {}: ZNS+ needs the FIFO scheduler",
+                profile.name
+            )));
+        }
+        if config.max_copy_blocks == 0 || config.copyback_ns == 0 {
+            return Err(DeviceError::InvalidConfig(
+                "ZNS+: max_copy_blocks and copyback_ns must be above 0".into(),
+            ));
+        }
+        let mut m = Self::new(profile)?;
+        m.znsplus = Some(super::ZnsPlus::new(config));
+        Ok(m)
     }
 
     /// The profile.
@@ -45,6 +76,25 @@ impl FlashMedia {
 impl Media for FlashMedia {
     fn kind(&self) -> MediaKind {
         MediaKind::Flash
+    }
+
+    fn capabilities(&self) -> crate::DeviceCapabilities {
+        crate::DeviceCapabilities {
+            simple_copy: self.znsplus.is_some(),
+            sparse_write: self.znsplus.is_some(),
+            ..crate::DeviceCapabilities::default()
+        }
+    }
+
+    fn znsplus(&mut self) -> Option<(&mut TimingEngine, &mut super::ZnsPlus)> {
+        let Self {
+            engine, znsplus, ..
+        } = self;
+        znsplus.as_mut().map(|z| (engine, z))
+    }
+
+    fn znsplus_ref(&self) -> Option<&super::ZnsPlus> {
+        self.znsplus.as_ref()
     }
 
     fn read(&mut self, now: u64, zone: u32, offset: u64, len: u64, class: IoClass) -> Completion {

@@ -15,6 +15,7 @@ pub mod media;
 pub mod resource;
 pub mod scheduler;
 pub mod timing;
+pub mod znsplus;
 
 pub use geometry::FlashGeometry;
 pub use layout::{Place, ZoneLayout};
@@ -22,3 +23,4 @@ pub use media::FlashMedia;
 pub use resource::Resource;
 pub use scheduler::Scheduler;
 pub use timing::{FinishModel, FlashTiming, TimingEngine};
+pub use znsplus::{ThreadedBlocks, ZnsPlus, ZnsPlusConfig, ZnsPlusStats};

@@ -67,6 +67,8 @@ pub(crate) struct State<M> {
     pub(crate) in_flight: Vec<VecDeque<(u64, u64, Completion)>>,
     pub(crate) stats: DeviceStats,
     pub(crate) faults: Faults,
+    /// Zones open for ZNS+'s threaded logging.
+    pub(crate) threaded: std::collections::BTreeMap<u32, super::threaded::ThreadedZone>,
 }
 
 /// A simulated zoned device over the media `M`.
@@ -102,6 +104,7 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
             table,
             stats: DeviceStats::default(),
             faults: Faults::default(),
+            threaded: std::collections::BTreeMap::new(),
         };
         Ok(Self {
             env,
@@ -165,6 +168,12 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
             let z = info.index as usize;
             let lost_from = Self::lost_from(&mut s, now, z, info.index);
             let (state, wp) = match lost_from {
+                // A threaded zone keeps its old bytes: only the host's lost writes go.
+                Some(off)
+                    if off < info.write_pointer && Self::threaded_lost(&mut s, info.index, off) =>
+                {
+                    (ZoneState::Closed, off)
+                }
                 Some(off) if off < info.write_pointer => {
                     let state = if off == info.start {
                         ZoneState::Empty
@@ -260,6 +269,23 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
         target: Target,
         data: WriteData<'_>,
     ) -> Result<(u32, u64, Completion), DeviceError> {
+        if let Some(zone) = self.threaded_target(target) {
+            let bytes = match data {
+                WriteData::Dense(d) => ElidedBytes::from_vec(d.to_vec()),
+                WriteData::Elided(e) => e.clone(),
+                WriteData::Range(e, at, len) => e.slice(at, len),
+            };
+            let Target::At(offset) = target else {
+                return Err(DeviceError::ZnsPlus {
+                    zone,
+                    command: "zone append",
+                    reason: "the zone is open for threaded logging",
+                });
+            };
+            if let Some(r) = self.admit_threaded_write(zone, offset, &bytes) {
+                return r;
+            }
+        }
         let len = data.len();
         let now = self.env.now();
         let mut s = self.lock();
@@ -314,16 +340,31 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
         Ok((slot, offset, done))
     }
 
-    /// A read admitted now (`fetch` takes its bytes from the payload) that completes when the
-    /// media has served it.
+    /// The zone of a write or append target when that zone is open for threaded logging.
+    fn threaded_target(&self, target: Target) -> Option<u32> {
+        let s = self.lock();
+        if s.threaded.is_empty() {
+            return None;
+        }
+        let zone = match target {
+            Target::At(off) => s.table.geometry().zone_of(off)?,
+            Target::Append(zone) => zone,
+            Target::Subzone(_) => return None,
+        };
+        s.threaded.contains_key(&zone).then_some(zone)
+    }
+
+    /// A read admitted now (`fetch` takes its bytes from the payload; `assembled` makes them
+    /// from a threaded zone's bytes) that completes when the media has served it.
     fn read_with<T: Send + 'static>(
         &self,
         offset: u64,
         len: u64,
         class: IoClass,
         fetch: impl FnOnce(&Payload, u32, u64) -> Result<T, DeviceError>,
+        assembled: impl FnOnce(ElidedBytes) -> T,
     ) -> impl Future<Output = Result<T, DeviceError>> + Send + '_ {
-        let admitted = self.admit_read(offset, len, class, fetch);
+        let admitted = self.admit_read(offset, len, class, fetch, assembled);
         async move {
             let (data, done) = admitted?;
             self.complete(done, data, "after read").await
@@ -366,13 +407,25 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
         len: u64,
         class: IoClass,
         fetch: impl FnOnce(&Payload, u32, u64) -> Result<T, DeviceError>,
+        assembled: impl FnOnce(ElidedBytes) -> T,
     ) -> Result<(T, Completion), DeviceError> {
         let now = self.env.now();
         let mut s = self.lock();
         let split = split_read_check(&mut s, offset, len)?;
-        let zone = match split {
-            Some(_) => 0,
-            None => s.table.check_read(offset, len)?,
+        let mut threaded = false;
+        let zone = if split.is_some() {
+            0
+        } else {
+            let zone = s.table.geometry().zone_of(offset);
+            match zone.and_then(|z| Self::threaded_readable(&s, z, offset, len)) {
+                Some(r) => {
+                    s.table.check_aligned_read(offset, len)?;
+                    r?;
+                    threaded = true;
+                    zone.unwrap_or(0)
+                }
+                None => s.table.check_read(offset, len)?,
+            }
         };
         if s.faults.read_fails(s.stats.reads) {
             s.stats.reads += 1;
@@ -392,12 +445,38 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
         s.stats.reads += 1;
         s.stats.page_ops = s.media.page_ops();
         drop(s);
+        if threaded {
+            return Ok((assembled(self.zone_bytes(zone, offset, len)?), done));
+        }
         Ok((fetch(&self.payload, zone, start)?, done))
     }
 
     fn admit_manage(&self, zone: u32, op: ZoneOp) -> Result<Completion, DeviceError> {
         let now = self.env.now();
         let mut s = self.lock();
+        if s.threaded.contains_key(&zone) {
+            match op {
+                ZoneOp::Finish => {
+                    // Closing a threaded zone: the device plugs every unit left.
+                    let out = s.table.finish(zone)?;
+                    let plugged = Self::plug_rest(&mut s, now, zone).unwrap_or(now);
+                    if out.changed {
+                        s.stats.zone_finishes += 1;
+                    }
+                    s.stats.page_ops = s.media.page_ops();
+                    drop(s);
+                    self.close_threaded(zone)?;
+                    return Ok(Completion::At(plugged));
+                }
+                ZoneOp::Reset => {
+                    s.threaded.remove(&zone);
+                    if let Some((_, zp)) = s.media.znsplus() {
+                        zp.pluggers.remove(&zone);
+                    }
+                }
+                _ => {}
+            }
+        }
         let State {
             table,
             checker,
@@ -482,9 +561,13 @@ impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
         len: u64,
         class: IoClass,
     ) -> impl Future<Output = Result<Vec<u8>, DeviceError>> + Send {
-        self.read_with(offset, len, class, move |p, zone, start| {
-            p.read(zone, start, offset, len)
-        })
+        self.read_with(
+            offset,
+            len,
+            class,
+            move |p, zone, start| p.read(zone, start, offset, len),
+            |e| e.materialize(),
+        )
     }
 
     /// As `read`; holes the payload kept come back as holes.
@@ -494,9 +577,13 @@ impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
         len: u64,
         class: IoClass,
     ) -> impl Future<Output = Result<ElidedBytes, DeviceError>> + Send {
-        self.read_with(offset, len, class, move |p, zone, start| {
-            p.read_elided(zone, start, offset, len)
-        })
+        self.read_with(
+            offset,
+            len,
+            class,
+            move |p, zone, start| p.read_elided(zone, start, offset, len),
+            |e| e,
+        )
     }
 
     fn write(
@@ -572,6 +659,70 @@ impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
 
     fn capabilities(&self) -> DeviceCapabilities {
         self.lock().media.capabilities()
+    }
+
+    /// ZNS+'s IZC (with [`DeviceCapabilities::simple_copy`]).
+    fn copy(
+        &self,
+        sources: &[(u64, u64)],
+        dest_zone: u32,
+    ) -> impl Future<Output = Result<u64, DeviceError>> + Send {
+        let admitted = self.admit_copy(sources, dest_zone);
+        async move {
+            let (zone, offset, done) = admitted?;
+            self.complete_write(zone, offset, done, "after internal copy")
+                .await;
+            Ok(offset)
+        }
+    }
+
+    fn threaded_open(
+        &self,
+        zone: u32,
+        valid: &[bool],
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        let admitted = self.admit_threaded_open(zone, valid);
+        async move {
+            let done = admitted?;
+            self.complete(done, (), "after threaded open").await
+        }
+    }
+
+    /// Into a zone open for threaded logging: at or past its write pointer, into blocks that
+    /// were invalid when it opened (the device plugs the blocks skipped).
+    fn write_sparse(
+        &self,
+        offset: u64,
+        data: &[u8],
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        let admitted = self.admit_sparse(offset, &ElidedBytes::from_vec(data.to_vec()));
+        async move {
+            let (zone, offset, done) = admitted?;
+            self.complete_write(zone, offset, done, "after sparse write")
+                .await;
+            Ok(())
+        }
+    }
+
+    fn write_sparse_elided(
+        &self,
+        offset: u64,
+        data: &ElidedBytes,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        let admitted = self.admit_sparse(offset, data);
+        async move {
+            let (zone, offset, done) = admitted?;
+            self.complete_write(zone, offset, done, "after sparse write")
+                .await;
+            Ok(())
+        }
+    }
+
+    fn znsplus_stats(&self) -> Option<crate::flash::ZnsPlusStats> {
+        self.lock()
+            .media
+            .znsplus_ref()
+            .map(crate::flash::ZnsPlus::stats)
     }
 
     fn split_zone(
@@ -655,14 +806,15 @@ impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
         len: u64,
         class: IoClass,
     ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        self.read_with(offset, len, class, |_, _, _| Ok(()))
+        self.read_with(offset, len, class, |_, _, _| Ok(()), drop)
     }
 
     fn peek_elided(&self, offset: u64, len: u64) -> Option<ElidedBytes> {
         let (zone, start) = {
             let s = self.lock();
-            if s.media.splitzns_ref().is_some() {
-                // Subzone data may still sit in the SubZone Ring: no peeking.
+            if s.media.splitzns_ref().is_some() || !s.threaded.is_empty() {
+                // Subzone data may still sit in the SubZone Ring, a threaded zone's bytes are
+                // assembled by a read: no peeking.
                 return None;
             }
             let zone = s.table.check_read(offset, len).ok()?;

@@ -130,4 +130,14 @@ pub trait Media: Send + std::fmt::Debug + 'static {
     fn splitzns_ref(&self) -> Option<&crate::splitzns::SplitZnsMedia> {
         None
     }
+
+    /// ZNS+'s commands of this media (its flash timing and state), if it has them.
+    fn znsplus(&mut self) -> Option<(&mut crate::flash::TimingEngine, &mut crate::flash::ZnsPlus)> {
+        None
+    }
+
+    /// [`Media::znsplus`], shared.
+    fn znsplus_ref(&self) -> Option<&crate::flash::ZnsPlus> {
+        None
+    }
 }

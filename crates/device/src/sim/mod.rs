@@ -11,6 +11,7 @@ pub(crate) mod device;
 mod faults;
 pub mod media;
 pub mod spec;
+mod threaded;
 
 pub use device::SimZonedDevice;
 pub use faults::Faults;

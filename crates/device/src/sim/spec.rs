@@ -69,6 +69,8 @@ pub struct SimDeviceSpec {
     /// A SplitZNS device with these accelerations (`None`: a ZNS SSD). With the Read
     /// Scheduler on, the dies get per-die priority queues whatever `scheduler` says.
     pub splitzns: Option<SplitZnsConfig>,
+    /// A ZNS+ SSD (IZC and threaded logging) with these parameters (`None`: a ZNS SSD).
+    pub znsplus: Option<crate::flash::ZnsPlusConfig>,
 }
 
 impl SimDeviceSpec {
@@ -85,7 +87,15 @@ impl SimDeviceSpec {
             scheduler: None,
             payload: SimPayload::Memory,
             splitzns: None,
+            znsplus: None,
         }
+    }
+
+    /// A ZNS+ SSD with `config` (`None`: a ZNS SSD).
+    #[must_use]
+    pub fn znsplus(mut self, config: Option<crate::flash::ZnsPlusConfig>) -> Self {
+        self.znsplus = config;
+        self
     }
 
     /// A SplitZNS device with the accelerations of `config` (`None`: a ZNS SSD).
@@ -220,6 +230,21 @@ impl SimDeviceSpec {
             return Ok(SimDevice::Hdd(SmrHdd::new_disk(env, p, payload)?));
         }
         let profile = self.profile()?;
+        if let Some(config) = self.znsplus {
+            if self.splitzns.is_some() {
+                return Err(DeviceError::InvalidConfig(
+                    "a device is ZNS+ or SplitZNS, not both".into(),
+                ));
+            }
+            let payload = self
+                .payload
+                .open(&profile.zones, profile.zones.zone_count)?;
+            let zones = profile.zones.clone();
+            let media = crate::flash::FlashMedia::with_znsplus(profile, config)?;
+            return Ok(SimDevice::Zns(ZnsSsd::with_media(
+                env, zones, media, payload,
+            )?));
+        }
         match self.splitzns {
             None => SimDevice::new(env, profile, &self.payload),
             Some(config) => {
@@ -620,6 +645,42 @@ impl<E: Env> ZonedDevice for SimDevice<E> {
 
     fn hybrid_stats(&self) -> Option<HybridStats> {
         each!(self, d => d.hybrid_stats())
+    }
+
+    fn copy(
+        &self,
+        sources: &[(u64, u64)],
+        dest_zone: u32,
+    ) -> impl Future<Output = Result<u64, DeviceError>> + Send {
+        each_fut!(self, d => d.copy(sources, dest_zone))
+    }
+
+    fn threaded_open(
+        &self,
+        zone: u32,
+        valid: &[bool],
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        each_fut!(self, d => d.threaded_open(zone, valid))
+    }
+
+    fn write_sparse(
+        &self,
+        offset: u64,
+        data: &[u8],
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        each_fut!(self, d => d.write_sparse(offset, data))
+    }
+
+    fn write_sparse_elided(
+        &self,
+        offset: u64,
+        data: &ElidedBytes,
+    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
+        each_fut!(self, d => d.write_sparse_elided(offset, data))
+    }
+
+    fn znsplus_stats(&self) -> Option<crate::flash::ZnsPlusStats> {
+        each!(self, d => d.znsplus_stats())
     }
 }
 
