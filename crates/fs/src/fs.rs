@@ -60,6 +60,29 @@ pub struct FsOptions {
     pub page_cache_size_bytes: u64,
     /// Largest readahead window of the page cache, KiB (Linux's `read_ahead_kb`, 128).
     pub readahead_kb: u64,
+    /// How cleaning moves live data ([`ZoneCopy`]).
+    pub zone_copy: ZoneCopy,
+    /// ZNS+'s hybrid recycling (needs a device with
+    /// [`zonedb_device::DeviceCapabilities::sparse_write`]): when free zones run low, a
+    /// writer's new zone may be a zone with garbage opened for threaded logging, when that
+    /// costs less than cleaning ([`crate::cleaning::threaded`]).
+    pub threaded_logging: bool,
+}
+
+/// How zone cleaning moves live data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ZoneCopy {
+    /// Read into the host and written back (ZenFS), 128 KiB at a time.
+    #[default]
+    Host,
+    /// ZNS+'s in-device zone compaction ([`zonedb_device::ZonedDevice::copy`]), a command of
+    /// at most the device's block limit at a time; no byte crosses the host link.
+    Izc {
+        /// Copyback-aware destination allocation (CAB): each destination page takes a fully
+        /// live source page on its own die and plane when there is one; `false` (CUB): the
+        /// live data's own order.
+        copyback_aware: bool,
+    },
 }
 
 impl Default for FsOptions {
@@ -76,6 +99,8 @@ impl Default for FsOptions {
             alloc_retry_blocking_ms: 0,
             page_cache_size_bytes: 0,
             readahead_kb: 128,
+            zone_copy: ZoneCopy::Host,
+            threaded_logging: false,
         }
     }
 }
@@ -109,6 +134,10 @@ pub(crate) struct Counters {
     pub(crate) split_zones_peak: u64,
     pub(crate) migrated_bytes: u64,
     pub(crate) migrations: u64,
+    pub(crate) izc_commands: u64,
+    pub(crate) izc_bytes: u64,
+    pub(crate) threaded_reclaims: u64,
+    pub(crate) threaded_bytes: u64,
 }
 
 /// A mounted zone file layer on device `D` in environment `E`.
@@ -733,6 +762,10 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             split_zones_peak: c.split_zones_peak,
             migrated_bytes: c.migrated_bytes,
             migrations: c.migrations,
+            izc_commands: c.izc_commands,
+            izc_bytes: c.izc_bytes,
+            threaded_reclaims: c.threaded_reclaims,
+            threaded_bytes: c.threaded_bytes,
             ssd_cache_hits: cache.hits,
             ssd_cache_admitted_bytes: cache.admitted_bytes,
             ssd_cache_zone_evictions: cache.zone_evictions,

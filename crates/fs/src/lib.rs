@@ -55,7 +55,7 @@ pub mod writer;
 
 pub use cleaning::CleaningPolicy;
 pub use error::{FsError, FsErrorKind};
-pub use fs::{FsOptions, RESERVED_ZONES, ZoneFs};
+pub use fs::{FsOptions, RESERVED_ZONES, ZoneCopy, ZoneFs};
 pub use metalog::META_ZONES;
 pub use placement::PlacementPolicy;
 pub use stats::FsStats;

@@ -101,6 +101,19 @@ pub struct FsStats {
     /// HHZS's SSD cache: cache zones evicted (FIFO).
     #[serde(skip_serializing_if = "is_zero")]
     pub ssd_cache_zone_evictions: u64,
+    /// ZNS+: in-device zone compaction commands cleaning issued. Left out of JSON while 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub izc_commands: u64,
+    /// ZNS+: bytes cleaning copied inside the device (part of `gc_copied_bytes`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub izc_bytes: u64,
+    /// ZNS+: zones reclaimed by threaded logging (opened with their garbage to be written
+    /// over); the zones reclaimed by cleaning are `gc_zone_resets`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub threaded_reclaims: u64,
+    /// ZNS+: file bytes written into threaded zones' garbage blocks.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub threaded_bytes: u64,
 }
 
 #[allow(

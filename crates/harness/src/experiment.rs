@@ -68,6 +68,9 @@ pub struct RunReport {
     /// JSON for one device.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hybrid_device: Option<HybridStats>,
+    /// ZNS+'s device counters (IZC, plugging). Left out of JSON for other devices.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub znsplus: Option<zonedb_device::flash::ZnsPlusStats>,
     /// On a hybrid device, the SST bytes of each level on the SSD and on the HDD at the end
     /// (by where each SST's first extent lies). Left out of JSON on one device.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -183,6 +186,7 @@ pub fn device_spec_of(s: &Scenario) -> Result<DeviceSpec, HarnessError> {
         (d.max_active_zones.is_some(), "max_active_zones"),
         (d.scheduler.is_some(), "scheduler"),
         (d.splitzns.is_some(), "splitzns"),
+        (d.znsplus.is_some(), "znsplus"),
     ];
     if let Some((_, key)) = own.iter().find(|(set, _)| *set) {
         return Err(HarnessError::Config(format!(
@@ -223,21 +227,28 @@ fn section_spec(
         .map(Scheduler::by_name)
         .transpose()
         .map_err(HarnessError::Device)?;
-    let splitzns = match d.kind.as_deref() {
-        None | Some("zns") => None,
-        Some("splitzns") => Some(d.splitzns.unwrap_or_default()),
+    let (splitzns, znsplus) = match d.kind.as_deref() {
+        None | Some("zns") => (None, None),
+        Some("splitzns") => (Some(d.splitzns.unwrap_or_default()), None),
+        Some("znsplus") => (None, Some(d.znsplus.unwrap_or_default())),
         Some(other) => {
             return Err(HarnessError::Device(DeviceError::InvalidConfig(format!(
-                "{what}.kind '{other}': zns, splitzns or hybrid"
+                "{what}.kind '{other}': zns, splitzns, znsplus or hybrid"
             ))));
         }
     };
+    if d.znsplus.is_some() && znsplus.is_none() {
+        return Err(HarnessError::Config(format!(
+            "[{what}.znsplus] is only for {what}.kind = \"znsplus\""
+        )));
+    }
     Ok(SimDeviceSpec::new(&d.profile, &d.scale)
         .chips_per_zone(d.chips_per_zone)
         .zone_count(d.zone_count)
         .zone_limits(d.max_open_zones, d.max_active_zones)
         .scheduler(scheduler)
-        .splitzns(splitzns))
+        .splitzns(splitzns)
+        .znsplus(znsplus))
 }
 
 fn sample<E: Env, D: ZonedDevice>(env: &E, db: &Db<E, D>, fs: &ZoneFs<E, D>) -> Sample {
@@ -483,6 +494,18 @@ fn fs_options_of(s: &Scenario) -> Result<FsOptions, HarnessError> {
         alloc_retry_blocking_ms: s.fs.alloc_retry_blocking_ms,
         page_cache_size_bytes: s.fs.page_cache_size,
         readahead_kb: s.fs.readahead_kb,
+        zone_copy: match s.fs.zone_copy.as_str() {
+            "host" => zonedb_fs::ZoneCopy::Host,
+            "izc" => zonedb_fs::ZoneCopy::Izc {
+                copyback_aware: s.fs.copyback_aware,
+            },
+            other => {
+                return Err(HarnessError::Config(format!(
+                    "fs.zone_copy '{other}': host or izc"
+                )));
+            }
+        },
+        threaded_logging: s.fs.threaded_logging,
         ..FsOptions::default()
     })
 }
@@ -538,6 +561,7 @@ async fn finish<E: Env, D: ZonedDevice>(
     db.close().await?;
     let (fs_stats, end_ns, device) = (fs.stats(), env.now(), dev.stats());
     let hybrid_device = dev.hybrid_stats();
+    let znsplus = dev.znsplus_stats();
     // With the engine closed and cleaning held back, nothing is in flight: fsck is exact.
     crate::invariants::fsck(fs).await?;
     let db = Db::open_with(fs.clone(), db_config(opts, run.regen.as_ref())).await?;
@@ -552,6 +576,7 @@ async fn finish<E: Env, D: ZonedDevice>(
         fs: fs_stats,
         device,
         hybrid_device,
+        znsplus,
         level_tier_bytes,
         series: run.series,
         sst_lifetimes_ns,

@@ -69,6 +69,11 @@ pub struct DeviceSection {
     /// of serialized scenarios when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub splitzns: Option<zonedb_device::SplitZnsConfig>,
+    /// ZNS+'s commands (`copyback_ns`, `read_program_ns`, `max_copy_blocks`,
+    /// `max_threaded_zones`) for `kind = "znsplus"`; the reference's values (840 / 940 µs, 512,
+    /// 6) when absent. Left out of serialized scenarios when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub znsplus: Option<zonedb_device::flash::ZnsPlusConfig>,
     /// `kind = "hybrid"`: the SSD (a flash profile), a device section of its own. Left out of
     /// serialized scenarios when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -91,6 +96,7 @@ impl Default for DeviceSection {
             scheduler: None,
             kind: None,
             splitzns: None,
+            znsplus: None,
             ssd: None,
             hdd: None,
         }
@@ -143,6 +149,32 @@ pub struct FsSection {
     /// true.
     #[serde(skip_serializing_if = "is_true")]
     pub hhzs_compaction_demand: bool,
+    /// How cleaning moves live data: `host` (read and write through the host, as ZenFS) or
+    /// `izc` (ZNS+'s in-device zone compaction; a `kind = "znsplus"` device). Left out of
+    /// JSON while `host`.
+    #[serde(skip_serializing_if = "is_host")]
+    pub zone_copy: String,
+    /// `zone_copy = "izc"`: copyback-aware destination allocation (CAB; `false`: CUB, the
+    /// order the live data has, which is what the ZNS+ artifact compiles). Left out of JSON
+    /// while true.
+    #[serde(skip_serializing_if = "is_true")]
+    pub copyback_aware: bool,
+    /// ZNS+'s hybrid recycling: reclaim a zone by threaded logging when that costs less than
+    /// cleaning it (a `kind = "znsplus"` device). Left out of JSON while false.
+    #[serde(skip_serializing_if = "is_false")]
+    pub threaded_logging: bool,
+}
+
+fn is_host(v: &str) -> bool {
+    v == "host"
+}
+
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if signature"
+)]
+fn is_false(v: &bool) -> bool {
+    !*v
 }
 
 #[allow(
@@ -253,6 +285,9 @@ impl Default for FsSection {
             migration_rate_mib_s: DEFAULT_MIGRATION_RATE_MIB_S,
             migration_chunk_kib: DEFAULT_MIGRATION_CHUNK_KIB,
             hhzs_compaction_demand: true,
+            zone_copy: "host".into(),
+            copyback_aware: true,
+            threaded_logging: false,
         }
     }
 }
