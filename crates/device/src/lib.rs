@@ -372,6 +372,15 @@ pub trait ZonedDevice: Send + Sync + 'static {
         async move { self.write_sparse(offset, &bytes).await }
     }
 
+    /// For in-device copies ([`ZonedDevice::copy`]): the flash page size and the die-and-plane
+    /// slot of the page at device `offset`; a destination page whose source page is on the
+    /// same slot can be copied back (no channel transfer). `None` for devices without
+    /// copyback.
+    fn copyback_slot(&self, offset: u64) -> Option<(u64, u32)> {
+        let _ = offset;
+        None
+    }
+
     /// ZNS+'s counters (IZC, plugging); `None` for devices without its commands.
     fn znsplus_stats(&self) -> Option<flash::ZnsPlusStats> {
         None

@@ -97,6 +97,14 @@ impl Media for FlashMedia {
         self.znsplus.as_ref()
     }
 
+    fn copyback_slot(&self, zone: u32, offset: u64) -> Option<(u64, u32)> {
+        self.znsplus.as_ref()?;
+        let layout = self.engine.layout();
+        let g = layout.geometry();
+        let a = layout.locate_in(super::Place::Zone(zone), offset / g.page_size_bytes);
+        Some((g.page_size_bytes, a.die * g.planes_per_die + a.plane))
+    }
+
     fn read(&mut self, now: u64, zone: u32, offset: u64, len: u64, class: IoClass) -> Completion {
         self.engine.read_for(now, zone, offset, len, class)
     }

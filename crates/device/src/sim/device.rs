@@ -718,6 +718,13 @@ impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
         }
     }
 
+    fn copyback_slot(&self, offset: u64) -> Option<(u64, u32)> {
+        let s = self.lock();
+        let zone = s.table.geometry().zone_of(offset)?;
+        let start = s.table.geometry().zone_start(zone);
+        s.media.copyback_slot(zone, offset - start)
+    }
+
     fn znsplus_stats(&self) -> Option<crate::flash::ZnsPlusStats> {
         self.lock()
             .media

@@ -140,4 +140,12 @@ pub trait Media: Send + std::fmt::Debug + 'static {
     fn znsplus_ref(&self) -> Option<&crate::flash::ZnsPlus> {
         None
     }
+
+    /// For in-device copies: the flash page size and the die-and-plane slot of the page at
+    /// zone-relative `offset` of `zone` (a copy keeps a page on its slot only by copyback);
+    /// `None` for media without copyback.
+    fn copyback_slot(&self, zone: u32, offset: u64) -> Option<(u64, u32)> {
+        let _ = (zone, offset);
+        None
+    }
 }

@@ -682,6 +682,10 @@ impl<E: Env> ZonedDevice for SimDevice<E> {
     fn znsplus_stats(&self) -> Option<crate::flash::ZnsPlusStats> {
         each!(self, d => d.znsplus_stats())
     }
+
+    fn copyback_slot(&self, offset: u64) -> Option<(u64, u32)> {
+        each!(self, d => d.copyback_slot(offset))
+    }
 }
 
 #[cfg(test)]

@@ -17,6 +17,16 @@ use crate::fs::{GC_COPY_BYTES, ZoneFs, align_up};
 use crate::placement::Lifetime;
 use crate::record::Record;
 
+/// A victim zone being cleaned.
+pub(crate) struct Victim<'a, E: Env, D: ZonedDevice> {
+    /// Its live files (not being written): id, extents, lifetime.
+    pub(crate) files: Vec<(u64, Vec<Extent>, Lifetime)>,
+    /// Keeps it from a reset while its extents are copied out.
+    pub(crate) reading: crate::fs::ZoneReaders<'a, E, D>,
+    /// Its address range.
+    pub(crate) range: (u64, u64),
+}
+
 impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     /// Cleans while the policy finds victims and each pass gains space: a pass must free a
     /// zone and leave more unwritten capacity than before. A victim whose garbage is only the
@@ -139,33 +149,44 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         }
     }
 
+    /// The live files of `victim` and a guard keeping it from a reset while they are copied
+    /// out; `None` when the zone is busy or split (not cleaned).
+    pub(crate) fn victim_files(&self, victim: u32) -> Option<Victim<'_, E, D>> {
+        let mut s = self.lock();
+        let z = s.zone(victim)?;
+        // Split zones are never cleaned: their subzones are merged when their SST goes.
+        if z.busy || z.split.is_some() {
+            return None;
+        }
+        let (lo, hi) = (z.start, z.start + z.capacity);
+        let files = s
+            .files
+            .values()
+            .filter(|f| !f.writing && f.meta.extents.iter().any(|e| e.start >= lo && e.start < hi))
+            .map(|f| (f.meta.id, f.meta.extents.clone(), f.meta.lifetime))
+            .collect();
+        // Not reset (by a deletion emptying it) while its extents are copied out.
+        let reading = crate::fs::ZoneReaders::new(self, &mut s, std::iter::once(lo));
+        Some(Victim {
+            files,
+            reading,
+            range: (lo, hi),
+        })
+    }
+
     async fn migrate_zone(&self, victim: u32, target: &mut Option<u32>) -> Result<(), FsError> {
-        let (files, reading): (Vec<(u64, Vec<Extent>, crate::placement::Lifetime)>, _) = {
-            let mut s = self.lock();
-            let Some(z) = s.zone(victim) else {
-                return Ok(());
-            };
-            // Split zones are never cleaned: their subzones are merged when their SST goes.
-            if z.busy || z.split.is_some() {
-                return Ok(());
-            }
-            let (lo, hi) = (z.start, z.start + z.capacity);
-            let files = s
-                .files
-                .values()
-                .filter(|f| {
-                    !f.writing && f.meta.extents.iter().any(|e| e.start >= lo && e.start < hi)
-                })
-                .map(|f| (f.meta.id, f.meta.extents.clone(), f.meta.lifetime))
-                .collect();
-            // Not reset (by a deletion emptying it) while its extents are copied out.
-            let reading = crate::fs::ZoneReaders::new(self, &mut s, std::iter::once(lo));
-            (files, reading)
-        };
-        let (lo, hi) = {
-            let s = self.lock();
-            s.zone(victim)
-                .map_or((0, 0), |z| (z.start, z.start + z.capacity))
+        if let crate::fs::ZoneCopy::Izc { copyback_aware } = self.opts.zone_copy
+            && self.dev.capabilities().simple_copy
+        {
+            return self.migrate_zone_izc(victim, target, copyback_aware).await;
+        }
+        let Some(Victim {
+            files,
+            reading,
+            range: (lo, hi),
+        }) = self.victim_files(victim)
+        else {
+            return Ok(());
         };
         for (id, extents, lifetime) in files {
             let mut new_extents = Vec::with_capacity(extents.len());
@@ -188,44 +209,55 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                     new_extents.push(*e);
                 }
             }
-            let mut meta = self.meta.lock().await;
-            let replaced = {
-                let mut s = self.lock();
-                let unchanged = s
-                    .files
-                    .get(&id)
-                    .is_some_and(|f| f.meta.extents == extents && !f.writing);
-                if unchanged {
-                    s.account_extents(&extents, false);
-                    s.account_extents(&new_extents, true);
-                    if let Some(f) = s.files.get_mut(&id) {
-                        f.set_extents(new_extents.clone());
-                        f.persisted_extents = f.meta.extents.len();
-                    }
-                    self.invalidate_pages(id);
-                } else {
-                    // The file changed meanwhile (deleted): the copies are garbage.
-                    s.account_extents(&new_extents, true);
-                    s.account_extents(&new_extents, false);
-                }
-                unchanged
-            };
-            if replaced {
-                self.persist(
-                    &mut meta,
-                    Record::FileReplace {
-                        id,
-                        extents: new_extents,
-                    },
-                )
-                .await?;
-            }
-            drop(meta);
+            self.commit_copies(id, &extents, new_extents).await?;
             for z in filled {
                 self.release_zone(z, Token::Migration).await?;
             }
         }
         drop(reading);
+        Ok(())
+    }
+
+    /// Replaces file `id`'s `extents` by the copies `new_extents` and persists the change,
+    /// unless the file changed meanwhile (then the copies are garbage).
+    pub(crate) async fn commit_copies(
+        &self,
+        id: u64,
+        extents: &[Extent],
+        new_extents: Vec<Extent>,
+    ) -> Result<(), FsError> {
+        let mut meta = self.meta.lock().await;
+        let replaced = {
+            let mut s = self.lock();
+            let unchanged = s
+                .files
+                .get(&id)
+                .is_some_and(|f| f.meta.extents == extents && !f.writing);
+            if unchanged {
+                s.account_extents(extents, false);
+                s.account_extents(&new_extents, true);
+                if let Some(f) = s.files.get_mut(&id) {
+                    f.set_extents(new_extents.clone());
+                    f.persisted_extents = f.meta.extents.len();
+                }
+                self.invalidate_pages(id);
+            } else {
+                // The file changed meanwhile (deleted): the copies are garbage.
+                s.account_extents(&new_extents, true);
+                s.account_extents(&new_extents, false);
+            }
+            unchanged
+        };
+        if replaced {
+            self.persist(
+                &mut meta,
+                Record::FileReplace {
+                    id,
+                    extents: new_extents,
+                },
+            )
+            .await?;
+        }
         Ok(())
     }
 

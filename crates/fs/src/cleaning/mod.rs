@@ -10,6 +10,7 @@
 //! background task.
 
 pub mod greedy;
+pub mod izc;
 pub mod mechanism;
 pub mod none;
 pub mod zenfs;
