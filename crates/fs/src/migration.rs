@@ -16,7 +16,6 @@ use crate::alloc::Token;
 use crate::file::Extent;
 use crate::fs::{ZoneFs, align_up};
 use crate::placement::hybrid::migration::{Migration, MigrationSettings};
-use crate::record::Record;
 
 /// The SST number of an engine file name (`000123.sst`).
 pub(crate) fn sst_number(name: &str) -> Option<u64> {
@@ -112,39 +111,10 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 return Err(e);
             }
         };
-        let mut meta = self.meta.lock().await;
-        let replaced = {
-            let mut s = self.lock();
-            let unchanged = s
-                .files
-                .get(&id)
-                .is_some_and(|f| f.meta.extents == extents && !f.writing);
-            s.account_extents(&new_extents, true);
-            if unchanged {
-                s.account_extents(&extents, false);
-                if let Some(f) = s.files.get_mut(&id) {
-                    f.set_extents(new_extents.clone());
-                    f.persisted_extents = f.meta.extents.len();
-                }
-            } else {
-                // Deleted (or rewritten) meanwhile: the copy is garbage.
-                s.account_extents(&new_extents, false);
-            }
-            unchanged
-        };
+        let replaced = self.commit_copies(id, &extents, new_extents).await?;
         if replaced {
-            self.invalidate_pages(id);
-            self.persist(
-                &mut meta,
-                Record::FileReplace {
-                    id,
-                    extents: new_extents,
-                },
-            )
-            .await?;
             self.counters().migrations += 1;
         }
-        drop(meta);
         drop(readers);
         for z in written {
             self.release_zone(z, Token::Migration).await?;

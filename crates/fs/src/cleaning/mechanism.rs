@@ -219,13 +219,14 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     }
 
     /// Replaces file `id`'s `extents` by the copies `new_extents` and persists the change,
-    /// unless the file changed meanwhile (then the copies are garbage).
+    /// unless the file changed meanwhile (then the copies are garbage). Returns whether it
+    /// replaced them.
     pub(crate) async fn commit_copies(
         &self,
         id: u64,
         extents: &[Extent],
         new_extents: Vec<Extent>,
-    ) -> Result<(), FsError> {
+    ) -> Result<bool, FsError> {
         let mut meta = self.meta.lock().await;
         let replaced = {
             let mut s = self.lock();
@@ -258,7 +259,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             )
             .await?;
         }
-        Ok(())
+        Ok(replaced)
     }
 
     /// The device reports zone `z` read-only or offline.
