@@ -61,6 +61,11 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             // HHZS: the WAL takes a zone back from the SSD cache when it has none.
             self.cache_yield_for_wal().await?;
         }
+        if kind == FileKind::Sst
+            && let Some(z) = self.try_threaded_zone(lifetime).await?
+        {
+            return Ok(z);
+        }
         loop {
             match self
                 .try_acquire_zone(lifetime, kind, 0, AllocMode::Policy, sst)
@@ -179,6 +184,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 for &z in &decision.finish {
                     if let Some(z) = s.zone_mut(z) {
                         z.wp = z.start + z.capacity;
+                        z.threaded = None;
                         z.active = false;
                         // Busy until the finish is done, so no reset can overtake it.
                         z.busy = true;
@@ -251,13 +257,27 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     /// zone stays busy until the close is done, so no other writer (or a finish decided by the
     /// allocator) can touch it in between.
     pub(crate) async fn release_zone(&self, zone: u32, token: Token) -> Result<(), FsError> {
-        let close = {
+        let (close, finish) = {
             let mut s = self.lock();
-            s.zone_mut(zone)
-                .is_some_and(|z| z.remaining() > 0 && z.written() > 0)
+            s.zone_mut(zone).map_or((false, false), |z| {
+                // A threaded zone serves only the writer it was opened for: given back, it is
+                // finished (the device plugs the rest) and is an ordinary full zone again,
+                // its unwritten garbage blocks garbage still.
+                let threaded = z.threaded.is_some();
+                (!threaded && z.remaining() > 0 && z.written() > 0, threaded)
+            })
         };
         let closed = if close {
             self.dev.manage(zone, ZoneOp::Close).await
+        } else if finish {
+            let done = self.dev.manage(zone, ZoneOp::Finish).await;
+            if done.is_ok()
+                && let Some(z) = self.lock().zone_mut(zone)
+            {
+                z.threaded = None;
+                z.wp = z.start + z.capacity;
+            }
+            done
         } else {
             Ok(())
         };

@@ -67,6 +67,9 @@ pub struct FsOptions {
     /// writer's new zone may be a zone with garbage opened for threaded logging, when that
     /// costs less than cleaning ([`crate::cleaning::threaded`]).
     pub threaded_logging: bool,
+    /// Threaded logging is considered when the free capacity falls below this percentage of
+    /// the IO capacity (25: before a greedy cleaner's default 20% trigger).
+    pub threaded_free_pct: u32,
 }
 
 /// How zone cleaning moves live data.
@@ -101,6 +104,7 @@ impl Default for FsOptions {
             readahead_kb: 128,
             zone_copy: ZoneCopy::Host,
             threaded_logging: false,
+            threaded_free_pct: 25,
         }
     }
 }
@@ -138,6 +142,7 @@ pub(crate) struct Counters {
     pub(crate) izc_bytes: u64,
     pub(crate) threaded_reclaims: u64,
     pub(crate) threaded_bytes: u64,
+    pub(crate) threaded_declined: u64,
 }
 
 /// A mounted zone file layer on device `D` in environment `E`.
@@ -766,6 +771,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             izc_bytes: c.izc_bytes,
             threaded_reclaims: c.threaded_reclaims,
             threaded_bytes: c.threaded_bytes,
+            threaded_declined: c.threaded_declined,
             ssd_cache_hits: cache.hits,
             ssd_cache_admitted_bytes: cache.admitted_bytes,
             ssd_cache_zone_evictions: cache.zone_evictions,

@@ -46,6 +46,13 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         } else {
             BTreeMap::new()
         };
+        // Zones open for threaded logging: their live blocks lie past the write pointer.
+        let threaded: BTreeMap<u32, crate::state::Threaded> = self
+            .lock()
+            .zones
+            .iter()
+            .filter_map(|z| Some((z.index, z.threaded.clone()?)))
+            .collect();
         let mut spans: Vec<(u64, u64, String)> = Vec::new();
         for f in self.files() {
             let sum: u64 = f.extents.iter().map(|e| e.len).sum();
@@ -100,7 +107,11 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                             e.start, e.len
                         ),
                     });
-                } else if e.start + e.len > wp {
+                } else if e.start + e.len > wp
+                    && !threaded.get(&z).is_some_and(|t| {
+                        t.covers(start, e.start.max(wp), e.start + e.len - e.start.max(wp))
+                    })
+                {
                     problems.push(Problem {
                         file: f.name.clone(),
                         what: format!(
@@ -139,7 +150,12 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             if splits.contains_key(&z.index) {
                 continue;
             }
-            let written = z.max_capacity_bytes - z.remaining_bytes;
+            let threaded = self
+                .lock()
+                .zone(z.index)
+                .and_then(|a| a.threaded.is_some().then_some(a.wp - a.start));
+            // A threaded zone's garbage blocks past the write pointer count as room.
+            let written = threaded.unwrap_or(z.max_capacity_bytes - z.remaining_bytes);
             let dev_written = r.write_pointer - r.start;
             // The layer counts a full, read-only or offline zone as written to its capacity.
             let counted_full = matches!(
@@ -157,7 +173,8 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                     ),
                 });
             }
-            if z.used_bytes > written {
+            // (A threaded zone's live blocks lie past its write pointer too.)
+            if z.used_bytes > written && threaded.is_none() {
                 problems.push(Problem {
                     file: String::new(),
                     what: format!(

@@ -177,6 +177,7 @@ impl State {
                 readers: 0,
                 failed: false,
                 split: None,
+                threaded: None,
             })
             .collect::<Vec<_>>();
         let io = u32::try_from(zones.len()).unwrap_or(u32::MAX);

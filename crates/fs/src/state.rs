@@ -32,14 +32,64 @@ pub(crate) struct ZoneAcct {
     /// zone's start, `busy` means a command on the split zone is in flight, and `active` that
     /// the split zone holds its open and active tokens on the device.
     pub(crate) split: Option<SplitAcct>,
+    /// The zone is open for ZNS+'s threaded logging: the blocks that held live data when it
+    /// opened (never written over; readable past the write pointer). Writers skip them.
+    pub(crate) threaded: Option<Threaded>,
+}
+
+/// A zone open for threaded logging.
+#[derive(Debug, Clone)]
+pub(crate) struct Threaded {
+    /// Per block of the capacity: live when the zone opened.
+    pub(crate) valid: Vec<bool>,
+    /// Block size.
+    pub(crate) block: u64,
+}
+
+impl Threaded {
+    fn block_at(&self, start: u64, off: u64) -> usize {
+        usize::try_from((off - start) / self.block).unwrap_or(usize::MAX)
+    }
+
+    /// Whether `[off, off + len)` of the zone starting at `start` lies in blocks that were
+    /// live when it opened.
+    pub(crate) fn covers(&self, start: u64, off: u64, len: u64) -> bool {
+        let (a, b) = (
+            self.block_at(start, off),
+            self.block_at(start, (off + len).div_ceil(self.block) * self.block),
+        );
+        b <= self.valid.len() && self.valid[a..b].iter().all(|v| *v)
+    }
 }
 
 impl ZoneAcct {
     pub(crate) fn remaining(&self) -> u64 {
-        match &self.split {
-            Some(s) => s.subs.iter().map(SubAcct::remaining).sum(),
-            None => self.start + self.capacity - self.wp,
+        match (&self.split, &self.threaded) {
+            (Some(s), _) => s.subs.iter().map(SubAcct::remaining).sum(),
+            (None, Some(t)) => {
+                let from = t.block_at(self.start, self.wp).min(t.valid.len());
+                t.valid[from..].iter().filter(|v| !**v).count() as u64 * t.block
+            }
+            (None, None) => self.start + self.capacity - self.wp,
         }
+    }
+
+    /// A threaded zone: moves the write pointer past blocks that hold live data and returns
+    /// how many bytes can be written from there in one piece (0 when none is left).
+    pub(crate) fn threaded_run(&mut self) -> u64 {
+        let Some(t) = &self.threaded else {
+            return self.start + self.capacity - self.wp;
+        };
+        let mut b = t.block_at(self.start, self.wp);
+        while b < t.valid.len() && t.valid[b] {
+            b += 1;
+        }
+        let run = t.valid[b.min(t.valid.len())..]
+            .iter()
+            .take_while(|v| !**v)
+            .count() as u64;
+        self.wp = self.start + b as u64 * t.block;
+        run * t.block
     }
 
     pub(crate) fn written(&self) -> u64 {

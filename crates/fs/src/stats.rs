@@ -114,6 +114,9 @@ pub struct FsStats {
     /// ZNS+: file bytes written into threaded zones' garbage blocks.
     #[serde(skip_serializing_if = "is_zero")]
     pub threaded_bytes: u64,
+    /// ZNS+: times hybrid recycling's cost rule chose cleaning over threaded logging.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub threaded_declined: u64,
 }
 
 #[allow(

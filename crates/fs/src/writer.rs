@@ -345,10 +345,28 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
                 fs.persist_file(self.id, false).await?;
                 slot
             };
-            let (wp, remaining) = fs
-                .lock()
-                .slot_region(slot)
-                .map_or((0, 0), |r| (r.wp, r.remaining()));
+            let (wp, remaining, threaded) = {
+                let mut s = fs.lock();
+                match slot {
+                    // A threaded zone: the next run of blocks that held no live data.
+                    Slot::Zone(z) if s.zone(z).is_some_and(|a| a.threaded.is_some()) => {
+                        s.zone_mut(z).map_or((0, 0, true), |a| {
+                            // The run first: it moves the write pointer past live blocks.
+                            let run = a.threaded_run();
+                            (a.wp, run, true)
+                        })
+                    }
+                    _ => s
+                        .slot_region(slot)
+                        .map_or((0, 0, false), |r| (r.wp, r.remaining(), false)),
+                }
+            };
+            if threaded && remaining == 0 {
+                // Nothing left to write over: the zone is done, take another.
+                self.slot = None;
+                fs.release_slot(slot).await?;
+                continue;
+            }
             let rest = len - pos;
             // WAL files frame each piece with its 8-byte length.
             let (n, header) = if self.sparse {
@@ -368,7 +386,9 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
             }
             let framed = align_up(n + header.map_or(0, |_| 8), block);
             let piece = frame(data, pos, n, header, framed);
-            let padded = !self.sparse && n % block != 0;
+            // In a threaded zone data goes first (blocks past the device's write pointer hold
+            // other files' live data, so an extent persisted ahead would read theirs).
+            let padded = !self.sparse && n % block != 0 && !threaded;
             let full = if padded {
                 // A padded piece ends a sync. Persist its extent before writing it: were the
                 // padding on the device first, a crash would let mount take it for file data.
@@ -384,6 +404,9 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
             {
                 let mut c = fs.counters();
                 c.device_bytes += piece.len();
+                if threaded {
+                    c.threaded_bytes += n;
+                }
             }
             pos += n;
             if full {
@@ -495,7 +518,10 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
                 }
             }
         }
-        let full = s.slot_region(slot).is_none_or(|r| r.remaining() == 0);
+        let full = match slot {
+            Slot::Zone(z) => s.zone(z).is_none_or(|a| a.remaining() == 0),
+            Slot::Subzone(_) => s.slot_region(slot).is_none_or(|r| r.remaining() == 0),
+        };
         if let Some(f) = s.files.get_mut(&self.id) {
             let merged = match f.meta.extents.last_mut() {
                 Some(last)

@@ -167,13 +167,17 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
         for info in s.table.report(0, g.zone_count) {
             let z = info.index as usize;
             let lost_from = Self::lost_from(&mut s, now, z, info.index);
+            let cap_end = info.start + g.zone_capacity_bytes;
             let (state, wp) = match lost_from {
-                // A threaded zone keeps its old bytes: only the host's lost writes go.
-                Some(off)
-                    if off < info.write_pointer && Self::threaded_lost(&mut s, info.index, off) =>
-                {
-                    (ZoneState::Closed, off)
+                // A threaded zone keeps its old bytes: only the host's lost writes go, and
+                // the device closes it at power-up (plugging the rest).
+                Some(off) if s.threaded.contains_key(&info.index) => {
+                    if off < info.write_pointer {
+                        Self::threaded_lost(&mut s, info.index, off);
+                    }
+                    (ZoneState::Full, cap_end)
                 }
+                None if s.threaded.contains_key(&info.index) => (ZoneState::Full, cap_end),
                 Some(off) if off < info.write_pointer => {
                     let state = if off == info.start {
                         ZoneState::Empty
@@ -190,12 +194,20 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
             s.in_flight[z].clear();
         }
         s.table = ZoneTable::restore(g, &saved)?;
+        let threaded: Vec<u32> = s.threaded.keys().copied().collect();
+        for &zone in &threaded {
+            Self::plug_rest(&mut s, now, zone);
+        }
         let State { table, media, .. } = &mut *s;
         if let Some(m) = media.splitzns_ref() {
             m.retake_tokens(table)?;
         }
         s.checker = WritePointerChecker::new(s.checker.enabled());
         s.media.power_cycle(now);
+        drop(s);
+        for zone in threaded {
+            self.close_threaded(zone)?;
+        }
         Ok(())
     }
 

@@ -9,7 +9,8 @@
 //! plugging is complete and the zone's bytes are written back as one string. Reads of a
 //! threaded zone may go past the write pointer into blocks that were valid when it opened; a
 //! power loss drops the overlay's lost writes only (the old bytes stay where they were, as the
-//! old flash blocks do until close).
+//! old flash blocks do until close), and the device closes every threaded zone at power-up:
+//! it comes back full, its lost and unwritten blocks padding.
 
 use std::collections::BTreeMap;
 

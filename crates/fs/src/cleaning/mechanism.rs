@@ -294,6 +294,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             for &z in &v {
                 if let Some(z) = s.zone_mut(z) {
                     z.wp = z.start;
+                    z.threaded = None;
                     z.lifetime = Lifetime::NotSet;
                     z.active = false;
                     z.busy = true;

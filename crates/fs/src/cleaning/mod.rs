@@ -13,6 +13,7 @@ pub mod greedy;
 pub mod izc;
 pub mod mechanism;
 pub mod none;
+pub mod threaded;
 pub mod zenfs;
 
 use crate::placement::ZoneView;

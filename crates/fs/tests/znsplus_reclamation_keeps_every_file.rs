@@ -1,8 +1,10 @@
-//! Zone cleaning through ZNS+'s in-device zone compaction on the `tiny` ZNS+ SSD: every file
-//! reads back byte for byte and fsck is clean after every pass, with the copyback-unaware
-//! (CUB) and copyback-aware (CAB) destination orders. CUB copies the live data in the order
-//! the host copy does, so its layout (and every later decision) is the host copy's, while no
-//! copied byte crosses the host link; CAB copies more pages back than CUB.
+//! ZNS+'s reclamation on the `tiny` ZNS+ SSD: zone cleaning through in-device zone compaction
+//! and hybrid recycling's threaded logging. Every file reads back byte for byte and fsck is
+//! clean after every pass, with the copyback-unaware (CUB) and copyback-aware (CAB)
+//! destination orders and with threaded logging. CUB copies the live data in the order the
+//! host copy does, so its layout (and every later decision) is the host copy's, while no
+//! copied byte crosses the host link; CAB copies more pages back than CUB; with threaded
+//! logging most zones are reclaimed by writing over their garbage, and less is copied.
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
 use std::collections::BTreeMap;
@@ -47,8 +49,13 @@ struct Outcome {
 }
 
 /// Writes files of 20-300 KiB, deleting random ones to keep 6, cleaning (greedy) after every
-/// file; checks fsck and every file's bytes after each pass.
+/// file (with threaded logging: when a writer needs a zone); checks fsck and every file's
+/// bytes after each file.
 fn churn(copy: ZoneCopy, seed: u64) -> Outcome {
+    churn_with(copy, false, seed)
+}
+
+fn churn_with(copy: ZoneCopy, threaded_logging: bool, seed: u64) -> Outcome {
     let env = SimEnv::new(SimConfig {
         seed,
         ..SimConfig::default()
@@ -64,6 +71,8 @@ fn churn(copy: ZoneCopy, seed: u64) -> Outcome {
             cleaner: zonedb_fs::cleaning::by_name("greedy", 90).unwrap(),
             cleaning_interval_ns: 0,
             zone_copy: copy,
+            threaded_logging,
+            threaded_free_pct: 95,
             ..FsOptions::default()
         };
         let fs = ZoneFs::mount(e2, dev.clone(), opts).await.unwrap();
@@ -79,9 +88,14 @@ fn churn(copy: ZoneCopy, seed: u64) -> Outcome {
                 Err(e) => panic!("{e}"),
             };
             let data = contents(n, len);
-            if w.append(&data).await.is_err() || w.close().await.is_err() {
-                fs.delete(&name).await.unwrap();
-                break;
+            let written = match w.append(&data).await {
+                Ok(()) => w.close().await,
+                Err(e) => Err(e),
+            };
+            match written {
+                Ok(()) => {}
+                Err(zonedb_fs::FsError::NoSpace) => break,
+                Err(e) => panic!("file {n}: {e}"),
             }
             live.insert(n, len);
             while live.len() > 6 {
@@ -92,7 +106,11 @@ fn churn(copy: ZoneCopy, seed: u64) -> Outcome {
                 live.remove(&victim);
                 fs.delete(&format!("{victim:06}.sst")).await.unwrap();
             }
-            fs.clean_while_gaining().await.unwrap();
+            // With threaded logging, reclamation happens when writers need zones (HSR first,
+            // then foreground cleaning); without, the test cleans after every file.
+            if !threaded_logging {
+                fs.clean_while_gaining().await.unwrap();
+            }
             let problems = fs.fsck();
             assert!(problems.is_empty(), "after file {n}: {problems:?}");
             for (&m, &len) in &live {
@@ -176,4 +194,37 @@ fn copyback_aware_allocation_copies_more_pages_back() {
     );
     assert!(cab > 0.8, "CAB copied {cab:.2} of its pages back");
     assert!(cab > cub + 0.2, "CAB {cab:.2} vs CUB {cub:.2}");
+}
+
+#[test]
+fn threaded_logging_reclaims_most_zones_and_keeps_every_file() {
+    let (mut tl, mut cleaned, mut copied_tl, mut copied_izc) = (0, 0, 0, 0);
+    for seed in 0..3 {
+        let izc = churn(
+            ZoneCopy::Izc {
+                copyback_aware: true,
+            },
+            seed,
+        );
+        let plus = churn_with(
+            ZoneCopy::Izc {
+                copyback_aware: true,
+            },
+            true,
+            seed,
+        );
+        assert!(plus.fs.threaded_bytes > 0, "seed {seed}: {:?}", plus.fs);
+        tl += plus.fs.threaded_reclaims;
+        cleaned += plus.fs.gc_zone_resets;
+        copied_tl += plus.fs.gc_copied_bytes;
+        copied_izc += izc.fs.gc_copied_bytes;
+    }
+    assert!(
+        tl > cleaned,
+        "threaded logging {tl} zones, cleaning {cleaned}"
+    );
+    assert!(
+        copied_tl < copied_izc,
+        "copied {copied_tl} with TL vs {copied_izc}"
+    );
 }

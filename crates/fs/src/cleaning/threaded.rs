@@ -1,0 +1,167 @@
+//! ZNS+'s hybrid recycling (HSR) on the host: when free space runs low, a writer of SSTs may
+//! get a zone with garbage opened for threaded logging (TL) instead of an empty one, its live
+//! blocks left where they are (the device plugs them) and its garbage blocks written over in
+//! increasing order. The rule is the ZNS+ artifact's (`get_new_ssr_segment` of its F2FS):
+//!
+//! - TL is considered when the free capacity falls below
+//!   [`crate::FsOptions::threaded_free_pct`] of the IO capacity (F2FS: when free sections run
+//!   down to its reserve, before foreground cleaning starts);
+//! - the TL candidate is the full zone, not busy, with the fewest live bytes and some garbage;
+//!   the cleaning candidate is the cleaner's first victim (the TL candidate when the cleaner
+//!   has none);
+//! - TL wins when `0.90 x live(TL)` is below `(1 + 0.02 + 0.18) x live(cleaning)` (in blocks):
+//!   plugging costs the device 90% of a host copy, and a copy adds 2% for metadata and 18% for
+//!   node updates (F2FS data segments);
+//! - every decision is counted (`threaded_reclaims`, `threaded_declined` in
+//!   [`crate::FsStats`]).
+
+use zonedb_device::ZonedDevice;
+use zonedb_env::Env;
+
+use crate::FsError;
+use crate::cleaning::CleaningView;
+use crate::fs::ZoneFs;
+use crate::placement::Lifetime;
+use crate::state::{Threaded, ZoneAcct};
+
+/// Plugging's cost per live block against a host copy's, percent (ZNS+: 90).
+pub const TL_COST_PCT: u64 = 90;
+/// A copy's cost per live block, percent: the copy, 2% metadata, 18% node updates (ZNS+'s
+/// F2FS for data segments).
+pub const CLEANING_COST_PCT: u64 = 100 + 2 + 18;
+
+/// Whether HSR reclaims by threaded logging a zone of `tl_live` live blocks rather than
+/// cleaning one of `cleaning_live`.
+pub fn prefers_threaded(tl_live: u64, cleaning_live: u64) -> bool {
+    tl_live.saturating_mul(TL_COST_PCT) < cleaning_live.saturating_mul(CLEANING_COST_PCT)
+}
+
+impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
+    /// A zone opened for threaded logging for a writer of `lifetime`, when HSR says so;
+    /// `None` otherwise (and when the device refuses: too many threaded zones, no resource).
+    pub(crate) async fn try_threaded_zone(
+        &self,
+        lifetime: Lifetime,
+    ) -> Result<Option<u32>, FsError> {
+        if !self.opts.threaded_logging || !self.dev.capabilities().sparse_write {
+            return Ok(None);
+        }
+        let block = self.block;
+        let (zone, valid) = {
+            let mut s = self.lock();
+            let io: u64 = s
+                .zones
+                .iter()
+                .filter(|z| !z.failed && z.split.is_none())
+                .map(|z| z.capacity)
+                .sum();
+            let free: u64 = s.zones.iter().map(ZoneAcct::remaining).sum();
+            if io == 0 || free * 100 >= io * u64::from(self.opts.threaded_free_pct) {
+                return Ok(None);
+            }
+            // The full zone with the fewest live bytes that has a block to write over (live
+            // extents that do not fill their blocks can leave none).
+            let mut candidates: Vec<(u64, u32)> = s
+                .zones
+                .iter()
+                .filter(|z| {
+                    z.threaded.is_none()
+                        && z.split.is_none()
+                        && !z.busy
+                        && !z.failed
+                        && z.readers == 0
+                        && z.written() > 0
+                        && z.remaining() == 0
+                        && z.used + block <= z.capacity
+                })
+                .map(|z| (z.used, z.index))
+                .collect();
+            candidates.sort_unstable();
+            let Some((cand, valid)) = candidates.into_iter().find_map(|(used, z)| {
+                let valid = s.live_blocks(z, block);
+                valid.iter().any(|v| !v).then_some(((z, used), valid))
+            }) else {
+                return Ok(None);
+            };
+            let views = s.views();
+            let cleaning_live = self
+                .opts
+                .cleaner
+                .victims(&CleaningView { zones: &views })
+                .first()
+                .and_then(|&v| s.zone(v))
+                .map_or(cand.1, |z| z.used);
+            if !prefers_threaded(cand.1.div_ceil(block), cleaning_live.div_ceil(block)) {
+                self.counters().threaded_declined += 1;
+                return Ok(None);
+            }
+            if let Some(z) = s.zone_mut(cand.0) {
+                z.busy = true;
+            }
+            (cand.0, valid)
+        };
+        if self.dev.threaded_open(zone, &valid).await.is_err() {
+            if let Some(z) = self.lock().zone_mut(zone) {
+                z.busy = false;
+            }
+            self.tokens.notify_waiters();
+            return Ok(None);
+        }
+        {
+            let mut s = self.lock();
+            if let Some(z) = s.zone_mut(zone) {
+                z.threaded = Some(Threaded { valid, block });
+                z.wp = z.start;
+                z.active = true;
+                z.lifetime = lifetime;
+            }
+            s.open_tokens += 1;
+            let free: u64 = s.zones.iter().map(ZoneAcct::remaining).sum();
+            let mut c = self.counters();
+            c.threaded_reclaims += 1;
+            c.free_series.push((self.env.now(), free));
+        }
+        self.kick.notify_one();
+        Ok(Some(zone))
+    }
+}
+
+impl crate::state::State {
+    /// Per block of zone `zone`'s capacity: whether a live extent touches it.
+    pub(crate) fn live_blocks(&self, zone: u32, block: u64) -> Vec<bool> {
+        let Some(z) = self.zone(zone) else {
+            return Vec::new();
+        };
+        let (lo, hi) = (z.start, z.start + z.capacity);
+        let mut valid = vec![false; usize::try_from(z.capacity / block).unwrap_or(0)];
+        for e in self.files.values().flat_map(|f| f.meta.extents.iter()) {
+            if e.start >= lo && e.start < hi {
+                let a = (e.start - lo) / block;
+                let b = (e.start + e.len - lo).div_ceil(block);
+                for i in a..b {
+                    if let Some(v) = valid.get_mut(usize::try_from(i).unwrap_or(usize::MAX)) {
+                        *v = true;
+                    }
+                }
+            }
+        }
+        valid
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threaded_logging_wins_on_the_same_zone_and_loses_to_a_much_emptier_one() {
+        // The same zone both ways: 0.9 x < 1.2 x.
+        assert!(prefers_threaded(1000, 1000));
+        // Cleaning a zone with a quarter of the live blocks: 900 vs 300 -> clean.
+        assert!(!prefers_threaded(1000, 250));
+        // The break-even: 0.9 x tl < 1.2 x gc <=> tl < 4/3 gc.
+        assert!(prefers_threaded(1332, 1000));
+        assert!(!prefers_threaded(1334, 1000));
+        assert!(!prefers_threaded(0, 0));
+    }
+}
