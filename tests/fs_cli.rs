@@ -155,3 +155,70 @@ fn fill_delete_runs_out_of_space_without_cleaning_and_keeps_going_with_it() {
         serde_json::to_string(&fill_delete_json("greedy", "4")).unwrap()
     );
 }
+
+#[test]
+fn fill_delete_on_a_znsplus_device_reports_its_counters_and_the_new_figures() {
+    let out = zonedb(&[
+        "fs",
+        "fill-delete",
+        "--scale",
+        "1/256",
+        "--kind",
+        "znsplus",
+        "--zone-copy",
+        "izc",
+        "--copyback-aware",
+        "false",
+        "--threaded-logging",
+        "--chips",
+        "8",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["kind"], "znsplus");
+    assert_eq!(v["zone_copy"], "izc");
+    assert_eq!(v["copyback_aware"], false);
+    assert_eq!(v["threaded_logging"], true);
+    assert_eq!(v["chips"], 8);
+    for k in [
+        "copy_commands",
+        "copyback_pages",
+        "read_program_pages",
+        "plug_pages",
+        "padding_pages",
+        "threaded_opens",
+    ] {
+        assert!(v["znsplus"][k].is_u64(), "znsplus.{k}: {v}");
+    }
+    for k in [
+        "cleaning_time_ns",
+        "host_link_bytes",
+        "metadata_write_bytes",
+        "threaded_logging_share",
+        "ops_per_s",
+        "latency_us_p99",
+    ] {
+        assert!(v[k].is_number(), "{k}: {v}");
+    }
+    assert!(v["ops_per_s"].as_f64().unwrap() > 0.0);
+    // The existing fields stay.
+    for k in ["ran_out_of_space", "user_bytes_written", "stats", "profile"] {
+        assert!(v.get(k).is_some(), "{k}");
+    }
+    // A ZNS SSD has no ZNS+ counters; IZC and threaded logging need a ZNS+ device.
+    let zns = fill_delete_json("greedy", "3");
+    assert!(zns.get("znsplus").is_none());
+    assert_eq!(zns["chips"], 16);
+    for flags in [&["--zone-copy", "izc"][..], &["--threaded-logging"][..]] {
+        let mut args = vec!["fs", "fill-delete", "--scale", "1/256"];
+        args.extend_from_slice(flags);
+        assert_eq!(zonedb(&args).status.code(), Some(2), "{flags:?}");
+    }
+    let bad = zonedb(&["fs", "fill-delete", "--scale", "1/256", "--chips", "12"]);
+    assert_eq!(bad.status.code(), Some(2));
+}

@@ -1,6 +1,7 @@
 //! `zonedb reproduce oaza --scale small`: one JSON object per scheme under the slides' names
 //! with the keys the issue names, the tables beside the slides' numbers in the report, the
-//! same seed twice gives the same figures, and bad arguments exit 2.
+//! same seed twice gives the same figures, and bad arguments exit 2; the splitzns, hhzs and
+//! znsplus studies name their schemes and experiments.
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
 use std::process::Command;
@@ -180,4 +181,67 @@ fn reproduce_hhzs_names_the_papers_experiments_schemes_and_workloads() {
     ] {
         assert!(dir.path().join(f).exists(), "{f}");
     }
+}
+
+#[test]
+fn reproduce_znsplus_reports_every_scheme_on_every_experiment_in_seconds() {
+    let dir = tempfile::tempdir().unwrap();
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "the test times the command on the host"
+    )]
+    let started = std::time::Instant::now();
+    let o = zonedb(&[
+        "reproduce",
+        "znsplus",
+        "--scale",
+        "tiny",
+        "--json",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    let took = started.elapsed();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let j: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["study"], "znsplus");
+    assert_eq!(j["failed"].as_array().unwrap().len(), 0, "{}", j["failed"]);
+    use zonedb_harness::reproduce::znsplus::{EXPERIMENTS, ISSUE_KEYS, SCHEMES};
+    assert_eq!(SCHEMES, ["ZNS", "IZC", "ZNS+", "ZNS+/CUB"]);
+    for s in SCHEMES {
+        for e in EXPERIMENTS {
+            let v = &j["schemes"][s][e];
+            for k in ISSUE_KEYS.iter().chain(&[
+                "gc_copied_bytes",
+                "izc_commands",
+                "copyback_ratio",
+                "virtual_time_s",
+            ]) {
+                assert!(v[*k].is_number(), "{s}.{e}.{k}: {}", v[*k]);
+            }
+            assert!(v["ops_per_s"].as_f64().unwrap() > 0.0, "{s}.{e}");
+        }
+        // Cleaning runs in every experiment, the engine's included.
+        for e in ["fill-delete-80", "overwrite", "ycsb-a"] {
+            let v = &j["schemes"][s][e];
+            assert!(v["gc_copied_bytes"].as_u64().unwrap() > 0, "{s}.{e}: {v}");
+        }
+        // chips-16 is the profile's own array: the same run as fill-delete-80.
+        assert_eq!(
+            j["schemes"][s]["chips-16"],
+            j["schemes"][s]["fill-delete-80"]
+        );
+        assert_eq!(j["schemes"][s]["chips-32"]["chips"], 32);
+    }
+    assert_eq!(j["slides"].as_array().unwrap().len(), 7);
+    let md = std::fs::read_to_string(dir.path().join("reproduce-znsplus.md")).unwrap();
+    assert!(md.contains("F2FS"), "{md}");
+    assert!(md.contains("## The slides beside ours"), "{md}");
+    for f in [
+        "reproduce-znsplus.json",
+        "reproduce-znsplus-throughput.svg",
+        "reproduce-znsplus-copyback.svg",
+    ] {
+        assert!(dir.path().join(f).exists(), "{f}");
+    }
+    assert!(took.as_secs() < 60, "took {took:?}");
 }

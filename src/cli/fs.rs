@@ -71,6 +71,25 @@ pub struct FillDeleteArgs {
     /// Seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Device kind: zns, or znsplus (ZNS+: in-device zone compaction and threaded logging,
+    /// the reference's latencies).
+    #[arg(long, default_value = "zns", value_parser = ["zns", "znsplus"])]
+    kind: String,
+    /// How cleaning moves live data: host (read and write through the host) or izc (ZNS+'s
+    /// in-device zone compaction; needs --kind znsplus).
+    #[arg(long, default_value = "host", value_parser = ["host", "izc"])]
+    zone_copy: String,
+    /// --zone-copy izc: copyback-aware destination allocation (CAB); false is CUB.
+    #[arg(long, default_value = "true", action = clap::ArgAction::Set, value_parser = super::store::flag_bool)]
+    copyback_aware: bool,
+    /// Reclaim zones by threaded logging where it costs less than cleaning (needs --kind
+    /// znsplus).
+    #[arg(long)]
+    threaded_logging: bool,
+    /// Flash chips in all, every zone striped over them (the profile's own if absent);
+    /// zone size, capacity and count stay.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    chips: Option<u32>,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -315,18 +334,30 @@ pub fn run(cmd: FsCommand) -> Result<ExitCode, CliError> {
 }
 
 fn fill_delete(a: &FillDeleteArgs) -> Result<ExitCode, CliError> {
-    use zonedb_device::SimDevice;
-    use zonedb_device::sim::spec::SimPayload;
-    use zonedb_env::{SimConfig, SimEnv};
+    use zonedb_device::SimDeviceSpec;
+    use zonedb_fs::ZoneCopy;
     use zonedb_harness::fill_delete::{self, FillDeleteOptions};
 
-    let p = build_profile(&a.profile, &a.scale, None)?;
+    let znsplus = a.kind == "znsplus";
+    if !znsplus && (a.zone_copy == "izc" || a.threaded_logging) {
+        return Err(CliError::Usage(
+            "--zone-copy izc and --threaded-logging need a ZNS+ device (--kind znsplus)".into(),
+        ));
+    }
+    let spec = SimDeviceSpec::new(&a.profile, &a.scale)
+        .chips(a.chips)
+        .znsplus(znsplus.then(zonedb_device::flash::ZnsPlusConfig::reference));
     let cleaner = zonedb_fs::cleaning::by_name(&a.cleaner, a.gc_threshold)?;
-    let env = SimEnv::new(SimConfig::with_seed(a.seed));
-    let dev = Arc::new(SimDevice::new(env.clone(), p.clone(), &SimPayload::Memory)?);
-    dev.set_checking(false);
     let opts = FsOptions {
         cleaner,
+        zone_copy: if a.zone_copy == "izc" {
+            ZoneCopy::Izc {
+                copyback_aware: a.copyback_aware,
+            }
+        } else {
+            ZoneCopy::Host
+        },
+        threaded_logging: a.threaded_logging,
         ..FsOptions::default()
     };
     let fd = FillDeleteOptions {
@@ -336,26 +367,65 @@ fn fill_delete(a: &FillDeleteArgs) -> Result<ExitCode, CliError> {
         ..FillDeleteOptions::default()
     };
     let watch = crate::host::Stopwatch::start();
-    let env2 = env.clone();
-    let report = env.run(async move {
-        ZoneFs::<SimEnv, SimDevice<SimEnv>>::mkfs(dev.as_ref(), 0).await?;
-        let fs = ZoneFs::mount(env2, dev, opts).await?;
-        fill_delete::run(fs, fd).await
-    })??;
+    // A failed end-of-run fsck is a failed check (exit 1), not a usage error.
+    let run = fill_delete::run_simulated(&spec, opts, fd).map_err(|e| match e {
+        zonedb_harness::db_bench::HarnessError::Invariant(m) => CliError::Failed(m),
+        e => e.into(),
+    })?;
     let wall_ns = watch.elapsed_ns();
+    let report = &run.report;
+    let s = &report.stats;
     if a.json {
-        let mut v = serde_json::to_value(&report)?;
+        let mut v = serde_json::to_value(report)?;
         if let serde_json::Value::Object(m) = &mut v {
-            m.insert("profile".into(), serde_json::to_value(&p.name)?);
+            m.insert("profile".into(), serde_json::to_value(&run.profile)?);
             m.insert("cleaner".into(), serde_json::to_value(&a.cleaner)?);
+            m.insert("kind".into(), json!(a.kind));
+            m.insert("zone_copy".into(), json!(a.zone_copy));
+            m.insert("copyback_aware".into(), json!(a.copyback_aware));
+            m.insert("threaded_logging".into(), json!(a.threaded_logging));
+            m.insert("chips".into(), json!(run.chips));
+            m.insert("cleaning_time_ns".into(), json!(s.cleaning_ns));
+            m.insert("host_link_bytes".into(), json!(run.host_link_bytes()));
+            m.insert(
+                "metadata_write_bytes".into(),
+                json!(s.metadata_bytes_written),
+            );
+            m.insert(
+                "threaded_logging_share".into(),
+                json!(run.threaded_logging_share()),
+            );
+            m.insert("device".into(), serde_json::to_value(run.device)?);
+            if let Some(z) = run.znsplus {
+                m.insert("znsplus".into(), serde_json::to_value(z)?);
+            }
             m.insert("host".into(), json!({ "wall_time_ns": wall_ns }));
         }
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         let gb = |b: u64| b as f64 / 1e9;
+        let copy = if a.zone_copy == "izc" {
+            format!(
+                " zone-copy=izc ({})",
+                if a.copyback_aware { "CAB" } else { "CUB" }
+            )
+        } else {
+            String::new()
+        };
         println!(
-            "zonedb fs fill-delete: profile={} cleaner={} seed={} live={}% goal={}x capacity",
-            p.name, a.cleaner, a.seed, a.live_pct, a.capacity_multiple
+            "zonedb fs fill-delete: profile={} chips={} kind={}{copy}{} cleaner={} seed={} live={}% goal={}x capacity",
+            run.profile,
+            run.chips,
+            a.kind,
+            if a.threaded_logging {
+                " threaded-logging"
+            } else {
+                ""
+            },
+            a.cleaner,
+            a.seed,
+            a.live_pct,
+            a.capacity_multiple
         );
         println!(
             "  {}: wrote {:.2} GB of {:.2} GB capacity ({} files, {} deleted) in {:.2} s virtual",
@@ -370,7 +440,6 @@ fn fill_delete(a: &FillDeleteArgs) -> Result<ExitCode, CliError> {
             report.files_deleted,
             report.virtual_time_ns as f64 / 1e9
         );
-        let s = &report.stats;
         println!(
             "  space amplification {:.3}, write amplification {:.3}, cleaning copied {:.2} GB in {} passes, zone resets {}, finishes {}, I/O blocking {:.3} s",
             report.space_amplification_at_end,
@@ -381,6 +450,29 @@ fn fill_delete(a: &FillDeleteArgs) -> Result<ExitCode, CliError> {
             s.zone_finishes,
             s.io_blocking_ns as f64 / 1e9
         );
+        println!(
+            "  {:.0} ops/s (4 KiB blocks), file write P99 {:.0} µs, cleaning {:.3} s, host link {:.2} GB, metadata {:.1} MB",
+            report.ops_per_s,
+            report.latency_us_p99,
+            s.cleaning_ns as f64 / 1e9,
+            gb(run.host_link_bytes()),
+            s.metadata_bytes_written as f64 / 1e6
+        );
+        if let Some(z) = run.znsplus {
+            println!(
+                "  ZNS+: {} IZC commands ({:.2} GB), pages copied back {}, read-program {}, plugged {} ({} padding), threaded opens {}; fs: IZC {} commands, threaded reclaims {} ({:.1}% of reclaims)",
+                z.copy_commands,
+                gb(z.copy_bytes),
+                z.copyback_pages,
+                z.read_program_pages,
+                z.plug_pages,
+                z.padding_pages,
+                z.threaded_opens,
+                s.izc_commands,
+                s.threaded_reclaims,
+                run.threaded_logging_share() * 100.0
+            );
+        }
         println!("  host: wall {:.2} s", wall_ns as f64 / 1e9);
     }
     Ok(ExitCode::SUCCESS)

@@ -29,6 +29,10 @@ pub enum StudyArg {
     /// HHZS on a hybrid ZNS SSD + HM-SMR HDD vs B1-B4 and SpanDB's AUTO; its breakdown and
     /// sweeps (motivation, exp1 ... exp6).
     Hhzs,
+    /// ZNS+ (in-device zone compaction, copyback-aware allocation, threaded logging) vs host
+    /// copy: fill-and-delete at 70% / 80% live and by chip count, the engine's overwrite and
+    /// YCSB-A under cleaning.
+    Znsplus,
 }
 
 #[derive(Debug, Args)]
@@ -71,8 +75,9 @@ pub struct ReproduceArgs {
     /// all.
     #[arg(long, value_delimiter = ',')]
     workloads: Vec<String>,
-    /// hhzs: only these experiments, comma-separated (motivation, exp1 ... exp6). Default:
-    /// all.
+    /// hhzs: only these experiments, comma-separated (motivation, exp1 ... exp6); znsplus:
+    /// fill-delete-70, fill-delete-80, chips-4, chips-8, chips-16, chips-32, overwrite,
+    /// ycsb-a. Default: all.
     #[arg(long, value_delimiter = ',')]
     experiments: Vec<String>,
     /// Report directory (`reproduce-<study>.md` and `.json` are written there).
@@ -89,6 +94,7 @@ pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
         StudyArg::Oaza => Study::Oaza,
         StudyArg::Splitzns => Study::SplitZns,
         StudyArg::Hhzs => Study::Hhzs,
+        StudyArg::Znsplus => return run_znsplus(a),
     };
     let name = match study {
         Study::SameZone => "same-zone",
@@ -196,6 +202,87 @@ pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
             a.out.join(format!("reproduce-{name}.md")).display(),
             wall.elapsed_ns() as f64 / 1e9
         );
+    }
+    let failed = results.iter().filter(|r| r.figures.is_err()).count();
+    Ok(if failed == results.len() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `zonedb reproduce znsplus`: its cells mix fill-and-delete runs and engine scenarios, so it
+/// runs them through the study's own runner (`--jobs` at a time).
+fn run_znsplus(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
+    use reproduce::znsplus;
+    let usage = |e: zonedb_harness::db_bench::HarnessError| CliError::Usage(e.to_string());
+    let scale = ReproScale::parse(&a.scale).map_err(usage)?;
+    let plan = znsplus::ZnsPlusPlan {
+        seeds: (0..a.seeds.max(1))
+            .map(|i| a.seed.wrapping_add(i))
+            .collect(),
+        experiments: a.workloads.iter().chain(&a.experiments).cloned().collect(),
+    };
+    let mut cells = znsplus::cells(scale, &plan).map_err(usage)?;
+    a.run.apply_process();
+    for c in &mut cells {
+        if let znsplus::Work::Engine(s) = &mut c.work {
+            s.workload.elide_values &= a.run.elide_values;
+        }
+    }
+    if !a.json {
+        println!(
+            "zonedb reproduce znsplus --scale {}: {} cells, {} at a time (seeds {:?})",
+            a.scale,
+            cells.len(),
+            a.jobs.max(1),
+            plan.seeds
+        );
+    }
+    let wall = Stopwatch::start();
+    let results = znsplus::run_cells(&cells, a.jobs, &|done, total| {
+        let spent = wall.elapsed_ns() as f64 / 1e9;
+        let left = spent / done as f64 * (total - done) as f64;
+        eprintln!(
+            "[{done}/{total}] configurations done, {spent:.1} s elapsed, about {left:.0} s left"
+        );
+    });
+    let mut j = znsplus::json(scale, &results);
+    j["host"] = crate::host::json(wall.elapsed_ns(), None);
+    let md = znsplus::markdown(scale, &results);
+    std::fs::create_dir_all(&a.out).map_err(|e| CliError::Usage(format!("report: {e}")))?;
+    let write = |file: &str, text: String| {
+        std::fs::write(a.out.join(file), text)
+            .map_err(|e| CliError::Usage(format!("report {file}: {e}")))
+    };
+    write("reproduce-znsplus.md", md.clone())?;
+    znsplus::plots(&a.out, &results).map_err(usage)?;
+    write("reproduce-znsplus.json", serde_json::to_string_pretty(&j)?)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&j)?);
+    } else {
+        print!("{md}");
+        println!(
+            "\nreport: {} ({:.0} s)",
+            a.out.join("reproduce-znsplus.md").display(),
+            wall.elapsed_ns() as f64 / 1e9
+        );
+    }
+    // A failed end-of-run check voids the study's figures, as for the other studies.
+    let void: Vec<String> = results
+        .iter()
+        .filter(|r| r.invariant_failed)
+        .filter_map(|r| {
+            let e = r.figures.as_ref().err()?;
+            Some(format!("{} {}: {e}", r.scheme, r.experiment))
+        })
+        .collect();
+    if !void.is_empty() {
+        return Err(CliError::Failed(format!(
+            "{} runs failed their invariant checks:\n{}",
+            void.len(),
+            void.join("\n")
+        )));
     }
     let failed = results.iter().filter(|r| r.figures.is_err()).count();
     Ok(if failed == results.len() {

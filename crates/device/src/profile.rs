@@ -185,6 +185,30 @@ impl Profile {
         Ok(self)
     }
 
+    /// With `chips` flash chips in all: as many channels as before or `chips` if fewer, the
+    /// chips spread evenly over them, and every zone striped over all `chips` chips. Zone
+    /// size, capacity and count stay, so a zone takes more block rows on fewer chips (and
+    /// fewer, partly used, on more); latencies stay per chip. Unchanged when the profile
+    /// already has `chips` chips striped so.
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidConfig`] when `chips` is 0 or does not divide evenly over the
+    /// channels.
+    pub fn with_chips(mut self, chips: u32) -> Result<Self, DeviceError> {
+        let channels = chips.min(self.flash.channels);
+        if chips == 0 || !chips.is_multiple_of(channels) {
+            return Err(DeviceError::InvalidConfig(format!(
+                "profile {}: {chips} chips do not spread evenly over {} channels",
+                self.name, self.flash.channels
+            )));
+        }
+        self.flash.channels = channels;
+        self.flash.chips_per_channel = chips / channels;
+        self.chips_per_zone = chips;
+        self.validate()?;
+        Ok(self)
+    }
+
     /// With the scheduler `scheduler` ordering queued media work.
     ///
     /// # Errors
@@ -483,6 +507,46 @@ mod tests {
         assert!(parse_scale("1/0").is_err());
         assert!(parse_scale("x").is_err());
         assert_eq!(parse_scale("4").unwrap(), 4);
+    }
+
+    #[test]
+    fn chip_count_changes_the_array_not_the_zones() {
+        let base = Profile::by_name("splitzns-paper")
+            .unwrap()
+            .scaled(8)
+            .unwrap();
+        assert_eq!(base.clone().with_chips(16).unwrap(), base);
+        for (chips, channels, per_channel, rows) in
+            [(4, 4, 1, 4), (8, 8, 1, 2), (32, 8, 4, 1), (1, 1, 1, 16)]
+        {
+            let p = base.clone().with_chips(chips).unwrap();
+            assert_eq!(p.flash.chips(), chips);
+            assert_eq!(
+                (
+                    p.flash.channels,
+                    p.flash.chips_per_channel,
+                    p.chips_per_zone
+                ),
+                (channels, per_channel, chips)
+            );
+            assert_eq!(p.zones, base.zones);
+            let layout = p.layout().unwrap();
+            assert_eq!(layout.dies_per_zone(), chips);
+            assert_eq!(layout.rows_per_zone(), rows, "{chips} chips");
+        }
+        assert!(base.clone().with_chips(0).is_err());
+        assert!(base.clone().with_chips(12).is_err());
+        // A chip count the zones can be mapped onto with chips per zone set after it.
+        assert!(
+            base.clone()
+                .with_chips(32)
+                .unwrap()
+                .with_chips_per_zone(8)
+                .is_ok()
+        );
+        // The tiny profile's 2 channels: 6 chips are 3 per channel.
+        let t = Profile::by_name("tiny").unwrap().with_chips(6).unwrap();
+        assert_eq!((t.flash.channels, t.flash.chips_per_channel), (2, 3));
     }
 
     #[test]

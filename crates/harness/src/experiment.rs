@@ -180,6 +180,7 @@ pub fn device_spec_of(s: &Scenario) -> Result<DeviceSpec, HarnessError> {
     let own = [
         (d.profile != defaults.profile, "profile"),
         (d.scale != defaults.scale, "scale"),
+        (d.chips.is_some(), "chips"),
         (d.chips_per_zone.is_some(), "chips_per_zone"),
         (d.zone_count.is_some(), "zone_count"),
         (d.max_open_zones.is_some(), "max_open_zones"),
@@ -243,6 +244,7 @@ fn section_spec(
         )));
     }
     Ok(SimDeviceSpec::new(&d.profile, &d.scale)
+        .chips(d.chips)
         .chips_per_zone(d.chips_per_zone)
         .zone_count(d.zone_count)
         .zone_limits(d.max_open_zones, d.max_active_zones)
@@ -637,6 +639,29 @@ mod tests {
             ),
             "{r:?}"
         );
+    }
+
+    #[test]
+    fn device_chips_sets_the_flash_array_before_chips_per_zone() {
+        let text = "name = \"x\"\n[device]\nprofile = \"splitzns-paper\"\nscale = \"1/8\"\nkind = \"znsplus\"\nchips = 32\n";
+        let s = &Scenario::configurations(text).unwrap()[0];
+        let spec = spec_of(s).unwrap();
+        assert_eq!(spec.chips, Some(32));
+        assert!(spec.znsplus.is_some());
+        let p = spec.profile().unwrap();
+        assert_eq!((p.flash.chips(), p.chips_per_zone), (32, 32));
+        assert_eq!(p.zones.zone_count, 160);
+        let mut split = s.clone();
+        split.device.chips_per_zone = Some(4);
+        let p = spec_of(&split).unwrap().profile().unwrap();
+        assert_eq!((p.flash.chips(), p.chips_per_zone), (32, 4));
+        // Absent, it stays out of the serialized scenario.
+        let plain = &Scenario::configurations("name = \"x\"").unwrap()[0];
+        assert!(!toml::to_string(plain).unwrap().contains("chips ="));
+        assert!(toml::to_string(s).unwrap().contains("chips = 32"));
+        let mut bad = s.clone();
+        bad.device.chips = Some(12);
+        assert!(spec_of(&bad).unwrap().profile().is_err());
     }
 
     const HYBRID: &str = r#"

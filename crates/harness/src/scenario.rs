@@ -44,6 +44,11 @@ pub struct DeviceSection {
     pub profile: String,
     /// Scale `1/N`.
     pub scale: String,
+    /// Flash chips in all, every zone striped over them (`Profile::with_chips`; the
+    /// profile's own array if absent; applied before `chips_per_zone`). Left out of
+    /// serialized scenarios when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chips: Option<u32>,
     /// Chips each zone is striped over (the profile's own if absent).
     pub chips_per_zone: Option<u32>,
     /// Only the first this many zones of the profile (all if absent); open / active limits
@@ -89,6 +94,7 @@ impl Default for DeviceSection {
         Self {
             profile: "splitzns-paper".into(),
             scale: "1/64".into(),
+            chips: None,
             chips_per_zone: None,
             zone_count: None,
             max_open_zones: None,

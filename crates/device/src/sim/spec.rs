@@ -53,6 +53,9 @@ pub struct SimDeviceSpec {
     pub profile: String,
     /// Scale `1/N` (or `N`).
     pub scale: String,
+    /// Flash chips in all, every zone striped over them ([`Profile::with_chips`]; the
+    /// profile's own if `None`; flash only). Applied before `chips_per_zone`.
+    pub chips: Option<u32>,
     /// Chips each zone is striped over (the profile's own if `None`; flash only).
     pub chips_per_zone: Option<u32>,
     /// Only the first this many zones of the profile (all if `None`); open / active limits
@@ -80,6 +83,7 @@ impl SimDeviceSpec {
         Self {
             profile: profile.into(),
             scale: scale.into(),
+            chips: None,
             chips_per_zone: None,
             zone_count: None,
             max_open_zones: None,
@@ -102,6 +106,14 @@ impl SimDeviceSpec {
     #[must_use]
     pub fn splitzns(mut self, config: Option<SplitZnsConfig>) -> Self {
         self.splitzns = config;
+        self
+    }
+
+    /// With `chips` flash chips in all, every zone striped over them (`None`: the profile's
+    /// own array).
+    #[must_use]
+    pub fn chips(mut self, chips: Option<u32>) -> Self {
+        self.chips = chips;
         self
     }
 
@@ -159,6 +171,9 @@ impl SimDeviceSpec {
             )));
         }
         let mut p = Profile::by_name(&self.profile)?.scaled(parse_scale(&self.scale)?)?;
+        if let Some(n) = self.chips {
+            p = p.with_chips(n)?;
+        }
         if let Some(c) = self.chips_per_zone {
             p = p.with_chips_per_zone(c)?;
         }
@@ -183,6 +198,7 @@ impl SimDeviceSpec {
     /// count or limits, or a flash-only setting (chips per zone, scheduler, SplitZNS).
     pub fn disk_profile(&self) -> Result<DiskProfile, DeviceError> {
         let flash_only = [
+            (self.chips.is_some(), "chips"),
             (self.chips_per_zone.is_some(), "chips_per_zone"),
             (self.scheduler.is_some(), "scheduler"),
             (self.splitzns.is_some(), "splitzns"),
@@ -710,6 +726,23 @@ mod tests {
         assert_eq!(
             (limited.zones.max_open_zones, limited.zones.max_active_zones),
             (2, 4)
+        );
+        let eight = SimDeviceSpec::new("splitzns-paper", "1/8")
+            .chips(Some(8))
+            .profile()
+            .unwrap();
+        assert_eq!((eight.flash.chips(), eight.chips_per_zone), (8, 8));
+        let split = SimDeviceSpec::new("splitzns-paper", "1/8")
+            .chips(Some(8))
+            .chips_per_zone(Some(2))
+            .profile()
+            .unwrap();
+        assert_eq!((split.flash.chips(), split.chips_per_zone), (8, 2));
+        assert!(
+            SimDeviceSpec::new("splitzns-paper", "1/8")
+                .chips(Some(12))
+                .profile()
+                .is_err()
         );
         assert!(SimDeviceSpec::new("nope", "1").profile().is_err());
         assert!(SimDeviceSpec::new("tiny", "1/0").profile().is_err());

@@ -26,6 +26,7 @@ pub mod forms;
 pub mod hhzs;
 pub mod report;
 pub mod splitzns;
+pub mod znsplus;
 
 pub use figures::{CellResult, Figures};
 pub use forms::{Form, OAZA_SCHEMES, SAME_ZONE_SCHEMES, SAME_ZONE_WORKLOADS, Scheme};
