@@ -86,6 +86,10 @@ pub struct FillDeleteArgs {
     /// znsplus).
     #[arg(long)]
     threaded_logging: bool,
+    /// With --threaded-logging: threaded logging is considered below this free-space
+    /// percentage (1-100).
+    #[arg(long, default_value_t = 25, value_parser = clap::value_parser!(u32).range(1..=100))]
+    threaded_free_pct: u32,
     /// Flash chips in all, every zone striped over them (the profile's own if absent);
     /// zone size, capacity and count stay.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
@@ -358,6 +362,7 @@ fn fill_delete(a: &FillDeleteArgs) -> Result<ExitCode, CliError> {
             ZoneCopy::Host
         },
         threaded_logging: a.threaded_logging,
+        threaded_free_pct: a.threaded_free_pct,
         ..FsOptions::default()
     };
     let fd = FillDeleteOptions {
@@ -384,6 +389,7 @@ fn fill_delete(a: &FillDeleteArgs) -> Result<ExitCode, CliError> {
             m.insert("zone_copy".into(), json!(a.zone_copy));
             m.insert("copyback_aware".into(), json!(a.copyback_aware));
             m.insert("threaded_logging".into(), json!(a.threaded_logging));
+            m.insert("threaded_free_pct".into(), json!(a.threaded_free_pct));
             m.insert("chips".into(), json!(run.chips));
             m.insert("cleaning_time_ns".into(), json!(s.cleaning_ns));
             m.insert("host_link_bytes".into(), json!(run.host_link_bytes()));

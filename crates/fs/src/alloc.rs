@@ -260,11 +260,13 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         let (close, finish) = {
             let mut s = self.lock();
             s.zone_mut(zone).map_or((false, false), |z| {
-                // A threaded zone serves only the writer it was opened for: given back, it is
-                // finished (the device plugs the rest) and is an ordinary full zone again,
-                // its unwritten garbage blocks garbage still.
                 let threaded = z.threaded.is_some();
-                (!threaded && z.remaining() > 0 && z.written() > 0, threaded)
+                (
+                    z.remaining() > 0 && (z.written() > 0 || threaded),
+                    // A threaded zone without a garbage block left: the device plugs the rest
+                    // and it is an ordinary full zone again.
+                    threaded && z.remaining() == 0,
+                )
             })
         };
         let closed = if close {

@@ -118,7 +118,9 @@ impl ZoneAcct {
             remaining_bytes: self.remaining(),
             used_bytes: self.used,
             lifetime: self.lifetime,
-            busy: self.busy || self.failed || self.split.is_some(),
+            // A threaded zone is for SST writers through hybrid recycling only: to placement
+            // and cleaning it is busy.
+            busy: self.busy || self.failed || self.split.is_some() || self.threaded.is_some(),
         }
     }
 

@@ -14,6 +14,11 @@
 //!   node updates (F2FS data segments);
 //! - every decision is counted (`threaded_reclaims`, `threaded_declined` in
 //!   [`crate::FsStats`]).
+//!
+//! A threaded zone stays open for threaded logging until no garbage block is left past its
+//! write pointer (then it is finished): SST writers take a released one again before opening
+//! another (F2FS's threaded log goes on in its section), and to placement and cleaning it is
+//! busy. At most [`MAX_THREADED_ZONES`] are open at once (ZNS+'s six active blocks per chip).
 
 use zonedb_device::ZonedDevice;
 use zonedb_env::Env;
@@ -23,6 +28,9 @@ use crate::cleaning::CleaningView;
 use crate::fs::ZoneFs;
 use crate::placement::Lifetime;
 use crate::state::{Threaded, ZoneAcct};
+
+/// Zones open for threaded logging at once (ZNS+: 6 active blocks per chip).
+pub const MAX_THREADED_ZONES: usize = 6;
 
 /// Plugging's cost per live block against a host copy's, percent (ZNS+: 90).
 pub const TL_COST_PCT: u64 = 90;
@@ -49,6 +57,22 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         let block = self.block;
         let (zone, valid) = {
             let mut s = self.lock();
+            // A threaded zone given back with garbage left: the next SST writer goes on there.
+            if s.open_tokens < s.max_open_io
+                && let Some(z) = s
+                    .zones
+                    .iter_mut()
+                    .find(|z| z.threaded.is_some() && !z.busy && !z.failed && z.remaining() > 0)
+            {
+                z.busy = true;
+                z.lifetime = lifetime;
+                let zone = z.index;
+                s.open_tokens += 1;
+                return Ok(Some(zone));
+            }
+            if s.zones.iter().filter(|z| z.threaded.is_some()).count() >= MAX_THREADED_ZONES {
+                return Ok(None);
+            }
             let io: u64 = s
                 .zones
                 .iter()
@@ -59,28 +83,11 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             if io == 0 || free * 100 >= io * u64::from(self.opts.threaded_free_pct) {
                 return Ok(None);
             }
-            // The full zone with the fewest live bytes that has a block to write over (live
-            // extents that do not fill their blocks can leave none).
-            let mut candidates: Vec<(u64, u32)> = s
-                .zones
-                .iter()
-                .filter(|z| {
-                    z.threaded.is_none()
-                        && z.split.is_none()
-                        && !z.busy
-                        && !z.failed
-                        && z.readers == 0
-                        && z.written() > 0
-                        && z.remaining() == 0
-                        && z.used + block <= z.capacity
-                })
-                .map(|z| (z.used, z.index))
-                .collect();
-            candidates.sort_unstable();
-            let Some((cand, valid)) = candidates.into_iter().find_map(|(used, z)| {
-                let valid = s.live_blocks(z, block);
-                valid.iter().any(|v| !v).then_some(((z, used), valid))
-            }) else {
+            // A threaded zone takes a writer's open and active tokens, within their budget.
+            if s.open_tokens >= s.max_open_io || s.active_tokens() >= s.max_active_io {
+                return Ok(None);
+            }
+            let Some((cand, valid)) = s.threaded_candidate(block) else {
                 return Ok(None);
             };
             let views = s.views();
@@ -95,15 +102,23 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 self.counters().threaded_declined += 1;
                 return Ok(None);
             }
+            // The tokens are taken now, so no writer allocating meanwhile overshoots the
+            // device's limits; given back if the device refuses.
             if let Some(z) = s.zone_mut(cand.0) {
                 z.busy = true;
+                z.active = true;
             }
+            s.open_tokens += 1;
             (cand.0, valid)
         };
         if self.dev.threaded_open(zone, &valid).await.is_err() {
-            if let Some(z) = self.lock().zone_mut(zone) {
+            let mut s = self.lock();
+            if let Some(z) = s.zone_mut(zone) {
                 z.busy = false;
+                z.active = false;
             }
+            s.open_tokens = s.open_tokens.saturating_sub(1);
+            drop(s);
             self.tokens.notify_waiters();
             return Ok(None);
         }
@@ -112,10 +127,8 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             if let Some(z) = s.zone_mut(zone) {
                 z.threaded = Some(Threaded { valid, block });
                 z.wp = z.start;
-                z.active = true;
                 z.lifetime = lifetime;
             }
-            s.open_tokens += 1;
             let free: u64 = s.zones.iter().map(ZoneAcct::remaining).sum();
             let mut c = self.counters();
             c.threaded_reclaims += 1;
@@ -127,6 +140,32 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
 }
 
 impl crate::state::State {
+    /// HSR's threaded-logging candidate: the full zone (not busy, no reader) with the fewest
+    /// live bytes that has a block to write over (live extents that do not fill their blocks
+    /// can leave none), with its live blocks; `(zone, live bytes)`.
+    fn threaded_candidate(&self, block: u64) -> Option<((u32, u64), Vec<bool>)> {
+        let mut candidates: Vec<(u64, u32)> = self
+            .zones
+            .iter()
+            .filter(|z| {
+                z.threaded.is_none()
+                    && z.split.is_none()
+                    && !z.busy
+                    && !z.failed
+                    && z.readers == 0
+                    && z.written() > 0
+                    && z.remaining() == 0
+                    && z.used + block <= z.capacity
+            })
+            .map(|z| (z.used, z.index))
+            .collect();
+        candidates.sort_unstable();
+        candidates.into_iter().find_map(|(used, z)| {
+            let valid = self.live_blocks(z, block);
+            valid.iter().any(|v| !v).then_some(((z, used), valid))
+        })
+    }
+
     /// Per block of zone `zone`'s capacity: whether a live extent touches it.
     pub(crate) fn live_blocks(&self, zone: u32, block: u64) -> Vec<bool> {
         let Some(z) = self.zone(zone) else {
