@@ -65,6 +65,8 @@ pub struct ZnsPlusStats {
     pub copy_bytes: u64,
     /// Pages copied by copyback (IZC and plugging).
     pub copyback_pages: u64,
+    /// Of those, IZC's.
+    pub izc_copyback_pages: u64,
     /// Pages IZC copied by read and program.
     pub read_program_pages: u64,
     /// Pages threaded logging's plugging programmed (copyback, padding and merges).
@@ -213,6 +215,7 @@ impl TimingEngine {
             let (_, p_end) = self.dies[addr.die as usize].book(data_in, cfg.copyback_ns);
             self.page_ops += cb + rp;
             stats.copyback_pages += cb;
+            stats.izc_copyback_pages += cb;
             stats.read_program_pages += rp;
             done = done.max(p_end);
         }
