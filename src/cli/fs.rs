@@ -90,6 +90,10 @@ pub struct FillDeleteArgs {
     /// percentage (1-100).
     #[arg(long, default_value_t = 25, value_parser = clap::value_parser!(u32).range(1..=100))]
     threaded_free_pct: u32,
+    /// With --threaded-logging: open a zone for threaded logging only with at least this
+    /// percentage of it garbage (0: any garbage, the ZNS+ artifact's rule).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100))]
+    threaded_min_garbage_pct: u32,
     /// Flash chips in all, every zone striped over them (the profile's own if absent);
     /// zone size, capacity and count stay.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
@@ -363,6 +367,7 @@ fn fill_delete(a: &FillDeleteArgs) -> Result<ExitCode, CliError> {
         },
         threaded_logging: a.threaded_logging,
         threaded_free_pct: a.threaded_free_pct,
+        threaded_min_garbage_pct: a.threaded_min_garbage_pct,
         ..FsOptions::default()
     };
     let fd = FillDeleteOptions {
@@ -390,6 +395,10 @@ fn fill_delete(a: &FillDeleteArgs) -> Result<ExitCode, CliError> {
             m.insert("copyback_aware".into(), json!(a.copyback_aware));
             m.insert("threaded_logging".into(), json!(a.threaded_logging));
             m.insert("threaded_free_pct".into(), json!(a.threaded_free_pct));
+            m.insert(
+                "threaded_min_garbage_pct".into(),
+                json!(a.threaded_min_garbage_pct),
+            );
             m.insert("chips".into(), json!(run.chips));
             m.insert("cleaning_time_ns".into(), json!(s.cleaning_ns));
             m.insert("host_link_bytes".into(), json!(run.host_link_bytes()));

@@ -70,6 +70,10 @@ pub struct FsOptions {
     /// Threaded logging is considered when the free capacity falls below this percentage of
     /// the IO capacity (25: before a greedy cleaner's default 20% trigger).
     pub threaded_free_pct: u32,
+    /// A zone is opened for threaded logging only with at least this percentage of its
+    /// capacity garbage (0: any garbage block, the ZNS+ artifact's rule; above 0 is this
+    /// store's addition).
+    pub threaded_min_garbage_pct: u32,
 }
 
 /// How zone cleaning moves live data.
@@ -105,6 +109,7 @@ impl Default for FsOptions {
             zone_copy: ZoneCopy::Host,
             threaded_logging: false,
             threaded_free_pct: 25,
+            threaded_min_garbage_pct: 0,
         }
     }
 }

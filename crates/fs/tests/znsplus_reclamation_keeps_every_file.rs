@@ -56,6 +56,10 @@ fn churn(copy: ZoneCopy, seed: u64) -> Outcome {
 }
 
 fn churn_with(copy: ZoneCopy, threaded_logging: bool, seed: u64) -> Outcome {
+    churn_full(copy, threaded_logging, 0, seed)
+}
+
+fn churn_full(copy: ZoneCopy, threaded_logging: bool, min_garbage_pct: u32, seed: u64) -> Outcome {
     let env = SimEnv::new(SimConfig {
         seed,
         ..SimConfig::default()
@@ -73,6 +77,7 @@ fn churn_with(copy: ZoneCopy, threaded_logging: bool, seed: u64) -> Outcome {
             zone_copy: copy,
             threaded_logging,
             threaded_free_pct: 95,
+            threaded_min_garbage_pct: min_garbage_pct,
             ..FsOptions::default()
         };
         let fs = ZoneFs::mount(e2, dev.clone(), opts).await.unwrap();
@@ -227,4 +232,18 @@ fn threaded_logging_reclaims_most_zones_and_keeps_every_file() {
         copied_tl < copied_izc,
         "copied {copied_tl} with TL vs {copied_izc}"
     );
+}
+
+#[test]
+fn a_garbage_floor_keeps_threaded_logging_to_zones_with_that_much_garbage() {
+    let izc = ZoneCopy::Izc {
+        copyback_aware: true,
+    };
+    // No zone is all garbage while it holds live data: a 100% floor leaves it all to cleaning.
+    let none = churn_full(izc, true, 100, 1);
+    assert_eq!(none.fs.threaded_reclaims, 0, "{:?}", none.fs);
+    let some = churn_full(izc, true, 50, 1);
+    let all = churn_full(izc, true, 0, 1);
+    assert!(some.fs.threaded_reclaims > 0);
+    assert!(some.fs.threaded_reclaims <= all.fs.threaded_reclaims);
 }

@@ -87,7 +87,8 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             if s.open_tokens >= s.max_open_io || s.active_tokens() >= s.max_active_io {
                 return Ok(None);
             }
-            let Some((cand, valid)) = s.threaded_candidate(block) else {
+            let min_garbage = u64::from(self.opts.threaded_min_garbage_pct);
+            let Some((cand, valid)) = s.threaded_candidate(block, min_garbage) else {
                 return Ok(None);
             };
             let views = s.views();
@@ -143,7 +144,12 @@ impl crate::state::State {
     /// HSR's threaded-logging candidate: the full zone (not busy, no reader) with the fewest
     /// live bytes that has a block to write over (live extents that do not fill their blocks
     /// can leave none), with its live blocks; `(zone, live bytes)`.
-    fn threaded_candidate(&self, block: u64) -> Option<((u32, u64), Vec<bool>)> {
+    /// `min_garbage_pct`: at least this share of the capacity garbage.
+    fn threaded_candidate(
+        &self,
+        block: u64,
+        min_garbage_pct: u64,
+    ) -> Option<((u32, u64), Vec<bool>)> {
         let mut candidates: Vec<(u64, u32)> = self
             .zones
             .iter()
@@ -156,6 +162,7 @@ impl crate::state::State {
                     && z.written() > 0
                     && z.remaining() == 0
                     && z.used + block <= z.capacity
+                    && (z.capacity - z.used) * 100 >= z.capacity * min_garbage_pct
             })
             .map(|z| (z.used, z.index))
             .collect();
