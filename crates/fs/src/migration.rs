@@ -179,10 +179,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                         }
                         _ => new_extents.push(piece),
                     }
-                    let full = self.lock().zone_mut(zone).is_some_and(|z| {
-                        z.wp += n;
-                        z.remaining() == 0
-                    });
+                    let full = self.advance_copy_target(zone, n);
                     {
                         let mut c = self.counters();
                         c.device_bytes += n;

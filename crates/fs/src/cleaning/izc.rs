@@ -175,18 +175,15 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     /// fill); `copyback_aware`: CAB, else CUB.
     pub(crate) async fn migrate_zone_izc(
         &self,
-        victim: u32,
+        victim: crate::cleaning::mechanism::Victim<'_, E, D>,
         target: &mut Option<u32>,
         copyback_aware: bool,
     ) -> Result<(), FsError> {
-        let Some(crate::cleaning::mechanism::Victim {
+        let crate::cleaning::mechanism::Victim {
             files,
             reading,
             range: (lo, hi),
-        }) = self.victim_files(victim)
-        else {
-            return Ok(());
-        };
+        } = victim;
         let block = self.block;
         // The live blocks, in file and extent order, each once, with their file's lifetime
         // (a new migration zone is chosen for the lifetime of the block copied next, as the
@@ -299,10 +296,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 moved.insert(b, wp + i as u64 * block);
             }
             let n = srcs.len() as u64 * block;
-            let full = self.lock().zone_mut(zone).is_some_and(|z| {
-                z.wp += n;
-                z.remaining() == 0
-            });
+            let full = self.advance_copy_target(zone, n);
             {
                 let mut c = self.counters();
                 c.gc_bytes += n;
@@ -327,8 +321,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         moved: &BTreeMap<u64, u64>,
     ) -> Vec<Extent> {
         let block = self.block;
+        // One lock for the whole remap (not one per block).
+        let s = self.lock();
         let zone_start = |off: u64| {
-            let s = self.lock();
             s.zone_of(off)
                 .and_then(|z| s.zone(z))
                 .map_or(0, |z| z.start)

@@ -175,19 +175,19 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     }
 
     async fn migrate_zone(&self, victim: u32, target: &mut Option<u32>) -> Result<(), FsError> {
+        let Some(v) = self.victim_files(victim) else {
+            return Ok(());
+        };
         if let crate::fs::ZoneCopy::Izc { copyback_aware } = self.opts.zone_copy
             && self.dev.capabilities().simple_copy
         {
-            return self.migrate_zone_izc(victim, target, copyback_aware).await;
+            return self.migrate_zone_izc(v, target, copyback_aware).await;
         }
-        let Some(Victim {
+        let Victim {
             files,
             reading,
             range: (lo, hi),
-        }) = self.victim_files(victim)
-        else {
-            return Ok(());
-        };
+        } = v;
         for (id, extents, lifetime) in files {
             let mut new_extents = Vec::with_capacity(extents.len());
             // Migration zones this file's copies filled: still busy (so no reset of unused
@@ -345,6 +345,15 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         Ok(())
     }
 
+    /// Moves the write pointer of `zone`, a zone copies go to (cleaning, IZC, hybrid
+    /// migration), past `n` bytes just written; returns whether it is full.
+    pub(crate) fn advance_copy_target(&self, zone: u32, n: u64) -> bool {
+        self.lock().zone_mut(zone).is_some_and(|z| {
+            z.wp += n;
+            z.remaining() == 0
+        })
+    }
+
     /// Keeps a zone that copies filled busy (no reset of unused zones takes it before the copies
     /// in it are accounted) but gives its active resource back at once: a full zone holds none
     /// on the device, and writers must not wait for it.
@@ -409,13 +418,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 }
                 _ => out.push(piece),
             }
-            let full = {
-                let mut s = self.lock();
-                s.zone_mut(zone).is_some_and(|z| {
-                    z.wp += n;
-                    z.remaining() == 0
-                })
-            };
+            let full = self.advance_copy_target(zone, n);
             {
                 let mut c = self.counters();
                 c.gc_bytes += n;
