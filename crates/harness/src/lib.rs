@@ -35,6 +35,7 @@ pub mod reproduce;
 #[cfg(feature = "rocksdb")]
 pub mod rocksdb_peer;
 pub mod scenario;
+pub mod stats;
 pub mod torture;
 pub mod verify;
 pub mod ycsb;
