@@ -1,15 +1,12 @@
-//! `zonedb`: the command-line front of ZoneDB. Only argument parsing and printing live here;
-//! every capability is in the library crates.
+//! `zonedb`: the command-line front of ZoneDB. Only the entry point lives here; the commands
+//! are in the `zonedb` library (`src/lib.rs`), every capability in the library crates.
 #![forbid(unsafe_code)]
 #![deny(clippy::disallowed_methods, clippy::disallowed_types)]
-
-mod cli;
-mod host;
-mod progress;
 
 use std::process::ExitCode;
 
 use clap::Parser;
+use zonedb::cli;
 
 /// mimalloc instead of glibc's malloc: real mode's threads (readers, the writer, flush and
 /// compaction) free each other's blocks all the time, and glibc serializes that on its arena

@@ -33,6 +33,14 @@ impl Display {
         }
     }
 
+    /// Nothing shown (a caller that shows progress itself).
+    pub fn off() -> Self {
+        Self {
+            terminal: false,
+            forced: false,
+        }
+    }
+
     /// Whether anything is shown.
     pub fn on(self) -> bool {
         self.terminal || self.forced

@@ -47,6 +47,9 @@ pub struct RunArgs {
     /// Print JSON instead of db_bench lines.
     #[arg(long)]
     json: bool,
+    /// Write no report directory (sweeps run each scenario this way and keep its JSON).
+    #[arg(long)]
+    no_report: bool,
     #[command(flatten)]
     run: RunFlags,
 }
@@ -80,13 +83,24 @@ pub(crate) fn run_all(
     jobs: usize,
     display: crate::progress::Display,
 ) -> Result<Vec<Result<RunReport, String>>, CliError> {
+    run_all_counted(configs, jobs, display, &crate::lab::Progress::default())
+}
+
+/// [`run_all`] advancing `progress` (operations simulated), for callers that show it
+/// themselves (the Python package).
+pub(crate) fn run_all_counted(
+    configs: &[Scenario],
+    jobs: usize,
+    display: crate::progress::Display,
+    progress: &crate::lab::Progress,
+) -> Result<Vec<Result<RunReport, String>>, CliError> {
     let watch = Stopwatch::start();
-    let progress = zonedb_harness::db_bench::ProgressCounter::default();
     let total = configs
         .iter()
         .map(|s| experiment::planned_ops(s).unwrap_or(0))
         .sum();
-    let bar = display.start("simulated", total, &progress);
+    progress.set_total(total);
+    let bar = display.start("simulated", total, &progress.done);
     let slots: Vec<std::sync::Mutex<Option<Outcome>>> = (0..configs.len())
         .map(|_| std::sync::Mutex::new(None))
         .collect();
@@ -105,7 +119,7 @@ pub(crate) fn run_all(
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                     let Some(s) = configs.get(i) else { break };
                     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        experiment::run_with_progress(s, &progress).map_err(|e| {
+                        experiment::run_with_progress(s, &progress.done).map_err(|e| {
                             let void =
                                 matches!(e, zonedb_harness::db_bench::HarnessError::Invariant(_));
                             (format!("{}: {e}", s.name), void)
@@ -167,47 +181,12 @@ fn split(results: Vec<Result<RunReport, String>>) -> (Vec<RunReport>, Vec<String
     (ok, failed)
 }
 
-fn summary(runs: &[RunReport], wall_ns: u64) -> serde_json::Value {
+/// The JSON `--json` prints: the runs' (`zonedb_harness::summary`) and the host's.
+pub(crate) fn summary(runs: &[RunReport], wall_ns: u64) -> serde_json::Value {
     let total_ops: u64 = runs.iter().flat_map(|r| &r.benchmarks).map(|b| b.ops).sum();
-    json!({
-        "configurations": runs.iter().map(|r| json!({
-            "name": r.scenario.name,
-            "profile": r.profile,
-            "benchmarks": r.benchmarks.iter().map(|b| json!({
-                "name": b.name,
-                "ops": b.ops,
-                "ops_per_s": b.ops_per_sec(),
-                "latency_ns_p50": (b.latency.p50_us * 1e3).round(),
-                "latency_ns_p99": (b.latency.p99_us * 1e3).round(),
-                "latency_ns_p999": (b.latency.p999_us * 1e3).round(),
-                "found": b.found,
-                "line": b.line(),
-            })).collect::<Vec<_>>(),
-            "write_amplification": r.write_amplification(),
-            "lsm_write_amplification": r.db.write_amplification(),
-            "gc_copied_bytes": r.fs.gc_copied_bytes,
-            "zone_resets": r.fs.zone_resets,
-            "block_erases": r.device.block_erases,
-            "stall_ns": r.db.stall_stop_ns + r.db.stall_delay_ns,
-            "compactions": r.db.compactions,
-            "flushes": r.db.flushes,
-            "write_amplification_parts": {
-                "wal": r.db.write_amp_parts().wal,
-                "flush": r.db.write_amp_parts().flush,
-                "compaction": r.db.write_amp_parts().compaction,
-                "cleaning": r.fs.gc_copied_bytes as f64 / r.db.user_bytes_written.max(1) as f64,
-            },
-            "flush_ns": r.db.flush_ns,
-            "compaction_ns": r.db.compaction_ns,
-            "flushes_per_s": r.db.flushes as f64 / (r.end_ns.max(1) as f64 / 1e9),
-            "compactions_per_s": r.db.compactions as f64 / (r.end_ns.max(1) as f64 / 1e9),
-            "device_bytes_written": r.device.bytes_written,
-            "device_bytes_read": r.device.bytes_read,
-            "io_blocking_ns": r.fs.io_blocking_ns,
-            "virtual_end_ns": r.end_ns,
-        })).collect::<Vec<_>>(),
-        "host": crate::host::json(wall_ns, Some(total_ops)),
-    })
+    let mut s = zonedb_harness::summary::runs_json(runs);
+    s["host"] = crate::host::json(wall_ns, Some(total_ops));
+    s
 }
 
 pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
@@ -267,36 +246,38 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
 }
 
 pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
-    let mut configs = load(&a.scenario)?;
-    configs.truncate(1);
-    apply(&a.run, &mut configs);
-    let wall = Stopwatch::start();
-    let (runs, failed) = split(run_all(&configs, 1, a.run.display())?);
-    if let Some(f) = failed.first() {
-        return Err(CliError::Usage(f.clone()));
+    let text = std::fs::read_to_string(&a.scenario)
+        .map_err(|e| CliError::Usage(format!("{}: {e}", a.scenario.display())))?;
+    let out = crate::lab::run_text(&text, &a.run, None)
+        .map_err(|e| CliError::Usage(format!("{}: {e}", a.scenario.display())))?;
+    let runs = std::slice::from_ref(&out.report);
+    if !a.no_report {
+        report::write(
+            &a.out,
+            &format!("zonedb run {}", a.scenario.display()),
+            runs,
+            &out.json["host"],
+        )
+        .map_err(|e| CliError::Usage(e.to_string()))?;
     }
-    let wall_ns = wall.elapsed_ns();
-    let s = summary(&runs, wall_ns);
-    report::write(
-        &a.out,
-        &format!("zonedb run {}", a.scenario.display()),
-        &runs,
-        &s["host"],
-    )
-    .map_err(|e| CliError::Usage(e.to_string()))?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&s)?);
+        println!("{}", serde_json::to_string_pretty(&out.json)?);
     } else {
-        for b in &runs[0].benchmarks {
+        let r = &out.report;
+        for b in &r.benchmarks {
             println!("{}", b.line());
         }
         println!(
-            "write amplification {:.3}, GC copied {} bytes, zone resets {}, stalls {:.3} s; report: {}",
-            runs[0].write_amplification(),
-            runs[0].fs.gc_copied_bytes,
-            runs[0].fs.zone_resets,
-            (runs[0].db.stall_stop_ns + runs[0].db.stall_delay_ns) as f64 / 1e9,
-            a.out.join("compare.md").display()
+            "write amplification {:.3}, GC copied {} bytes, zone resets {}, stalls {:.3} s{}",
+            r.write_amplification(),
+            r.fs.gc_copied_bytes,
+            r.fs.zone_resets,
+            (r.db.stall_stop_ns + r.db.stall_delay_ns) as f64 / 1e9,
+            if a.no_report {
+                String::new()
+            } else {
+                format!("; report: {}", a.out.join("compare.md").display())
+            }
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -1,14 +1,15 @@
 //! Subcommands.
 
 mod bench;
-mod compare;
+pub mod compare;
 mod device;
 mod device_compare;
 mod fs;
-mod reproduce;
-mod run_flags;
+pub mod reproduce;
+pub mod run_flags;
 mod selftest;
 mod store;
+pub mod sweep;
 mod torture;
 mod ycsb;
 
@@ -41,8 +42,13 @@ enum Command {
     Compare(compare::CompareArgs),
     /// Runs one scenario file and writes its report.
     Run(compare::RunArgs),
-    /// The papers' zone-aware experiments (same-zone, oaza), beside the papers' numbers.
+    /// The papers' experiments (same-zone, oaza, splitzns, hhzs, znsplus), beside the papers'
+    /// numbers.
     Reproduce(reproduce::ReproduceArgs),
+    /// A base scenario over a grid of overrides and seeds, run locally across processes or
+    /// as Ray tasks (`--ray ADDRESS`); every run to one Parquet file, a summary with mean,
+    /// standard deviation and 95% interval per configuration, plots with error bars.
+    Sweep(sweep::SweepArgs),
     /// The device, zone file layer and engine correctness suites on a real device
     /// (--device /dev/nvme0n1 or --dir DIR).
     Selftest(Box<selftest::SelftestArgs>),
@@ -106,6 +112,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Compare(args) => compare::compare(&args),
         Command::Run(args) => compare::run(&args),
         Command::Reproduce(args) => reproduce::run(&args),
+        Command::Sweep(args) => sweep::run(&args),
         Command::Fs(cmd) => fs::run(cmd),
         Command::Selftest(args) => selftest::selftest(&args),
         Command::Crashtest(cmd) => selftest::crashtest(&cmd),

@@ -87,14 +87,55 @@ pub struct ReproduceArgs {
     run: RunFlags,
 }
 
+/// A study's outcome: its JSON and Markdown (both also written to `--out`), the report's
+/// path, and whether any of its runs finished.
+#[derive(Debug)]
+pub struct StudyOutput {
+    /// The JSON (`reproduce-<study>.json`, what `--json` prints).
+    pub json: serde_json::Value,
+    /// The Markdown (`reproduce-<study>.md`, what the command prints).
+    pub markdown: String,
+    /// The Markdown report's path.
+    pub report: PathBuf,
+    /// Whether at least one run finished (none: exit status 1).
+    pub any_finished: bool,
+    /// Wall time, ns.
+    pub wall_ns: u64,
+}
+
+/// `zonedb reproduce`: runs the study, prints its tables (or JSON) and where the report is.
 pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
+    let o = study(a)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&o.json)?);
+    } else {
+        print!("{}", o.markdown);
+        println!(
+            "\nreport: {} ({:.0} s)",
+            o.report.display(),
+            o.wall_ns as f64 / 1e9
+        );
+    }
+    Ok(if o.any_finished {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Runs the study `a` names and writes its report; prints only the plan line (without
+/// `--json`) and progress.
+///
+/// # Errors
+/// Bad arguments; a report that cannot be written; runs whose invariant checks failed.
+pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
     let usage = |e: zonedb_harness::db_bench::HarnessError| CliError::Usage(e.to_string());
     let study = match a.study {
         StudyArg::SameZone => Study::SameZone,
         StudyArg::Oaza => Study::Oaza,
         StudyArg::Splitzns => Study::SplitZns,
         StudyArg::Hhzs => Study::Hhzs,
-        StudyArg::Znsplus => return run_znsplus(a),
+        StudyArg::Znsplus => return study_znsplus(a),
     };
     let name = match study {
         Study::SameZone => "same-zone",
@@ -193,27 +234,19 @@ pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
         format!("reproduce-{name}.json"),
         serde_json::to_string_pretty(&j)?,
     )?;
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&j)?);
-    } else {
-        print!("{md}");
-        println!(
-            "\nreport: {} ({:.0} s)",
-            a.out.join(format!("reproduce-{name}.md")).display(),
-            wall.elapsed_ns() as f64 / 1e9
-        );
-    }
     let failed = results.iter().filter(|r| r.figures.is_err()).count();
-    Ok(if failed == results.len() {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
+    Ok(StudyOutput {
+        json: j,
+        markdown: md,
+        report: a.out.join(format!("reproduce-{name}.md")),
+        any_finished: failed < results.len(),
+        wall_ns: wall.elapsed_ns(),
     })
 }
 
 /// `zonedb reproduce znsplus`: its cells mix fill-and-delete runs and engine scenarios, so it
 /// runs them through the study's own runner (`--jobs` at a time).
-fn run_znsplus(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
+fn study_znsplus(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
     use reproduce::znsplus;
     let usage = |e: zonedb_harness::db_bench::HarnessError| CliError::Usage(e.to_string());
     let scale = ReproScale::parse(&a.scale).map_err(usage)?;
@@ -258,16 +291,6 @@ fn run_znsplus(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
     write("reproduce-znsplus.md", md.clone())?;
     znsplus::plots(&a.out, &results).map_err(usage)?;
     write("reproduce-znsplus.json", serde_json::to_string_pretty(&j)?)?;
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&j)?);
-    } else {
-        print!("{md}");
-        println!(
-            "\nreport: {} ({:.0} s)",
-            a.out.join("reproduce-znsplus.md").display(),
-            wall.elapsed_ns() as f64 / 1e9
-        );
-    }
     // A failed end-of-run check voids the study's figures, as for the other studies.
     let void: Vec<String> = results
         .iter()
@@ -285,9 +308,11 @@ fn run_znsplus(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
         )));
     }
     let failed = results.iter().filter(|r| r.figures.is_err()).count();
-    Ok(if failed == results.len() {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
+    Ok(StudyOutput {
+        json: j,
+        markdown: md,
+        report: a.out.join("reproduce-znsplus.md"),
+        any_finished: failed < results.len(),
+        wall_ns: wall.elapsed_ns(),
     })
 }

@@ -36,6 +36,8 @@ pub mod reproduce;
 pub mod rocksdb_peer;
 pub mod scenario;
 pub mod stats;
+pub mod summary;
+pub mod sweep;
 pub mod torture;
 pub mod verify;
 pub mod ycsb;

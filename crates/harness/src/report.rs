@@ -338,7 +338,7 @@ fn level_sizes(path: &Path, runs: &[RunReport]) -> Result<(), HarnessError> {
 
 /// Renders an SVG chart to PNG next to it (text needs a system font; without one the PNG has
 /// the lines and no text).
-fn png_of(svg: &Path, fonts: &resvg::usvg::Options<'_>) -> Result<(), HarnessError> {
+pub(crate) fn png_of(svg: &Path, fonts: &resvg::usvg::Options<'_>) -> Result<(), HarnessError> {
     let err =
         |e: &dyn std::fmt::Display| HarnessError::Config(format!("png {}: {e}", svg.display()));
     let data = std::fs::read(svg).map_err(|e| err(&e))?;
@@ -357,7 +357,7 @@ fn png_of(svg: &Path, fonts: &resvg::usvg::Options<'_>) -> Result<(), HarnessErr
 }
 
 /// SVG rendering options with the system's fonts, `sans-serif` mapped to a sans face found.
-fn font_options() -> resvg::usvg::Options<'static> {
+pub(crate) fn font_options() -> resvg::usvg::Options<'static> {
     let mut opt = resvg::usvg::Options::default();
     let db = opt.fontdb_mut();
     db.load_system_fonts();

@@ -1,0 +1,43 @@
+"""Shared fixtures: the CLI binary (``ZONEDB_BIN``, else ``target/release/zonedb``) and a tiny
+scenario that runs in about a second."""
+
+import os
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+
+TINY_SCENARIO = {
+    "name": "tiny",
+    "seed": 3,
+    "sample_interval_ms": 10,
+    "device": {"profile": "splitzns-paper", "scale": "1/1024"},
+    "fs": {"placement": "liza", "cleaner": "zenfs"},
+    "engine": {
+        "write_buffer_size": 1 << 20,
+        "target_file_size_base": 1 << 20,
+        "max_bytes_for_level_base": 4 << 20,
+    },
+    "workload": {
+        "benchmarks": "fillrandom,readrandom",
+        "num": 20000,
+        "reads": 2000,
+        "value_size": 256,
+    },
+}
+
+
+@pytest.fixture(scope="session")
+def zonedb_bin():
+    path = os.environ.get("ZONEDB_BIN") or str(ROOT / "target" / "release" / "zonedb")
+    if not os.path.exists(path):
+        pytest.fail(f"the zonedb binary is not built at {path}: cargo build --release")
+    return path
+
+
+@pytest.fixture()
+def tiny_scenario():
+    import copy
+
+    return copy.deepcopy(TINY_SCENARIO)
