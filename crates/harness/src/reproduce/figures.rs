@@ -397,62 +397,15 @@ fn mean_value(values: &[serde_json::Value]) -> serde_json::Value {
     }
 }
 
-/// Minimum, maximum and sample standard deviation of one figure over seeds.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Spread {
-    /// Smallest.
-    pub min: f64,
-    /// Largest.
-    pub max: f64,
-    /// Sample standard deviation (0 for one seed).
-    pub stddev: f64,
-}
-
-impl Spread {
-    /// Of `xs`; `None` when empty.
-    pub fn of(xs: &[f64]) -> Option<Self> {
-        if xs.is_empty() {
-            return None;
-        }
-        let n = xs.len() as f64;
-        let m = xs.iter().sum::<f64>() / n;
-        let var = if xs.len() > 1 {
-            xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0)
-        } else {
-            0.0
-        };
-        Some(Self {
-            min: xs.iter().copied().fold(f64::INFINITY, f64::min),
-            max: xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-            stddev: var.sqrt(),
-        })
-    }
-}
-
-/// Reads one figure.
-pub type Getter = fn(&Figures) -> f64;
-
-/// The figures whose spread over seeds the JSON reports.
-pub const SPREAD_FIGURES: [(&str, Getter); 7] = [
-    ("gc_copied_bytes", |f| f.gc_copied_bytes as f64),
-    ("zone_resets", |f| f.zone_resets as f64),
-    ("gc_zone_resets", |f| f.gc_zone_resets as f64),
-    ("ops_per_s", |f| f.ops_per_s),
-    ("stall_s", |f| f.stall_s),
-    ("s_same_avg", |f| f.s_same_avg),
-    ("s_inval_avg", |f| f.s_inval_avg),
-];
-
-/// The spread of [`SPREAD_FIGURES`] over `runs`.
+/// The spread over `runs` (one per seed) of every figure they hold (numbers, and those of
+/// [`Measured`]): a [`crate::stats::Summary`] each (`n`, `mean`, `min`, `max`, `stddev`,
+/// `ci95`, `ci95_low`, `ci95_high`).
 pub fn spread(runs: &[&Figures]) -> serde_json::Value {
-    let mut o = serde_json::Map::new();
-    for (name, get) in SPREAD_FIGURES {
-        let xs: Vec<f64> = runs.iter().map(|f| get(f)).collect();
-        if let Some(s) = Spread::of(&xs) {
-            o.insert(name.to_owned(), serde_json::json!(s));
-        }
-    }
-    serde_json::Value::Object(o)
+    let values: Vec<serde_json::Value> = runs
+        .iter()
+        .filter_map(|f| serde_json::to_value(f).ok())
+        .collect();
+    super::seeds::summaries(&values)
 }
 
 /// A finished simulation of a study.
@@ -476,6 +429,30 @@ pub struct CellResult {
     pub seed: u64,
     /// Figures, or why the run failed.
     pub figures: Result<Figures, String>,
+}
+
+#[cfg(test)]
+impl CellResult {
+    /// A finished run in the code's forms, for tests.
+    pub(crate) fn test_run(
+        group: &str,
+        scheme: &str,
+        workload: &str,
+        seed: u64,
+        figures: Figures,
+    ) -> Self {
+        Self {
+            group: group.into(),
+            scheme: scheme.into(),
+            form: "code".into(),
+            workload: workload.into(),
+            turning_point: None,
+            level_constraint: None,
+            ablation_step: None,
+            seed,
+            figures: Ok(figures),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -509,11 +486,35 @@ mod tests {
     }
 
     #[test]
-    fn spread_is_min_max_and_sample_stddev() {
-        let s = Spread::of(&[1.0, 3.0]).unwrap();
-        assert_eq!((s.min, s.max), (1.0, 3.0));
-        assert!((s.stddev - 2f64.sqrt()).abs() < 1e-12);
-        assert!(Spread::of(&[5.0]).unwrap().stddev.abs() < 1e-12);
-        assert!(Spread::of(&[]).is_none());
+    fn spread_summarizes_every_figure_with_its_interval() {
+        let a = Figures {
+            gc_copied_bytes: 1,
+            stall_s: 2.0,
+            ..Figures::default()
+        };
+        let b = Figures {
+            gc_copied_bytes: 3,
+            stall_s: 4.0,
+            ..Figures::default()
+        };
+        let s = spread(&[&a, &b]);
+        let want = crate::stats::Summary::of(&[1.0, 3.0]).unwrap();
+        let g = &s["gc_copied_bytes"];
+        assert_eq!(
+            (g["min"].as_f64(), g["max"].as_f64()),
+            (Some(1.0), Some(3.0))
+        );
+        assert!((g["stddev"].as_f64().unwrap() - 2f64.sqrt()).abs() < 1e-12);
+        assert_eq!(g["ci95"].as_f64(), Some(want.ci95));
+        assert_eq!(g["ci95_low"].as_f64(), Some(want.ci95_low));
+        assert_eq!(g["ci95_high"].as_f64(), Some(want.ci95_high));
+        assert_eq!(g["n"], 2);
+        assert_eq!(s["stall_s"]["mean"].as_f64(), Some(3.0));
+        assert_eq!(s["io_blocking_s"]["ci95"].as_f64(), Some(0.0));
+        assert_eq!(
+            spread(&[&a])["gc_copied_bytes"]["stddev"].as_f64(),
+            Some(0.0)
+        );
+        assert_eq!(spread(&[]), serde_json::json!({}));
     }
 }

@@ -19,6 +19,7 @@
 use std::fmt::Write as _;
 
 use super::figures::{HybridFigures, HybridPhase};
+use super::seeds::{BySeed, summaries};
 use super::splitzns::{bars, ycsb_mix};
 use super::{Cell, CellResult, Form, ReproScale};
 use crate::db_bench::HarnessError;
@@ -565,7 +566,9 @@ pub fn json(scale: ReproScale, results: &[CellResult]) -> serde_json::Value {
     let mut seeds: Vec<u64> = results.iter().map(|r| r.seed).collect();
     seeds.sort_unstable();
     seeds.dedup();
+    let many = seeds.len() > 1;
     root.insert("seeds".into(), seeds.into());
+    let by_seed = BySeed::new(results);
     for group in EXPERIMENTS {
         let (schemes, workloads) = matrix(results, group);
         if schemes.is_empty() {
@@ -578,6 +581,14 @@ pub fn json(scale: ReproScale, results: &[CellResult]) -> serde_json::Value {
                 let w = w.as_str();
                 if let Some(p) = phase(results, group, s, w) {
                     let mut v = phase_json(&p);
+                    if many {
+                        let each: Vec<serde_json::Value> = by_seed
+                            .each()
+                            .iter()
+                            .filter_map(|rs| phase(rs, group, s, w).map(|p| phase_json(&p)))
+                            .collect();
+                        v["spread"] = summaries(&each);
+                    }
                     if !w.starts_with("load")
                         && let Some(h) = runs_of(results, group, s, w).first()
                     {
@@ -596,10 +607,16 @@ pub fn json(scale: ReproScale, results: &[CellResult]) -> serde_json::Value {
         "must_show".into(),
         must_show(results)
             .iter()
-            .map(|c| {
-                serde_json::json!({
+            .enumerate()
+            .map(|(i, c)| {
+                let mut o = serde_json::json!({
                     "what": c.what, "paper": c.paper, "bar": c.bar, "ours": c.ours, "met": c.met(),
-                })
+                });
+                if many {
+                    o["ours_interval"] =
+                        serde_json::json!(by_seed.summary(|rs| must_show(rs)[i].ours));
+                }
+                o
             })
             .collect::<Vec<_>>()
             .into(),
@@ -713,13 +730,50 @@ fn level_maxima(scale: ReproScale, results: &[CellResult], schemes: &[String]) -
     md
 }
 
+/// One row of a group's table: `s` on `w`, each figure over the seeds.
+fn table_row(by_seed: &BySeed<'_, CellResult>, group: &str, s: &str, w: &str) -> String {
+    let base = base_of(group);
+    let x = by_seed.show(
+        |rs| gain(rs, group, s, base, w),
+        |g| format!("{g:.2}"),
+        2,
+        "-",
+    );
+    let cell = |g: fn(&HybridPhase) -> f64, digits: usize| {
+        by_seed.show(
+            |rs| phase(rs, group, s, w).map(|p| g(&p)),
+            |v| format!("{v:.digits$}"),
+            digits,
+            "-",
+        )
+    };
+    format!(
+        "| {s} | {w} | {} | {x} | {} | {} | {} | {} | {} | {} | {} |\n",
+        cell(|p| p.ops_per_s, 0),
+        cell(|p| p.latency_us_p99, 0),
+        cell(|p| p.latency_us_p9999, 0),
+        by_seed.show(
+            |rs| phase(rs, group, s, w).map(|p| p.ssd_read_share * 100.0),
+            |v| format!("{v:.1}%"),
+            1,
+            "-"
+        ),
+        cell(|p| gib(p.ssd_write_bytes), 2),
+        cell(|p| gib(p.hdd_write_bytes), 2),
+        cell(|p| p.migrated_bytes as f64 / MIB as f64, 1),
+        paper_note(group, s, w),
+    )
+}
+
 /// The study's tables, with the paper's numbers beside ours.
 pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
     let mut md = String::new();
+    let by_seed = BySeed::new(results);
     let _ = writeln!(
         md,
-        "# HHZS on a simulated ZNS SSD + HM-SMR HDD ({} scale)\n\nThroughput in ops/s of the measured phase (virtual time), its ratio to the group's base scheme, P99 latency, the SSD's share of the bytes read, bytes written to each device and migrated during the phase.\n",
-        scale.name()
+        "# HHZS on a simulated ZNS SSD + HM-SMR HDD ({} scale)\n\nThroughput in ops/s of the measured phase (virtual time), its ratio to the group's base scheme, P99 latency, the SSD's share of the bytes read, bytes written to each device and migrated during the phase.{}\n",
+        scale.name(),
+        by_seed.note(" Figures: ", ".")
     );
     for group in EXPERIMENTS {
         let (schemes, workloads) = matrix(results, group);
@@ -734,23 +788,10 @@ pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
         for w in &rows(group, &workloads) {
             let w = w.as_str();
             for s in &schemes {
-                let Some(p) = phase(results, group, s, w) else {
+                if phase(results, group, s, w).is_none() {
                     continue;
-                };
-                let x = gain(results, group, s, base, w)
-                    .map_or_else(|| "-".to_owned(), |g| format!("{g:.2}"));
-                let _ = writeln!(
-                    md,
-                    "| {s} | {w} | {:.0} | {x} | {:.0} | {:.0} | {:.1}% | {:.2} | {:.2} | {:.1} | {} |",
-                    p.ops_per_s,
-                    p.latency_us_p99,
-                    p.latency_us_p9999,
-                    p.ssd_read_share * 100.0,
-                    gib(p.ssd_write_bytes),
-                    gib(p.hdd_write_bytes),
-                    p.migrated_bytes as f64 / MIB as f64,
-                    paper_note(group, s, w),
-                );
+                }
+                md.push_str(&table_row(&by_seed, group, s, w));
             }
         }
         md.push('\n');
@@ -765,14 +806,14 @@ pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
         md,
         "## Must show (small scale)\n\n| check | paper | bar | ours | met |\n|---|---|---:|---:|---|"
     );
-    for c in must_show(results) {
+    for (i, c) in must_show(results).into_iter().enumerate() {
         let _ = writeln!(
             md,
             "| {} | {} | {:.2} | {} | {} |",
             c.what,
             c.paper,
             c.bar,
-            c.ours.map_or("-".into(), |o| format!("{o:.2}")),
+            by_seed.show(|rs| must_show(rs)[i].ours, |o| format!("{o:.2}"), 2, "-"),
             match c.met() {
                 Some(true) => "yes",
                 Some(false) => "no",
@@ -845,6 +886,7 @@ pub fn plots(dir: &std::path::Path, results: &[CellResult]) -> Result<Vec<String
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reproduce::seeds::assert_has;
 
     fn named_chunk(c: &[Cell], scheme: &str) -> u64 {
         c.iter()
@@ -922,5 +964,66 @@ mod tests {
             )
             .is_err()
         );
+    }
+
+    fn run(scheme: &str, seed: u64, load: f64, ops_per_s: f64) -> CellResult {
+        let phase = |ops_per_s: f64| HybridPhase {
+            ops_per_s,
+            ssd_read_share: 0.5,
+            ..HybridPhase::default()
+        };
+        let hybrid = Some(HybridFigures {
+            phases: vec![phase(load), phase(ops_per_s)],
+            ..HybridFigures::default()
+        });
+        let f = crate::reproduce::Figures {
+            hybrid,
+            ..crate::reproduce::Figures::default()
+        };
+        CellResult::test_run("exp1", scheme, "A", seed, f)
+    }
+
+    #[test]
+    fn more_seeds_put_the_95_interval_beside_the_papers_figures() {
+        use crate::stats::Summary;
+        let results = vec![
+            run("B3", 1, 50.0, 100.0),
+            run("HHZS", 1, 55.0, 120.0),
+            run("B3", 2, 50.0, 100.0),
+            run("HHZS", 2, 57.0, 150.0),
+            run("B3", 3, 50.0, 100.0),
+            run("HHZS", 3, 56.0, 130.0),
+        ];
+        let md = markdown(ReproScale::Small, &results);
+        assert_has(&md, "mean of 3 seeds, ± 95% interval (Student's t)");
+        let ops = Summary::of(&[120.0, 150.0, 130.0]).unwrap();
+        let x = Summary::of(&[1.2, 1.5, 1.3]).unwrap();
+        assert_has(
+            &md,
+            &format!(
+                "| HHZS | A | {:.0} ± {:.0} | {:.2} ± {:.2} | 0 | 0 | 50.0% |",
+                ops.mean, ops.ci95, x.mean, x.ci95
+            ),
+        );
+        assert_has(
+            &md,
+            &format!(
+                "| exp1 A: HHZS / B3 | +21.0% or more | 1.10 | {:.2} ± {:.2} | yes |",
+                x.mean, x.ci95
+            ),
+        );
+        let j = json(ReproScale::Small, &results);
+        assert_eq!(
+            j["must_show"][0]["ours_interval"]["ci95"].as_f64(),
+            Some(x.ci95)
+        );
+        assert_eq!(
+            j["exp1"]["HHZS"]["A"]["spread"]["ops_per_s"]["ci95"].as_f64(),
+            Some(ops.ci95)
+        );
+        let one: Vec<CellResult> = results.iter().filter(|r| r.seed == 1).cloned().collect();
+        let md = markdown(ReproScale::Small, &one);
+        assert!(!md.contains('±'), "{md}");
+        assert_has(&md, "| HHZS | A | 120 | 1.20 | 0 | 0 | 50.0% |");
     }
 }

@@ -25,6 +25,7 @@ pub mod figures;
 pub mod forms;
 pub mod hhzs;
 pub mod report;
+pub mod seeds;
 pub mod splitzns;
 pub mod znsplus;
 
@@ -442,6 +443,7 @@ pub fn cells(study: Study, scale: ReproScale, plan: &Plan) -> Result<Vec<Cell>, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reproduce::seeds::assert_has;
 
     fn one_seed(text_forms: bool, ablation: bool) -> Plan {
         Plan {
@@ -593,5 +595,144 @@ mod tests {
             md.contains("| cleaning copy, LIZA / OAZA | 2.7x | 1.00x |"),
             "{md}"
         );
+    }
+
+    fn same_zone(scheme: &str, workload: &str, seed: u64, f: Figures) -> CellResult {
+        CellResult {
+            workload: workload.into(),
+            ..result(scheme, seed, f)
+        }
+    }
+
+    #[test]
+    fn more_seeds_put_the_95_interval_beside_the_papers_figures_one_seed_none() {
+        use crate::stats::Summary;
+        let f = |gc: u64, ops: f64, s_inval: f64| Figures {
+            gc_copied_bytes: gc,
+            gc_zone_resets: 10,
+            ops_per_s: ops,
+            s_inval_avg: s_inval,
+            ..Figures::default()
+        };
+        // Baseline copies 1000 each seed; A-CAZA 200, 250, 300 (-80%, -75%, -70%).
+        let mut results = Vec::new();
+        for (seed, gc, ops, si) in [
+            (1, 200, 110.0, 0.5),
+            (2, 250, 120.0, 0.6),
+            (3, 300, 125.0, 0.8),
+        ] {
+            results.push(same_zone(
+                "Baseline",
+                "fillrandom",
+                seed,
+                f(1000, 100.0, 0.4),
+            ));
+            results.push(same_zone("A-CAZA", "fillrandom", seed, f(gc, ops, si)));
+        }
+        let md = markdown(Study::SameZone, ReproScale::Small, &results);
+        assert_has(
+            &md,
+            "Seeds: 1, 2, 3. Every figure is their mean; beside the papers' figures, mean of 3 seeds, ± 95% interval (Student's t)",
+        );
+        let copy = Summary::of(&[-80.0, -75.0, -70.0]).unwrap();
+        assert_has(
+            &md,
+            &format!(
+                "| cleaning copy, fillrandom | -80% | {:+.1}% ± {:.1} |",
+                copy.mean, copy.ci95
+            ),
+        );
+        let put = Summary::of(&[10.0, 20.0, 25.0]).unwrap();
+        assert_has(
+            &md,
+            &format!(
+                "| PUT throughput, average | +16% | {:+.1}% ± {:.1} |",
+                put.mean, put.ci95
+            ),
+        );
+        let s_inval = Summary::of(&[0.5 - 0.4, 0.6 - 0.4, 0.8 - 0.4]).unwrap();
+        assert_has(
+            &md,
+            &format!(
+                "| S_inval (A-CAZA minus Baseline) | +0.10 | {:+.3} ± {:.3} |",
+                s_inval.mean, s_inval.ci95
+            ),
+        );
+        // Resets by ZC equal in every seed: no interval.
+        assert!(
+            md.contains(
+                "| zone resets by ZC (cleaning victims; figure 12), average | -8.6% | +0.0% |"
+            ),
+            "{md}"
+        );
+        // The JSON's spread: every figure, with the interval.
+        let j = json(Study::SameZone, ReproScale::Small, &results);
+        let sp = &j["schemes"]["A-CAZA"]["spread"]["fillrandom"];
+        let gc = Summary::of(&[200.0, 250.0, 300.0]).unwrap();
+        assert_eq!(sp["gc_copied_bytes"]["ci95"].as_f64(), Some(gc.ci95));
+        assert_eq!(
+            sp["gc_copied_bytes"]["ci95_low"].as_f64(),
+            Some(gc.ci95_low)
+        );
+        assert_eq!(
+            sp["gc_copied_bytes"]["ci95_high"].as_f64(),
+            Some(gc.ci95_high)
+        );
+        assert_eq!(sp["gc_copied_bytes"]["n"], 3);
+        assert_eq!(sp["gc_copied_bytes"]["min"].as_f64(), Some(200.0));
+        assert!(sp["compaction_read_mb_per_s"]["stddev"].is_number());
+        // One seed: the figures alone, as before intervals.
+        let one: Vec<CellResult> = results.iter().filter(|r| r.seed == 1).cloned().collect();
+        let md = markdown(Study::SameZone, ReproScale::Small, &one);
+        assert!(!md.contains('±'), "{md}");
+        assert!(md.contains("Seeds: 1 (every figure is their mean; the JSON has the spread)."));
+        assert_has(&md, "| cleaning copy, fillrandom | -80% | -80.0% |");
+    }
+
+    #[test]
+    fn oaza_beside_the_slides_carries_the_interval_of_more_seeds() {
+        use crate::stats::Summary;
+        let f = |gc: u64, resets: u64, mb: f64| Figures {
+            gc_copied_bytes: gc,
+            zone_resets: resets,
+            mb_per_s: mb,
+            zone_write_amplification: 1.5,
+            ..Figures::default()
+        };
+        let results = vec![
+            result("LIZA", 1, f(300, 10, 60.0)),
+            result("CAZA", 1, f(200, 10, 61.0)),
+            result("OAZA", 1, f(100, 9, 62.0)),
+            result("LIZA", 2, f(400, 10, 64.0)),
+            result("CAZA", 2, f(200, 10, 65.0)),
+            result("OAZA", 2, f(100, 8, 66.0)),
+        ];
+        let md = markdown(Study::Oaza, ReproScale::Small, &results);
+        let ratio = Summary::of(&[3.0, 4.0]).unwrap();
+        assert_has(
+            &md,
+            &format!(
+                "| cleaning copy, LIZA / OAZA | 2.7x | {:.2}x ± {:.2} |",
+                ratio.mean, ratio.ci95
+            ),
+        );
+        let liza = Summary::of(&[60.0, 64.0]).unwrap();
+        assert_has(
+            &md,
+            &format!(
+                "| write throughput MB/s LIZA / CAZA / OAZA | 67 / 68 / 69 | {:.1} ± {:.1} / ",
+                liza.mean, liza.ci95
+            ),
+        );
+        let resets = Summary::of(&[-10.0, -20.0]).unwrap();
+        assert_has(
+            &md,
+            &format!(
+                "| zone resets, OAZA vs LIZA | -10% | {:+.1}% ± {:.1} |",
+                resets.mean, resets.ci95
+            ),
+        );
+        // Equal in both seeds: the figure alone.
+        assert_has(&md, "| 1.3 / 1.2 / 1.1 | 1.50 / 1.50 / 1.50 |");
     }
 }

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 
 use super::figures::{CellResult, Figures, spread};
 use super::forms::{Form, OAZA_SCHEMES, SAME_ZONE_SCHEMES, SAME_ZONE_WORKLOADS, Scheme};
+use super::seeds::{BySeed, interval_note};
 use super::{OAZA_WORKLOAD, ReproScale, Study, ablation};
 
 /// Which simulations a figure comes from (all seeds of it).
@@ -316,18 +317,24 @@ pub fn markdown(study: Study, scale: ReproScale, results: &[CellResult]) -> Stri
         return super::hhzs::markdown(scale, results);
     }
     let mut md = String::new();
-    let mut seeds: Vec<u64> = results.iter().map(|r| r.seed).collect();
-    seeds.sort_unstable();
-    seeds.dedup();
-    let _ = writeln!(
-        md,
-        "Seeds: {} (every figure is their mean; the JSON has the spread).\n",
-        seeds
-            .iter()
-            .map(u64::to_string)
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    let seeds = super::seeds::seeds_of(results);
+    let list = seeds
+        .iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if seeds.len() > 1 {
+        let _ = writeln!(
+            md,
+            "Seeds: {list}. Every figure is their mean; beside the papers' figures, {}. The JSON has the spread.\n",
+            interval_note(seeds.len())
+        );
+    } else {
+        let _ = writeln!(
+            md,
+            "Seeds: {list} (every figure is their mean; the JSON has the spread).\n"
+        );
+    }
     for form in Form::ALL {
         if !results
             .iter()
@@ -387,39 +394,47 @@ fn same_zone_markdown(scale: ReproScale, form: Form, results: &[CellResult]) -> 
         form.name()
     );
     let pair = ("A-CAZA", "Baseline");
+    let by_seed = BySeed::new(results);
+    let signed_pct = |c: f64| format!("{c:+.1}%");
     let avg = |f: &dyn Fn(&Figures) -> f64| -> String {
-        let v: Vec<f64> = SAME_ZONE_WORKLOADS
-            .iter()
-            .filter_map(|w| change(results, form, pair, w, f))
-            .collect();
-        if v.is_empty() {
-            "n/a".into()
-        } else {
-            format!("{:+.1}%", v.iter().sum::<f64>() / v.len() as f64)
-        }
+        by_seed.show(
+            |rs| {
+                let v: Vec<f64> = SAME_ZONE_WORKLOADS
+                    .iter()
+                    .filter_map(|w| change(rs, form, pair, w, f))
+                    .collect();
+                (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+            },
+            signed_pct,
+            1,
+            "n/a",
+        )
     };
     let one = |w: &str, f: &dyn Fn(&Figures) -> f64| -> String {
-        change(results, form, pair, w, f).map_or("n/a".into(), |c| format!("{c:+.1}%"))
+        by_seed.show(|rs| change(rs, form, pair, w, f), signed_pct, 1, "n/a")
     };
     let gc = |f: &Figures| f.gc_copied_bytes as f64;
     let resets = |f: &Figures| f.zone_resets as f64;
     let zc_resets = |f: &Figures| f.gc_zone_resets as f64;
     let put = |f: &Figures| f.ops_per_s;
     let diff = |f: &dyn Fn(&Figures) -> f64| -> String {
-        let v: Vec<f64> = SAME_ZONE_WORKLOADS
-            .iter()
-            .filter_map(|w| {
-                Some(
-                    f(&get(results, &Key::scheme(form, "A-CAZA", w))?)
-                        - f(&get(results, &Key::scheme(form, "Baseline", w))?),
-                )
-            })
-            .collect();
-        if v.is_empty() {
-            "n/a".into()
-        } else {
-            format!("{:+.3}", v.iter().sum::<f64>() / v.len() as f64)
-        }
+        by_seed.show(
+            |rs| {
+                let v: Vec<f64> = SAME_ZONE_WORKLOADS
+                    .iter()
+                    .filter_map(|w| {
+                        Some(
+                            f(&get(rs, &Key::scheme(form, "A-CAZA", w))?)
+                                - f(&get(rs, &Key::scheme(form, "Baseline", w))?),
+                        )
+                    })
+                    .collect();
+                (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+            },
+            |d| format!("{d:+.3}"),
+            3,
+            "n/a",
+        )
     };
     let rows = [
         (
@@ -487,6 +502,7 @@ fn same_zone_markdown(scale: ReproScale, form: Form, results: &[CellResult]) -> 
 
 fn sweep_table(results: &[CellResult]) -> String {
     let mut md = String::new();
+    let by_seed = BySeed::new(results);
     md.push_str("### ACC turning point (fillrandom, A-CAZA, code form: `max_compaction_kick`, `max_compaction_start_level`), beside figures 13 and 14\n\n| level constraint | turning point | PUT ops/s | stall s | I/O blocking s | victim MiB | GC copy MiB |\n|---|---:|---:|---:|---:|---:|---:|\n");
     for constraint in [false, true] {
         for tp in super::TURNING_POINTS {
@@ -500,15 +516,23 @@ fn sweep_table(results: &[CellResult]) -> String {
                 ablation_step: None,
             };
             let c = if constraint { "L >= 2" } else { "none" };
+            let cell = |g: fn(&Figures) -> f64, digits: usize| {
+                by_seed.show(
+                    |rs| get(rs, &key).map(|f| g(&f)),
+                    |v| format!("{v:.digits$}"),
+                    digits,
+                    "-",
+                )
+            };
             match get(results, &key) {
-                Some(f) => drop(writeln!(
+                Some(_) => drop(writeln!(
                     md,
-                    "| {c} | {tp} | {:.0} | {:.1} | {:.1} | {:.2} | {:.1} |",
-                    f.ops_per_s,
-                    f.stall_s,
-                    f.io_blocking_s,
-                    f.victim_bytes_avg / f64::from(1u32 << 20),
-                    mib(f.gc_copied_bytes)
+                    "| {c} | {tp} | {} | {} | {} | {} | {} |",
+                    cell(|f| f.ops_per_s, 0),
+                    cell(|f| f.stall_s, 1),
+                    cell(|f| f.io_blocking_s, 1),
+                    cell(|f| f.victim_bytes_avg / f64::from(1u32 << 20), 2),
+                    cell(|f| mib(f.gc_copied_bytes), 1),
                 )),
                 None => {
                     if let Some(e) = error(results, &key) {
@@ -601,24 +625,31 @@ fn oaza_markdown(scale: ReproScale, form: Form, results: &[CellResult]) -> Strin
         OAZA_WORKLOAD,
         "LIZA",
     ));
-    let f = |s: &str| get(results, &Key::scheme(form, s, OAZA_WORKLOAD));
-    let ratio = |a: Option<Figures>, b: Option<Figures>| -> String {
-        match (a, b) {
-            (Some(a), Some(b)) if b.gc_copied_bytes > 0 => {
-                format!(
-                    "{:.2}x",
-                    a.gc_copied_bytes as f64 / b.gc_copied_bytes as f64
-                )
-            }
-            _ => "n/a".into(),
-        }
+    let by_seed = BySeed::new(results);
+    let f = |rs: &[CellResult], s: &str| get(rs, &Key::scheme(form, s, OAZA_WORKLOAD));
+    let ratio = |a: &str, b: &str| -> String {
+        by_seed.show(
+            |rs| match (f(rs, a), f(rs, b)) {
+                (Some(a), Some(b)) if b.gc_copied_bytes > 0 => {
+                    Some(a.gc_copied_bytes as f64 / b.gc_copied_bytes as f64)
+                }
+                _ => None,
+            },
+            |r| format!("{r:.2}x"),
+            2,
+            "n/a",
+        )
     };
-    let wa = |s: &str| {
-        f(s).map_or("n/a".into(), |x| {
-            format!("{:.2}", x.zone_write_amplification)
-        })
+    let figure = |s: &str, g: fn(&Figures) -> f64, digits: usize| {
+        by_seed.show(
+            |rs| f(rs, s).map(|x| g(&x)),
+            |v| format!("{v:.digits$}"),
+            digits,
+            "n/a",
+        )
     };
-    let mbs = |s: &str| f(s).map_or("n/a".into(), |x| format!("{:.1}", x.mb_per_s));
+    let wa = |s: &str| figure(s, |x| x.zone_write_amplification, 2);
+    let mbs = |s: &str| figure(s, |x| x.mb_per_s, 1);
     let _ = write!(
         md,
         "### Beside the slides ({} forms)\n\n| measure | paper | ours |\n|---|---|---|\n",
@@ -627,12 +658,12 @@ fn oaza_markdown(scale: ReproScale, form: Form, results: &[CellResult]) -> Strin
     let _ = writeln!(
         md,
         "| cleaning copy, LIZA / OAZA | 2.7x | {} |",
-        ratio(f("LIZA"), f("OAZA"))
+        ratio("LIZA", "OAZA")
     );
     let _ = writeln!(
         md,
         "| cleaning copy, CAZA / OAZA | 1.7x | {} |",
-        ratio(f("CAZA"), f("OAZA"))
+        ratio("CAZA", "OAZA")
     );
     let _ = writeln!(
         md,
@@ -648,10 +679,17 @@ fn oaza_markdown(scale: ReproScale, form: Form, results: &[CellResult]) -> Strin
         mbs("CAZA"),
         mbs("OAZA")
     );
-    let resets = match (f("LIZA"), f("OAZA")) {
-        (Some(l), Some(o)) => pct(o.zone_resets as f64, l.zone_resets as f64),
-        _ => "n/a".into(),
-    };
+    let resets = by_seed.show(
+        |rs| match (f(rs, "LIZA"), f(rs, "OAZA")) {
+            (Some(l), Some(o)) if l.zone_resets > 0 => {
+                Some(100.0 * (o.zone_resets as f64 - l.zone_resets as f64) / l.zone_resets as f64)
+            }
+            _ => None,
+        },
+        |c| format!("{c:+.1}%"),
+        1,
+        "n/a",
+    );
     let _ = writeln!(md, "| zone resets, OAZA vs LIZA | -10% | {resets} |\n");
     md
 }

@@ -26,7 +26,8 @@
 
 use std::fmt::Write as _;
 
-use super::figures::{CellResult, Figures};
+use super::figures::{CellResult, Figures, Measured};
+use super::seeds::{BySeed, summaries};
 use super::{Cell, Form, ReproScale};
 use crate::db_bench::HarnessError;
 use crate::scenario::Scenario;
@@ -488,12 +489,22 @@ pub fn json(scale: ReproScale, results: &[CellResult]) -> serde_json::Value {
     let mut seeds: Vec<u64> = results.iter().map(|r| r.seed).collect();
     seeds.sort_unstable();
     seeds.dedup();
+    let by_seed = BySeed::new(results);
     let mut schemes = serde_json::Map::new();
     for s in MAIN_SCHEMES.iter().chain(&BREAKDOWN_SCHEMES) {
         let mut per = serde_json::Map::new();
         for w in WORKLOADS {
             if let Some(f) = mean_of(results, s, w) {
-                per.insert(w.to_owned(), workload_json(&f));
+                let mut o = workload_json(&f);
+                if by_seed.many() {
+                    let each: Vec<serde_json::Value> = by_seed
+                        .each()
+                        .iter()
+                        .filter_map(|rs| mean_of(rs, s, w).map(|f| workload_json(&f)))
+                        .collect();
+                    o["spread"] = summaries(&each);
+                }
+                per.insert(w.to_owned(), o);
             }
         }
         if !per.is_empty() {
@@ -540,7 +551,7 @@ pub fn json(scale: ReproScale, results: &[CellResult]) -> serde_json::Value {
         "seeds": seeds,
         "schemes": schemes,
         "sweeps": sweeps,
-        "must_show": must_show(results).iter().map(Check::json).collect::<Vec<_>>(),
+        "must_show": must_show_json(results, &by_seed),
         "failed": failed,
     })
 }
@@ -576,6 +587,25 @@ impl Check {
             "met": self.met(),
         })
     }
+}
+
+/// The must-show list as JSON; with more than one seed each check's `ours_interval` (the
+/// summary of each seed's ratio).
+fn must_show_json(
+    results: &[CellResult],
+    by_seed: &BySeed<'_, CellResult>,
+) -> Vec<serde_json::Value> {
+    must_show(results)
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut o = c.json();
+            if by_seed.many() {
+                o["ours_interval"] = serde_json::json!(by_seed.summary(|rs| must_show(rs)[i].ours));
+            }
+            o
+        })
+        .collect()
 }
 
 /// Ratio of `key` of the measured phase: `scheme` over `base` on `workload`.
@@ -726,11 +756,25 @@ fn mib(b: u64) -> f64 {
 )]
 pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
     let mut md = String::new();
+    let by_seed = BySeed::new(results);
     let _ = writeln!(
         md,
-        "# SplitZNS (TACO'23) at `--scale {}`\n\nEvery figure is the measured phase's (the last of the workload), the mean over the seeds run.\n",
-        scale.name()
+        "# SplitZNS (TACO'23) at `--scale {}`\n\nEvery figure is the measured phase's (the last of the workload), the mean over the seeds run.{}\n",
+        scale.name(),
+        by_seed.note(" Ours: ", ".")
     );
+    // A figure of `scheme` on `w` (`g` of its mean figures), and a ratio, over seeds.
+    let fig = |scheme: &str, w: &str, g: &dyn Fn(&Figures) -> f64, digits: usize| {
+        by_seed.show(
+            |rs| mean_of(rs, scheme, w).map(|f| g(&f)),
+            |v| format!("{v:.digits$}"),
+            digits,
+            "-",
+        )
+    };
+    let times = |a: &str, b: &str, w: &str, key: fn(&Figures) -> f64| {
+        by_seed.show(|rs| ratio(rs, a, b, w, key), |x| format!("{x:.2}x"), 2, "-")
+    };
     // Figure 9: throughput normalized to LDP.
     let _ = writeln!(
         md,
@@ -749,16 +793,10 @@ pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
         }
         let _ = write!(md, "| {w} |");
         for s in MAIN_SCHEMES {
-            match mean_of(results, s, w) {
-                Some(f) => {
-                    let _ = write!(md, " {:.0} |", ops_per_s(&f));
-                }
-                None => md.push_str(" - |"),
-            }
+            let _ = write!(md, " {} |", fig(s, w, &ops_per_s, 0));
         }
         for c in ["LDP", "Gear", "LLC"] {
-            let ours = ratio(results, "SplitZNS", c, w, ops_per_s)
-                .map_or("-".into(), |x| format!("{x:.2}x"));
+            let ours = times("SplitZNS", c, w, ops_per_s);
             let paper = paper_gain(c, w).map_or(String::new(), |p| format!(" ({p:.2}x)"));
             let _ = write!(md, " {ours}{paper} |");
         }
@@ -775,15 +813,18 @@ pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
         }
         let _ = write!(md, "| {w} |");
         for s in MAIN_SCHEMES {
-            match mean_of(results, s, w) {
-                Some(f) => {
-                    let _ = write!(md, " {:.0} / {:.0} |", p99(&f), p999(&f));
-                }
-                None => md.push_str(" - |"),
+            if mean_of(results, s, w).is_some() {
+                let _ = write!(md, " {} / {} |", fig(s, w, &p99, 0), fig(s, w, &p999, 0));
+            } else {
+                md.push_str(" - |");
             }
         }
-        let d = ratio(results, "SplitZNS", "LDP", w, p99)
-            .map_or("-".into(), |x| format!("{:+.1}%", (x - 1.0) * 100.0));
+        let d = by_seed.show(
+            |rs| ratio(rs, "SplitZNS", "LDP", w, p99).map(|x| (x - 1.0) * 100.0),
+            |c| format!("{c:+.1}%"),
+            1,
+            "-",
+        );
         let _ = writeln!(md, " {d} |");
     }
     md.push_str("\nPaper: SplitZNS vs LDP P99 / P99.9 -57.2% / -52.8% on overwrite, -43.1% / -43% on readrandom.\n");
@@ -798,21 +839,22 @@ pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
         if a.is_none() && l.is_none() {
             continue;
         }
-        let cell = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.1}"));
+        let cell = |w: &str, g: fn(&Measured) -> f64, digits: usize| {
+            by_seed.show(
+                |rs| mean_of(rs, s, w)?.measured.as_ref().map(g),
+                |v| format!("{v:.digits$}"),
+                digits,
+                "-",
+            )
+        };
         let _ = writeln!(
             md,
             "| {s} | {} | {} | {} | {} | {} |",
-            cell(a.as_ref().map(|p| mib(p.device_write_bytes))),
-            cell(a.as_ref().map(|p| mib(p.user_write_bytes))),
-            cell(a.as_ref().map(|p| mib(p.gc_copied_bytes))),
-            cell(
-                l.as_ref()
-                    .and_then(|f| f.measured.as_ref())
-                    .map(|m| mib(m.tree_bytes))
-            ),
-            l.as_ref()
-                .and_then(|f| f.measured.as_ref())
-                .map_or("-".into(), |m| m.tree_files.to_string()),
+            cell("ycsb-a", |p| mib(p.device_write_bytes), 1),
+            cell("ycsb-a", |p| mib(p.user_write_bytes), 1),
+            cell("ycsb-a", |p| mib(p.gc_copied_bytes), 1),
+            cell("ycsb-l", |m| mib(m.tree_bytes), 1),
+            cell("ycsb-l", |m| m.tree_files as f64, 0),
         );
     }
     md.push_str("\nPaper (after YCSB-L): Gear 37.38 GiB / 2509 SSTs, LLC 36.41 / 2451, LDP 41.95 / 2953, SplitZNS 41.97 / 2873; equal tree writes for LDP and SplitZNS, more for Gear and LLC.\n");
@@ -828,14 +870,12 @@ pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
                 let Some(f) = mean_of(results, s, w) else {
                     continue;
                 };
-                let x = |b: &str| {
-                    ratio(results, s, b, w, ops_per_s).map_or("-".into(), |x| format!("{x:.2}x"))
-                };
+                let x = |b: &str| times(s, b, w, ops_per_s);
                 let p = f.measured.clone().unwrap_or_default();
                 let _ = writeln!(
                     md,
-                    "| {w} | {s} | {:.0} | {} | {} | {:.0} | {:.0} | {:.2} | {:.1} | {} | {} |",
-                    p.ops_per_s,
+                    "| {w} | {s} | {} | {} | {} | {} | {} | {:.2} | {:.1} | {} | {} |",
+                    fig(s, w, &ops_per_s, 0),
                     x("native"),
                     if s == "LDP+prio" {
                         format!("{} (x LDP)", x("LDP"))
@@ -846,8 +886,8 @@ pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
                     } else {
                         prev.map_or("-".into(), x)
                     },
-                    p.latency_us_p99,
-                    p.latency_us_p999,
+                    fig(s, w, &p99, 0),
+                    fig(s, w, &p999, 0),
                     p.stall_ns as f64 / 1e9,
                     p.compaction_mb_per_s,
                     p.subzone_ssts,
@@ -866,18 +906,14 @@ pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
         for (sweep, w, points) in SWEEPS {
             for &v in points {
                 let key = format!("{w}@{sweep}={}", v.label());
-                let ops = |s: &str| {
-                    mean_of(results, s, &key)
-                        .map_or("-".into(), |f| format!("{:.0}", ops_per_s(&f)))
-                };
+                let ops = |s: &str| fig(s, &key, &ops_per_s, 0);
                 let _ = writeln!(
                     md,
                     "| {sweep} | {w} | {} | {} | {} | {} | {} |",
                     v.label(),
                     ops("LDP"),
                     ops("SplitZNS"),
-                    ratio(results, "SplitZNS", "LDP", &key, ops_per_s)
-                        .map_or("-".into(), |x| format!("{x:.2}x")),
+                    times("SplitZNS", "LDP", &key, ops_per_s),
                     paper_sweep(v).map_or("-".into(), |x| format!("{x:.2}x")),
                 );
             }
@@ -888,7 +924,8 @@ pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
         md,
         "\n## Must show (the issue's bars at small scale)\n\n| comparison | paper | bar | ours | met |\n|---|---:|---:|---:|---|"
     );
-    for c in must_show(results) {
+    for (i, c) in must_show(results).into_iter().enumerate() {
+        let ours = by_seed.show(|rs| must_show(rs)[i].ours, |x| format!("{x:.2}"), 2, "-");
         let _ = writeln!(
             md,
             "| {} | {:.2} | {} | {} | {} |",
@@ -898,7 +935,7 @@ pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
                 || if c.lower { "< 1".into() } else { "> 1".into() },
                 |b| format!("{} {b:.2}", if c.lower { "<=" } else { ">=" })
             ),
-            c.ours.map_or("-".into(), |x| format!("{x:.2}")),
+            ours,
             match c.met() {
                 Some(true) => "yes",
                 Some(false) => "no",
@@ -1057,6 +1094,7 @@ pub fn plots(dir: &std::path::Path, results: &[CellResult]) -> Result<Vec<String
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reproduce::seeds::assert_has;
 
     #[test]
     fn every_scheme_and_workload_makes_a_valid_scenario() {
@@ -1156,5 +1194,63 @@ mod tests {
             ..plan
         };
         assert!(cells(ReproScale::Small, &bad).is_err());
+    }
+
+    fn run(scheme: &str, w: &str, seed: u64, ops_per_s: f64, p99: f64) -> CellResult {
+        let measured = Some(Measured {
+            ops_per_s,
+            latency_us_p99: p99,
+            ..Measured::default()
+        });
+        let f = Figures {
+            measured,
+            ..Figures::default()
+        };
+        CellResult::test_run("scheme", scheme, w, seed, f)
+    }
+
+    #[test]
+    fn more_seeds_put_the_95_interval_beside_the_papers_figures() {
+        use crate::stats::Summary;
+        let results = vec![
+            run("LDP", "overwrite", 1, 100.0, 50.0),
+            run("SplitZNS", "overwrite", 1, 200.0, 40.0),
+            run("LDP", "overwrite", 2, 100.0, 50.0),
+            run("SplitZNS", "overwrite", 2, 260.0, 30.0),
+        ];
+        let md = markdown(ReproScale::Small, &results);
+        assert_has(&md, "mean of 2 seeds, ± 95% interval (Student's t)");
+        let gain = Summary::of(&[2.0, 2.6]).unwrap();
+        let ops = Summary::of(&[200.0, 260.0]).unwrap();
+        assert_has(
+            &md,
+            &format!(
+                "| overwrite | 100 | - | - | {:.0} ± {:.0} | {:.2}x ± {:.2} (2.77x) |",
+                ops.mean, ops.ci95, gain.mean, gain.ci95
+            ),
+        );
+        let p99 = Summary::of(&[-20.0, -40.0]).unwrap();
+        assert_has(&md, &format!("{:+.1}% ± {:.1} |", p99.mean, p99.ci95));
+        assert_has(
+            &md,
+            &format!(
+                "| overwrite, SplitZNS / LDP | 2.77 | >= 1.89 | {:.2} ± {:.2} |",
+                gain.mean, gain.ci95
+            ),
+        );
+        let j = json(ReproScale::Small, &results);
+        let iv = &j["must_show"][0]["ours_interval"];
+        assert_eq!(iv["ci95"].as_f64(), Some(gain.ci95));
+        assert_eq!(iv["n"], 2);
+        let sp = &j["schemes"]["SplitZNS"]["overwrite"]["spread"]["ops_per_s"];
+        assert_eq!(sp["ci95_high"].as_f64(), Some(ops.ci95_high));
+        // One seed: no interval, the figures alone.
+        let one: Vec<CellResult> = results.iter().filter(|r| r.seed == 1).cloned().collect();
+        let md = markdown(ReproScale::Small, &one);
+        assert!(!md.contains('±'), "{md}");
+        assert_has(&md, "| overwrite | 100 | - | - | 200 | 2.00x (2.77x) |");
+        let j = json(ReproScale::Small, &one);
+        assert!(j["must_show"][0].get("ours_interval").is_none());
+        assert!(j["schemes"]["LDP"]["overwrite"].get("spread").is_none());
     }
 }

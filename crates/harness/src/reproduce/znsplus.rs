@@ -22,6 +22,7 @@
 //! Every fill-and-delete run ends with the zone layer's fsck and every engine run with the
 //! scenario runs' checks (fsck, scan, sampled reads); a failed check fails the cell.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -32,10 +33,12 @@ use zonedb_device::flash::{ZnsPlusConfig, ZnsPlusStats};
 use zonedb_fs::{FsOptions, FsStats, ZoneCopy};
 
 use super::ReproScale;
+use super::seeds::{BySeed, summaries};
 use super::splitzns::bars;
 use crate::db_bench::HarnessError;
 use crate::fill_delete::{self, FillDeleteOptions};
 use crate::scenario::Scenario;
+use crate::stats::Summary;
 
 /// The schemes, as the JSON names them.
 pub const SCHEMES: [&str; 4] = ["ZNS", "IZC", "ZNS+", "ZNS+/CUB"];
@@ -661,9 +664,72 @@ impl Unit {
             Self::Change => format!("{:+.1}%", (v - 1.0) * 100.0),
         }
     }
+
+    /// The mean of `s` as [`Self::show`] prints it, then ` ± ` and the half-width of its 95%
+    /// interval in the printed unit (for more than one run).
+    fn show_interval(self, s: &Summary) -> String {
+        let (factor, digits) = match self {
+            Self::Times => (1.0, 2),
+            Self::Percent | Self::Change => (100.0, 1),
+        };
+        let scaled = Summary {
+            mean: s.mean,
+            ci95: s.ci95 * factor,
+            ..*s
+        };
+        super::seeds::with_interval(&scaled, &|v| self.show(v), digits)
+    }
+}
+
+/// Each claim's values, experiment by experiment, summarized over seeds (empty for one seed).
+fn claim_intervals(by_seed: &BySeed<'_, ZnsPlusResult>) -> Vec<BTreeMap<String, Summary>> {
+    if !by_seed.many() {
+        return Vec::new();
+    }
+    let each: Vec<Vec<Claim>> = by_seed.each().iter().map(|rs| claims(rs)).collect();
+    let Some(first) = each.first() else {
+        return Vec::new();
+    };
+    (0..first.len())
+        .map(|i| {
+            let mut values: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+            for c in each.iter().filter_map(|cs| cs.get(i)) {
+                for (e, v) in &c.ours {
+                    values.entry(e.clone()).or_default().push(*v);
+                }
+            }
+            values
+                .into_iter()
+                .filter_map(|(e, xs)| Some((e, Summary::of(&xs)?)))
+                .collect()
+        })
+        .collect()
 }
 
 impl Claim {
+    /// With more than one seed: each experiment's value the mean of the seeds' (`intervals`,
+    /// from [`claim_intervals`]), and the single value's interval.
+    fn with_intervals(mut self, intervals: Option<&BTreeMap<String, Summary>>) -> Self {
+        if let Some(iv) = intervals {
+            for (e, v) in &mut self.ours {
+                if let Some(s) = iv.get(e) {
+                    *v = s.mean;
+                }
+            }
+        }
+        self
+    }
+
+    /// The values' range; with more than one seed a single value with its interval.
+    fn range_interval(&self, intervals: Option<&BTreeMap<String, Summary>>) -> String {
+        match (&self.ours[..], intervals) {
+            ([(e, _)], Some(iv)) => iv
+                .get(e)
+                .map_or_else(|| self.range(), |s| self.unit.show_interval(s)),
+            _ => self.range(),
+        }
+    }
+
     fn range(&self) -> String {
         if self.ours.is_empty() {
             return "-".into();
@@ -818,11 +884,23 @@ pub fn json(scale: ReproScale, results: &[ZnsPlusResult]) -> serde_json::Value {
     let mut seeds: Vec<u64> = results.iter().map(|r| r.seed).collect();
     seeds.sort_unstable();
     seeds.dedup();
+    let by_seed = BySeed::new(results);
     let mut schemes = serde_json::Map::new();
     for s in SCHEMES {
         let per: serde_json::Map<String, serde_json::Value> = EXPERIMENTS
             .iter()
-            .filter_map(|e| Some(((*e).to_owned(), mean_json(results, s, e)?)))
+            .filter_map(|e| {
+                let mut o = mean_json(results, s, e)?;
+                if by_seed.many() {
+                    let each: Vec<serde_json::Value> = by_seed
+                        .each()
+                        .iter()
+                        .filter_map(|rs| mean_json(rs, s, e))
+                        .collect();
+                    o["spread"] = summaries(&each);
+                }
+                Some(((*e).to_owned(), o))
+            })
             .collect();
         if !per.is_empty() {
             schemes.insert(s.to_owned(), serde_json::Value::Object(per));
@@ -838,6 +916,18 @@ pub fn json(scale: ReproScale, results: &[ZnsPlusResult]) -> serde_json::Value {
             ))
         })
         .collect();
+    let intervals = claim_intervals(&by_seed);
+    let slides: Vec<serde_json::Value> = claims(results)
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut o = c.json();
+            if let Some(iv) = intervals.get(i) {
+                o["ours_interval"] = serde_json::json!(iv);
+            }
+            o
+        })
+        .collect();
     serde_json::json!({
         "study": "znsplus",
         "scale": scale.name(),
@@ -850,7 +940,7 @@ pub fn json(scale: ReproScale, results: &[ZnsPlusResult]) -> serde_json::Value {
             "engine_scale": format!("1/{}", engine_divisor(scale)),
         },
         "schemes": schemes,
-        "slides": claims(results).iter().map(Claim::json).collect::<Vec<_>>(),
+        "slides": slides,
         "failed": failed,
     })
 }
@@ -866,58 +956,65 @@ fn slides_note(scheme: &str, experiment: &str) -> &'static str {
     }
 }
 
-fn show(v: Option<f64>, f: &dyn Fn(f64) -> String) -> String {
-    v.map_or_else(|| "-".to_owned(), f)
-}
-
 /// One table of the study: a row per experiment and scheme.
 fn table(md: &mut String, results: &[ZnsPlusResult], title: &str, experiments: &[&str]) {
     let _ = writeln!(
         md,
         "## {title}\n\n| experiment | scheme | ops/s | x ZNS | P99 µs | cleaning s | vs ZNS | host link GiB | gc copied GiB | copyback | threaded share | metadata MiB | vs ZNS | slides |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
     );
-    let gib = |v: f64| format!("{:.2}", v / f64::from(1u32 << 30));
+    let by_seed = BySeed::new(results);
     for e in experiments {
         for s in SCHEMES {
             if mean_json(results, s, e).is_none() {
                 continue;
             }
-            let f = |k: &str| figure(results, s, e, k);
-            let vs = |k: &str| vs_zns(results, s, e, k);
-            let copyback = {
-                let c = f("izc_copyback_pages").unwrap_or(0.0);
-                let r = f("read_program_pages").unwrap_or(0.0);
-                if c + r > 0.0 {
-                    format!("{:.1}%", c * 100.0 / (c + r))
-                } else {
-                    "-".into()
-                }
+            // `key` as `to` converts it, with `digits` decimals and `unit` after.
+            let f = |k: &str, to: &dyn Fn(f64) -> f64, digits: usize, unit: &str| {
+                by_seed.show(
+                    |rs| figure(rs, s, e, k).map(to),
+                    |v| format!("{v:.digits$}{unit}"),
+                    digits,
+                    "-",
+                )
             };
+            let change = |k: &str| {
+                by_seed.show(
+                    |rs| vs_zns(rs, s, e, k).map(|v| (v - 1.0) * 100.0),
+                    |c| format!("{c:+.1}%"),
+                    1,
+                    "-",
+                )
+            };
+            let copyback = by_seed.show(
+                |rs| {
+                    let c = figure(rs, s, e, "izc_copyback_pages").unwrap_or(0.0);
+                    let r = figure(rs, s, e, "read_program_pages").unwrap_or(0.0);
+                    (c + r > 0.0).then(|| c * 100.0 / (c + r))
+                },
+                |v| format!("{v:.1}%"),
+                1,
+                "-",
+            );
+            let same = |v: f64| v;
+            let gib = |v: f64| v / f64::from(1u32 << 30);
             let _ = writeln!(
                 md,
                 "| {e} | {s} | {} | {} | {} | {} | {} | {} | {} | {copyback} | {} | {} | {} | {} |",
-                show(f("ops_per_s"), &|v| format!("{v:.0}")),
-                show(vs("ops_per_s"), &|v| format!("{v:.2}")),
-                show(f("latency_us_p99"), &|v| format!("{v:.0}")),
-                show(f("cleaning_time_ns"), &|v| format!("{:.2}", v / 1e9)),
-                show(vs("cleaning_time_ns"), &|v| format!(
-                    "{:+.1}%",
-                    (v - 1.0) * 100.0
-                )),
-                show(f("host_link_bytes"), &gib),
-                show(f("gc_copied_bytes"), &gib),
-                show(f("threaded_logging_share"), &|v| format!(
-                    "{:.1}%",
-                    v * 100.0
-                )),
-                show(f("metadata_write_bytes"), &|v| format!(
-                    "{:.1}",
-                    v / MIB as f64
-                )),
-                show(vs("metadata_write_bytes"), &|v| format!(
-                    "{:+.1}%",
-                    (v - 1.0) * 100.0
-                )),
+                f("ops_per_s", &same, 0, ""),
+                by_seed.show(
+                    |rs| vs_zns(rs, s, e, "ops_per_s"),
+                    |v| format!("{v:.2}"),
+                    2,
+                    "-"
+                ),
+                f("latency_us_p99", &same, 0, ""),
+                f("cleaning_time_ns", &|v| v / 1e9, 2, ""),
+                change("cleaning_time_ns"),
+                f("host_link_bytes", &gib, 2, ""),
+                f("gc_copied_bytes", &gib, 2, ""),
+                f("threaded_logging_share", &|v| v * 100.0, 1, "%"),
+                f("metadata_write_bytes", &|v| v / MIB as f64, 1, ""),
+                change("metadata_write_bytes"),
                 slides_note(s, e),
             );
         }
@@ -928,10 +1025,12 @@ fn table(md: &mut String, results: &[ZnsPlusResult], title: &str, experiments: &
 /// The study's tables: ours with ratios to ZNS, and the slides' claims beside ours.
 pub fn markdown(scale: ReproScale, results: &[ZnsPlusResult]) -> String {
     let mut md = String::new();
+    let by_seed = BySeed::new(results);
     let _ = writeln!(
         md,
-        "# ZNS+ on the simulated ZNS+ SSD ({} scale)\n\nThe slides' figures are F2FS's on FEMU and Cosmos+; ours are this store's LSM zone layer on `{PROFILE}` with `kind = \"znsplus\"` (copyback {} µs, read-program {} µs per page), fill-and-delete at 1/{} and the engine at 1/{}. Throughput is virtual time: 4 KiB blocks of user data per second for fill-and-delete (P99: one file write), operations per second of the workload after its load for the engine (P99: one operation). Cleaning time, bytes, pages and reclaims are the whole run's. Copyback is IZC's share: its copyback pages over its copyback + read-program pages (threaded logging's plugging copies back too; the JSON's `copyback_pages` counts both).\n",
+        "# ZNS+ on the simulated ZNS+ SSD ({} scale)\n\n{}The slides' figures are F2FS's on FEMU and Cosmos+; ours are this store's LSM zone layer on `{PROFILE}` with `kind = \"znsplus\"` (copyback {} µs, read-program {} µs per page), fill-and-delete at 1/{} and the engine at 1/{}. Throughput is virtual time: 4 KiB blocks of user data per second for fill-and-delete (P99: one file write), operations per second of the workload after its load for the engine (P99: one operation). Cleaning time, bytes, pages and reclaims are the whole run's. Copyback is IZC's share: its copyback pages over its copyback + read-program pages (threaded logging's plugging copies back too; the JSON's `copyback_pages` counts both).\n",
         scale.name(),
+        by_seed.note("Ours: ", ".\n\n"),
         ZnsPlusConfig::reference().copyback_ns / 1000,
         ZnsPlusConfig::reference().read_program_ns / 1000,
         fill_delete_divisor(scale),
@@ -966,18 +1065,26 @@ pub fn markdown(scale: ReproScale, results: &[ZnsPlusResult]) -> String {
         md,
         "## The slides beside ours\n\nThe slides' numbers are F2FS's on FEMU and Cosmos+; ours are the LSM zone layer's.\n\n| claim | slides | ours | borne out |\n|---|---|---|---|"
     );
-    for c in claims(results) {
+    let intervals = claim_intervals(&by_seed);
+    for (i, c) in claims(results).into_iter().enumerate() {
+        let iv = intervals.get(i);
+        let c = c.with_intervals(iv);
         let detail: Vec<String> = c
             .ours
             .iter()
-            .map(|(e, v)| format!("{e} {}", c.unit.show(*v)))
+            .map(|(e, v)| {
+                let shown = iv
+                    .and_then(|iv| iv.get(e))
+                    .map_or_else(|| c.unit.show(*v), |s| c.unit.show_interval(s));
+                format!("{e} {shown}")
+            })
             .collect();
         let _ = writeln!(
             md,
             "| {} | {} | {}{} | {} |",
             c.what,
             c.slides,
-            c.range(),
+            c.range_interval(iv),
             if detail.len() > 1 {
                 format!(" ({})", detail.join(", "))
             } else {
@@ -1058,6 +1165,7 @@ pub fn plots(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reproduce::seeds::assert_has;
 
     fn plan() -> ZnsPlusPlan {
         ZnsPlusPlan {
@@ -1176,5 +1284,65 @@ mod tests {
         let md = markdown(ReproScale::Tiny, &results);
         assert!(md.contains("| fill-delete-70 | IZC | 150 | 1.50 |"), "{md}");
         assert!(md.contains("F2FS"), "{md}");
+    }
+
+    #[test]
+    fn more_seeds_put_the_95_interval_beside_the_slides() {
+        let f = |ops: f64, cleaning: u64| ZnsPlusFigures {
+            ops_per_s: ops,
+            cleaning_time_ns: cleaning,
+            metadata_write_bytes: 100,
+            ..ZnsPlusFigures::default()
+        };
+        let e = "fill-delete-70";
+        let mut results = Vec::new();
+        for (seed, ops, cleaning) in [(1, 150.0, 600), (2, 180.0, 500)] {
+            for (s, x) in [("ZNS", f(100.0, 1000)), ("IZC", f(ops, cleaning))] {
+                results.push(ZnsPlusResult {
+                    seed,
+                    ..result(s, e, x)
+                });
+            }
+        }
+        let md = markdown(ReproScale::Tiny, &results);
+        assert_has(&md, "Ours: mean of 2 seeds, ± 95% interval (Student's t)");
+        let tput = Summary::of(&[1.5, 1.8]).unwrap();
+        let ops = Summary::of(&[150.0, 180.0]).unwrap();
+        let cleaning = Summary::of(&[-40.0, -50.0]).unwrap();
+        assert_has(
+            &md,
+            &format!(
+                "| {e} | IZC | {:.0} ± {:.0} | {:.2} ± {:.2} | 0 | 0.00 ± 0.00 | {:+.1}% ± {:.1} |",
+                ops.mean, ops.ci95, tput.mean, tput.ci95, cleaning.mean, cleaning.ci95
+            ),
+        );
+        assert_has(
+            &md,
+            &format!(
+                "| IZC throughput vs ZNS | 1.3-1.9x | {:.2}x ± {:.2} | yes |",
+                tput.mean, tput.ci95
+            ),
+        );
+        assert_has(
+            &md,
+            &format!(
+                "| IZC cleaning time vs ZNS | 28.2-51.7% less | {:+.1}% ± {:.1} | yes |",
+                cleaning.mean, cleaning.ci95
+            ),
+        );
+        let j = json(ReproScale::Tiny, &results);
+        assert_eq!(
+            j["slides"][1]["ours_interval"][e]["ci95"].as_f64(),
+            Some(tput.ci95)
+        );
+        assert_eq!(
+            j["schemes"]["IZC"][e]["spread"]["ops_per_s"]["ci95"].as_f64(),
+            Some(ops.ci95)
+        );
+        let one: Vec<ZnsPlusResult> = results.iter().filter(|r| r.seed == 1).cloned().collect();
+        let md = markdown(ReproScale::Tiny, &one);
+        assert!(!md.contains('±'), "{md}");
+        assert_has(&md, &format!("| {e} | IZC | 150 | 1.50 |"));
+        assert_has(&md, "| IZC throughput vs ZNS | 1.3-1.9x | 1.50x | yes |");
     }
 }
