@@ -3,16 +3,11 @@
 //! run with `--use_existing_db` reopens it and finds the keys; bad flags exit 2 with an error.
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
-use std::process::Command;
-
 use serde_json::Value;
 
-fn zonedb(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_zonedb"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+mod common;
+
+use common::zonedb_output as zonedb;
 
 const SMALL: &[&str] = &[
     "--num",

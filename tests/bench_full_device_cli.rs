@@ -8,12 +8,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
-fn zonedb(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_zonedb"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+mod common;
+
+use common::zonedb_output as zonedb;
 
 /// 160 zones of 1 MiB and no cleaning: 200,000 values of 1000 bytes do not fit.
 const FILL: &[&str] = &[

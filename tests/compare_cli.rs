@@ -4,16 +4,11 @@
 //! sinking the others; bad scenarios exit 2.
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
-use std::process::Command;
-
 use serde_json::Value;
 
-fn zonedb(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_zonedb"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+mod common;
+
+use common::zonedb_output as zonedb;
 
 const SCENARIO: &str = r#"
 name = "base"

@@ -3,7 +3,6 @@
 //! zones no longer hold what the metadata says.
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
-use std::process::Command;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -12,12 +11,9 @@ use zonedb_env::RealEnv;
 use zonedb_fs::placement::Lifetime;
 use zonedb_fs::{FsOptions, ZoneFs};
 
-fn zonedb(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_zonedb"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+mod common;
+
+use common::zonedb_output as zonedb;
 
 #[test]
 fn tools_show_files_and_fsck_finds_damage() {

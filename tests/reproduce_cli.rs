@@ -4,16 +4,11 @@
 //! znsplus studies name their schemes and experiments.
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
-use std::process::Command;
-
 use serde_json::Value;
 
-fn zonedb(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_zonedb"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+mod common;
+
+use common::zonedb_output as zonedb;
 
 fn run_oaza(out: &std::path::Path) -> Value {
     let o = zonedb(&[

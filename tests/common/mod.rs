@@ -5,6 +5,14 @@ use std::process::Command;
 
 use serde_json::Value;
 
+/// Runs `zonedb args` in the current directory; its whole output, whatever its status.
+pub fn zonedb_output(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_zonedb"))
+        .args(args)
+        .output()
+        .expect("zonedb runs")
+}
+
 /// Runs `zonedb args` in the repository; its stdout (the command must succeed).
 pub fn zonedb(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_zonedb"))

@@ -161,7 +161,7 @@ pub struct ZoneFs<E: Env, D: ZonedDevice> {
     pub(crate) tokens: tokio::sync::Notify,
     pub(crate) gc: tokio::sync::Mutex<()>,
     /// Wakes the background cleaner (after every zone allocation).
-    pub(crate) kick: tokio::sync::Notify,
+    pub(crate) kick: Arc<tokio::sync::Notify>,
     /// The background cleaner is cleaning (it found victims and has not finished).
     pub(crate) zc_running: std::sync::atomic::AtomicBool,
     pub(crate) counters: Mutex<Counters>,

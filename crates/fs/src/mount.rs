@@ -108,7 +108,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             }),
             tokens: tokio::sync::Notify::new(),
             gc: tokio::sync::Mutex::new(()),
-            kick: tokio::sync::Notify::new(),
+            kick: Arc::new(tokio::sync::Notify::new()),
             zc_running: std::sync::atomic::AtomicBool::new(false),
             counters: Mutex::new(Counters::default()),
             ssd_cache: (opts.placement.caches_evicted_blocks() && dev.hybrid_layout().is_some())

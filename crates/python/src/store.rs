@@ -23,6 +23,8 @@ type RealDb = Db<RealEnv, RealDevice>;
 struct Open {
     env: RealEnv,
     db: RealDb,
+    /// The device, to see when the engine's last background task has let go of it.
+    dev: std::sync::Weak<RealDevice>,
 }
 
 /// Store-level keys of `zonedb.open(**options)`; every other key is an engine option under
@@ -94,9 +96,20 @@ fn open_options(options: Option<&Bound<'_, PyDict>>) -> PyResult<OpenOptions> {
     let engine_text = toml::to_string(&engine).map_err(|e| invalid(e.to_string()))?;
     let db = DbOptions::from_toml(&engine_text).map_err(errors::lsm)?;
     db.validate().map_err(errors::lsm)?;
+    let profile = text("profile", "splitzns-paper")?;
+    // The default device is the SplitZNS paper's at 1/64 (8 GiB of sparse files); another
+    // profile is taken whole unless a scale is given.
+    let scale = text(
+        "scale",
+        if store.contains_key("profile") {
+            "1/1"
+        } else {
+            "1/64"
+        },
+    )?;
     Ok(OpenOptions {
-        profile: text("profile", "splitzns-paper")?,
-        scale: text("scale", "1/64")?,
+        profile,
+        scale,
         fs,
         db,
     })
@@ -215,7 +228,11 @@ pub fn open_store(
                 .map_err(|e| PyErrLater::Lsm(e.into()))?;
             Db::open(fs, db_options).await.map_err(PyErrLater::Lsm)
         })?;
-        Ok(Open { env, db })
+        Ok(Open {
+            env,
+            db,
+            dev: Arc::downgrade(&dev),
+        })
     });
     Ok(Store {
         open: Mutex::new(Some(Arc::new(opened.map_err(PyErrLater::into_py)?))),
@@ -373,8 +390,16 @@ impl Store {
     fn close(&self, py: Python<'_>) -> PyResult<()> {
         let taken = lock(&self.open).take();
         if let Some(o) = taken {
-            py.detach(|| o.env.block_on(o.db.close()))
-                .map_err(errors::lsm)?;
+            let closed = py.detach(|| o.env.block_on(o.db.close()));
+            // With no snapshot or iterator still holding the store, wait (a little) until
+            // the engine's background tasks have dropped the device, so that its lock is
+            // free when close returns and the same process can open it again.
+            if let Ok(o) = Arc::try_unwrap(o) {
+                let dev = o.dev.clone();
+                drop(o);
+                py.detach(|| wait_released(&dev));
+            }
+            closed.map_err(errors::lsm)?;
         }
         Ok(())
     }
@@ -391,6 +416,20 @@ impl Store {
             self.path,
             if self.closed() { "closed" } else { "open" }
         )
+    }
+}
+
+/// Waits up to 10 s for the last strong reference to a closed store's device to go.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "a host-side wait for background threads of a real-mode store"
+)]
+fn wait_released(dev: &std::sync::Weak<RealDevice>) {
+    for _ in 0..5000 {
+        if dev.strong_count() == 0 {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
     }
 }
 

@@ -12,7 +12,7 @@ TINY_SCENARIO = {
     "name": "tiny",
     "seed": 3,
     "sample_interval_ms": 10,
-    "device": {"profile": "splitzns-paper", "scale": "1/1024"},
+    "device": {"profile": "splitzns-paper", "scale": "1/512"},
     "fs": {"placement": "liza", "cleaner": "zenfs"},
     "engine": {
         "write_buffer_size": 1 << 20,

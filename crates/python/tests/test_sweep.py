@@ -121,37 +121,40 @@ def free_port():
 
 @pytest.fixture(scope="module")
 def ray_head(tmp_path_factory):
+    """A Ray head on 127.0.0.1 for this module's tests (stopped at the end); its workers kill
+    themselves the first time they run c02-s11 (a lost worker whose task Ray must retry)."""
     ray_bin = shutil.which("ray", path=os.path.dirname(sys.executable)) or shutil.which("ray")
     if ray_bin is None:
         pytest.fail("ray is not installed (pip install ray): .ci/run installs it")
     port = free_port()
     tmp = tmp_path_factory.mktemp("ray")
+    markers = tmp / "markers"
+    markers.mkdir()
     env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
+    env[zonedb._sweep.KILL_ONCE_ENV] = f"c02-s11:{markers}"
     start = [
         ray_bin, "start", "--head", "--node-ip-address=127.0.0.1", f"--port={port}",
         "--num-cpus=2", "--include-dashboard=false", "--disable-usage-stats",
-        f"--temp-dir={tmp}", "--object-store-memory=200000000",
+        f"--temp-dir={tmp / 't'}", "--object-store-memory=200000000",
     ]
-    subprocess.run(start, check=True, capture_output=True, text=True, timeout=180, env=env)
+    p = subprocess.run(start, capture_output=True, text=True, timeout=240, env=env)
+    assert p.returncode == 0, p.stdout + p.stderr
     try:
-        yield f"127.0.0.1:{port}"
+        yield f"127.0.0.1:{port}", markers
     finally:
         subprocess.run([ray_bin, "stop", "--force"], capture_output=True, timeout=120, env=env)
 
 
 def test_a_ray_sweep_on_loopback_equals_the_local_one_and_retries_a_lost_worker(
-    cli_sweep, ray_head, tmp_path, monkeypatch
+    cli_sweep, ray_head, tmp_path
 ):
     cli_out, cli_summary = cli_sweep
+    address, markers = ray_head
     out = tmp_path / "ray"
-    marker_dir = tmp_path / "markers"
-    marker_dir.mkdir()
-    # The worker running c02-s11 dies the first time (os._exit): Ray must retry the task.
-    monkeypatch.setenv(zonedb._sweep.KILL_ONCE_ENV, f"c02-s11:{marker_dir}")
     t0 = time.monotonic()
-    r = zonedb.sweep(SWEEP, out=out, ray=ray_head, progress=False)
+    r = zonedb.sweep(SWEEP, out=out, ray=address, progress=False)
     assert time.monotonic() - t0 < 600
-    assert (marker_dir / "c02-s11.killed").exists(), "the worker was killed once"
+    assert (markers / "c02-s11.killed").exists(), "the worker running c02-s11 died once"
     assert r.failed == []
     assert results(out) == results(cli_out)
     assert r.summary == cli_summary
@@ -161,11 +164,12 @@ def test_a_ray_sweep_on_loopback_equals_the_local_one_and_retries_a_lost_worker(
 def test_the_cli_sweep_with_ray_runs_through_the_python_package(cli_sweep, ray_head, tmp_path,
                                                                  zonedb_bin):
     cli_out, _ = cli_sweep
+    address, _ = ray_head
     path = write_sweep(tmp_path)
     out = tmp_path / "cli-ray"
     env = dict(os.environ, ZONEDB_PYTHON=sys.executable)
     p = subprocess.run(
-        [zonedb_bin, "sweep", str(path), "--out", str(out), "--ray", ray_head],
+        [zonedb_bin, "sweep", str(path), "--out", str(out), "--ray", address],
         capture_output=True, text=True, timeout=600, env=env,
     )
     assert p.returncode == 0, p.stderr

@@ -452,16 +452,18 @@ impl Drop for Running<'_> {
 
 /// Starts the background cleaner: it wakes every `cleaning_interval_ns` and after every zone
 /// allocation, and cleans while its policy finds victims and a pass frees a zone. It stops when
-/// the file layer is dropped.
+/// the file layer is dropped. While it waits it holds no strong reference to the layer, so
+/// dropping the last handle closes the device at once (a reopen in the same process finds it
+/// unlocked), not at the cleaner's next wake-up.
 pub(crate) fn spawn_background<E: Env, D: ZonedDevice>(fs: &Arc<ZoneFs<E, D>>) {
     let weak: Weak<ZoneFs<E, D>> = Arc::downgrade(fs);
     let env = fs.env.clone();
     let interval = fs.opts.cleaning_interval_ns;
+    let kick = fs.kick.clone();
     let _handle = fs.env.spawn_background("zone-cleaner", async move {
         loop {
             {
-                let Some(fs) = weak.upgrade() else { break };
-                let kicked = fs.kick.notified();
+                let kicked = kick.notified();
                 let slept = env.sleep(interval);
                 let (mut kicked, mut slept) = (std::pin::pin!(kicked), std::pin::pin!(slept));
                 std::future::poll_fn(|cx| {

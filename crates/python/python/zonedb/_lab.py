@@ -74,7 +74,7 @@ def run(scenario, *, elide_values=True, parallel_compute=True, progress=True) ->
 class StudyResult:
     """A ``reproduce`` study: ``json`` (``reproduce-<study>.json``), ``markdown`` (the
     tables beside the papers'), ``report`` (the Markdown file's path); ``metrics`` is the
-    JSON as a dict and ``table`` its per-scheme results as a DataFrame."""
+    JSON as a dict and ``table`` one row per scheme (its nested figures as dotted columns)."""
 
     json: dict
     markdown: str
@@ -89,10 +89,15 @@ class StudyResult:
     def table(self):
         import pandas as pd
 
-        for key in ("schemes", "results", "cells", "runs"):
-            rows = self.json.get(key)
-            if isinstance(rows, list):
-                return pd.json_normalize(rows)
+        schemes = self.json.get("schemes")
+        if isinstance(schemes, dict):
+            rows = [
+                {"scheme": name, **v} if isinstance(v, dict) else {"scheme": name, "value": v}
+                for name, v in schemes.items()
+            ]
+            return pd.json_normalize(rows)
+        if isinstance(schemes, list):
+            return pd.json_normalize(schemes)
         return pd.json_normalize(self.json)
 
 

@@ -10,14 +10,16 @@ recorded as failed, not retried: simulations are deterministic.
 
 import json
 import os
+import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
 from . import _native
 from ._lab import scenario_text
 
-# Fault injection for tests: "RUN:DIR" makes the worker running RUN exit abruptly the first
-# time (leaving DIR/RUN.killed), as a lost worker would.
+# Fault injection for tests: "RUN:DIR" in a worker's environment (set it where the workers
+# start, e.g. on `ray start`) makes the worker running RUN exit abruptly the first time
+# (leaving DIR/RUN.killed), as a lost worker would.
 KILL_ONCE_ENV = "ZONEDB_SWEEP_KILL_ONCE"
 
 
@@ -105,21 +107,13 @@ def _local(d, pending, jobs, elide_values, parallel_compute, progress):
                 d.record_failure(run, f"{type(e).__name__}: {e}")
             done += 1
             if progress:
-                print(f"[{done}/{len(pending)}] runs done", flush=True, file=__import__("sys").stderr)
+                print(f"[{done}/{len(pending)}] runs done", flush=True, file=sys.stderr)
 
 
 def _ray(d, pending, address, elide_values, parallel_compute, max_retries, progress):
-    import sys
-
     import ray
 
-    env = {k: os.environ[k] for k in (KILL_ONCE_ENV,) if k in os.environ}
-    ray.init(
-        address=address,
-        ignore_reinit_error=True,
-        log_to_driver=False,
-        runtime_env={"env_vars": env} if env else None,
-    )
+    ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
     try:
         task = ray.remote(num_cpus=1, max_retries=max_retries, retry_exceptions=False)(_ray_task)
         refs = {
