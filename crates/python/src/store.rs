@@ -378,11 +378,12 @@ impl Store {
             .map_err(errors::lsm)
     }
 
-    /// Engine counters (RocksDB-like names) as a dict.
-    fn stats(&self, py: Python<'_>) -> PyResult<String> {
+    /// Engine counters (flushes, compactions, bytes written and read, stalls, ...) as a dict.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let o = self.get_open()?;
         let s = py.detach(|| o.db.stats());
-        serde_json::to_string(&s).map_err(|e| invalid(e.to_string()))
+        let text = serde_json::to_string(&s).map_err(|e| invalid(e.to_string()))?;
+        py.import("json")?.call_method1("loads", (text,))
     }
 
     /// Closes the database (flushing what the WAL holds is the next open's job, as in

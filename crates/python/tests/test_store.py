@@ -63,6 +63,8 @@ def test_the_store_matches_a_dict_through_puts_deletes_batches_snapshots_and_reo
         assert list(db.iter(start=hi)) == sorted((k, v) for k, v in oracle.items() if k >= hi)
         assert db.get(b"absent") is None and b"absent" not in db
         db.flush()
+        stats = db.stats()
+        assert stats["flushes"] >= 1 and stats["user_bytes_written"] > 0
         del snap
     # Reopen: everything acknowledged is there.
     with zonedb.open(path, **OPTS) as db:

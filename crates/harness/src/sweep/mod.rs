@@ -57,7 +57,8 @@ pub struct SweepRun {
     pub run: String,
     /// `c00`: the configuration.
     pub config: String,
-    /// `fs.cleaner=greedy, engine.compaction_pri=kByCompensatedSize` (the base alone: `base`).
+    /// `fs.cleaner=greedy, engine.compaction_pri=kByCompensatedSize`: the values of the grid
+    /// axes that have more than one (`base` when none has).
     pub label: String,
     /// The grid values of this configuration, key by key (TOML values as text).
     pub values: Vec<(String, String)>,
@@ -236,14 +237,16 @@ impl SweepSpec {
                 .iter()
                 .map(|(k, v)| (k.clone(), value_text(v)))
                 .collect();
-            let label = if values.is_empty() {
+            // Axes with one value set every configuration alike: they stay out of labels.
+            let varied: Vec<String> = values
+                .iter()
+                .filter(|(k, _)| self.grid.iter().any(|(g, vs)| g == k && vs.len() > 1))
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            let label = if varied.is_empty() {
                 "base".to_owned()
             } else {
-                values
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                varied.join(", ")
             };
             let mut table = self.base.clone();
             for (k, v) in point {
@@ -294,6 +297,7 @@ mod tests {
         [grid]
         "fs.cleaner" = ["zenfs", "greedy"]
         "engine.compaction_pri" = ["kMinOverlappingRatio", "kByCompensatedSize"]
+        "workload.num" = [1500]
     "#;
 
     #[test]
@@ -304,7 +308,9 @@ mod tests {
         assert_eq!(runs[0].run, "c00-s7");
         assert_eq!(runs[2].run, "c00-s9");
         assert_eq!(runs[3].run, "c01-s7");
-        // Keys sorted: engine.compaction_pri varies slowest.
+        // Keys sorted: engine.compaction_pri varies slowest; a one-value axis is set but not
+        // in labels.
+        assert_eq!(runs[3].values.len(), 3);
         assert_eq!(
             runs[3].label,
             "engine.compaction_pri=kMinOverlappingRatio, fs.cleaner=greedy"
@@ -312,6 +318,7 @@ mod tests {
         let s = Scenario::base(&runs[4].scenario).unwrap();
         assert_eq!(s.seed, 8);
         assert_eq!(s.fs.cleaner, "greedy");
+        assert_eq!(s.workload.num, 1500);
         assert_eq!(
             s.engine.get("compaction_pri"),
             Some(&toml::Value::String("kMinOverlappingRatio".into()))

@@ -198,7 +198,7 @@ pub fn summary_csv(summaries: &[ConfigSummary]) -> String {
 /// Digits a figure of this size is shown with.
 fn digits(x: f64) -> usize {
     match x.abs() {
-        a if a >= 1000.0 => 0,
+        a if a >= 1000.0 || a == 0.0 => 0,
         a if a >= 10.0 => 1,
         a if a >= 1.0 => 2,
         _ => 4,
