@@ -6,7 +6,6 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use common::{Op, WriteLog};
@@ -48,37 +47,8 @@ fn crash_once(seed: u64, crash_at: u64) -> u64 {
     let e2 = env.clone();
     env.run(async move {
         let fs = common::mount(&e2, &dev, false).await;
-        let db = match Db::open(fs, common::small_options()).await {
-            Ok(db) => db,
-            Err(e) => panic!("seed {seed}: reopen after power loss at {crash_at} ns: {e}"),
-        };
-        let got: BTreeMap<u64, Vec<u8>> = db
-            .scan(&[], &[], usize::MAX)
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|(k, v)| (std::str::from_utf8(&k).unwrap().parse().unwrap(), v))
-            .collect();
-        let p = common::assert_recovered_prefix((seed, crash_at), &log, &got, 400);
-        if std::env::var("ZONEDB_CRASH_DEBUG").is_ok() {
-            eprintln!(
-                "seed {seed} crash {crash_at}: ops {} synced {} recovered keys {} prefix {p}",
-                log.ops.len(),
-                log.synced_prefix,
-                got.len()
-            );
-        }
-        // Point reads agree with the scan, and the database takes writes again.
-        for k in (0..400).step_by(7) {
-            assert_eq!(db.get(&common::key(k)).await.unwrap(), got.get(&k).cloned());
-        }
-        db.put(b"after", b"crash").await.unwrap();
-        db.flush().await.unwrap();
-        assert_eq!(
-            db.get(b"after").await.unwrap().as_deref(),
-            Some(&b"crash"[..])
-        );
-        db.close().await.unwrap();
+        let opts = common::small_options();
+        common::reopen_and_verify(fs, opts, &log, (seed, crash_at), 400, "plain").await;
     })
     .unwrap();
     end

@@ -7,7 +7,6 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use common::{Op, WriteLog};
@@ -105,24 +104,8 @@ fn crash_once(placement: &'static str, seed: u64, crash_at: u64) -> u64 {
         let fs = ZoneFs::mount(e2.clone(), dev.clone(), fs_options(placement))
             .await
             .unwrap();
-        let db = match Db::open(fs.clone(), opts).await {
-            Ok(db) => db,
-            Err(e) => panic!("{placement} seed {seed}: reopen after power loss at {crash_at}: {e}"),
-        };
-        let got: BTreeMap<u64, Vec<u8>> = db
-            .scan(&[], &[], usize::MAX)
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|(k, v)| (std::str::from_utf8(&k).unwrap().parse().unwrap(), v))
-            .collect();
-        common::assert_recovered_prefix((seed, crash_at), &log, &got, 400);
-        for k in (0..400).step_by(7) {
-            assert_eq!(db.get(&common::key(k)).await.unwrap(), got.get(&k).cloned());
-        }
-        db.put(b"after", b"crash").await.unwrap();
-        db.flush().await.unwrap();
-        db.close().await.unwrap();
+        let run = (seed, crash_at);
+        common::reopen_and_verify(fs.clone(), opts, &log, run, 400, placement).await;
         let problems = fs.fsck();
         assert!(
             problems.is_empty(),

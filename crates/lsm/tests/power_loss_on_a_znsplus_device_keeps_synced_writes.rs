@@ -9,7 +9,6 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use common::{Op, WriteLog};
@@ -94,24 +93,8 @@ fn crash_once(cab: bool, seed: u64, crash_at: u64) -> u64 {
         let fs = ZoneFs::mount(e2.clone(), dev2.clone(), fs_options(cab))
             .await
             .unwrap();
-        let db = match Db::open(fs.clone(), opts).await {
-            Ok(db) => db,
-            Err(e) => panic!("cab {cab} seed {seed}: reopen after power loss at {crash_at}: {e}"),
-        };
-        let got: BTreeMap<u64, Vec<u8>> = db
-            .scan(&[], &[], usize::MAX)
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|(k, v)| (std::str::from_utf8(&k).unwrap().parse().unwrap(), v))
-            .collect();
-        common::assert_recovered_prefix((seed, crash_at), &log, &got, KEYS);
-        for k in (0..KEYS).step_by(7) {
-            assert_eq!(db.get(&common::key(k)).await.unwrap(), got.get(&k).cloned());
-        }
-        db.put(b"after", b"crash").await.unwrap();
-        db.flush().await.unwrap();
-        db.close().await.unwrap();
+        let what = if cab { "CAB" } else { "CUB" };
+        common::reopen_and_verify(fs.clone(), opts, &log, (seed, crash_at), KEYS, what).await;
         let problems = fs.fsck_quiesced().await;
         assert!(
             problems.is_empty(),

@@ -281,3 +281,48 @@ pub fn assert_recovered_prefix(
     );
     p
 }
+
+/// After a power loss: opens the database on `fs` with `opts`, checks that it holds the state
+/// after a prefix of `log` that keeps every synced write (keys `0..keys`; see
+/// [`assert_recovered_prefix`]), that point reads agree with a scan, and that it takes writes
+/// again; then closes it. `what` names the run in failures. Returns the prefix's length.
+pub async fn reopen_and_verify<D: ZonedDevice>(
+    fs: Arc<ZoneFs<SimEnv, D>>,
+    opts: DbOptions,
+    log: &WriteLog,
+    (seed, crash_at): (u64, u64),
+    keys: u64,
+    what: &str,
+) -> usize {
+    let db = match Db::open(fs, opts).await {
+        Ok(db) => db,
+        Err(e) => panic!("{what} seed {seed}: reopen after power loss at {crash_at} ns: {e}"),
+    };
+    let got: BTreeMap<u64, Vec<u8>> = db
+        .scan(&[], &[], usize::MAX)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(k, v)| (std::str::from_utf8(&k).unwrap().parse().unwrap(), v))
+        .collect();
+    let p = assert_recovered_prefix((seed, crash_at), log, &got, keys);
+    if std::env::var("ZONEDB_CRASH_DEBUG").is_ok() {
+        eprintln!(
+            "{what} seed {seed} crash {crash_at}: ops {} synced {} recovered keys {} prefix {p}",
+            log.ops.len(),
+            log.synced_prefix,
+            got.len()
+        );
+    }
+    for k in (0..keys).step_by(7) {
+        assert_eq!(db.get(&key(k)).await.unwrap(), got.get(&k).cloned());
+    }
+    db.put(b"after", b"crash").await.unwrap();
+    db.flush().await.unwrap();
+    assert_eq!(
+        db.get(b"after").await.unwrap().as_deref(),
+        Some(&b"crash"[..])
+    );
+    db.close().await.unwrap();
+    p
+}
