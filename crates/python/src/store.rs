@@ -97,7 +97,7 @@ fn open_options(options: Option<&Bound<'_, PyDict>>) -> PyResult<OpenOptions> {
     let db = DbOptions::from_toml(&engine_text).map_err(errors::lsm)?;
     db.validate().map_err(errors::lsm)?;
     let profile = text("profile", "splitzns-paper")?;
-    // The default device is the SplitZNS paper's at 1/64 (8 GiB of sparse files); another
+    // The default device is the SplitZNS paper's at 1/64 (1.3 GB of sparse files); another
     // profile is taken whole unless a scale is given.
     let scale = text(
         "scale",
