@@ -54,8 +54,8 @@ pub struct RunOutput {
 /// is drawn on stderr).
 ///
 /// # Errors
-/// [`CliError::Usage`] for a bad scenario or a run that failed (a full device);
-/// [`CliError::Failed`] if its invariant checks failed.
+/// [`CliError::Usage`] for a bad scenario; [`CliError::Run`] for a run that failed (a full
+/// device), with the harness's error; [`CliError::Failed`] if its invariant checks failed.
 pub fn run_text(
     text: &str,
     flags: &RunFlags,
@@ -73,7 +73,7 @@ pub fn run_text(
     let report = run_all_counted(&configs, 1, display, p)?
         .pop()
         .ok_or_else(|| CliError::Usage("empty scenario".into()))?
-        .map_err(CliError::Usage)?;
+        .map_err(CliError::Run)?;
     let json = summary(std::slice::from_ref(&report), wall.elapsed_ns());
     Ok(RunOutput { json, report })
 }

@@ -69,8 +69,25 @@ fn load(path: &PathBuf) -> Result<Vec<Scenario>, CliError> {
     Scenario::configurations(&text).map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))
 }
 
-/// A run's report, or why it failed and whether the failure voids the study.
-type Outcome = Result<RunReport, (String, bool)>;
+/// Why a configuration's run failed.
+#[derive(Debug)]
+pub struct RunFailure {
+    /// `<configuration name>: <error>` (or what happened to the thread).
+    pub message: String,
+    /// The harness's error (`None`: the simulation thread panicked, or the run never ran).
+    pub error: Option<zonedb_harness::db_bench::HarnessError>,
+    /// Whether the failure voids the study (a failed invariant check, a panic).
+    void: bool,
+}
+
+impl std::fmt::Display for RunFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// A run's report, or why it failed.
+type Outcome = Result<RunReport, RunFailure>;
 
 /// Runs the configurations, `jobs` at a time; a configuration that fails (a full device, say)
 /// is reported, not fatal. A run whose end-of-run invariant check failed (fsck, scan, sampled
@@ -83,17 +100,22 @@ pub(crate) fn run_all(
     jobs: usize,
     display: crate::progress::Display,
 ) -> Result<Vec<Result<RunReport, String>>, CliError> {
-    run_all_counted(configs, jobs, display, &crate::lab::Progress::default())
+    Ok(
+        run_all_counted(configs, jobs, display, &crate::lab::Progress::default())?
+            .into_iter()
+            .map(|r| r.map_err(|f| f.message))
+            .collect(),
+    )
 }
 
 /// [`run_all`] advancing `progress` (operations simulated), for callers that show it
-/// themselves (the Python package).
+/// themselves (the Python package), with each failure's error kept.
 pub(crate) fn run_all_counted(
     configs: &[Scenario],
     jobs: usize,
     display: crate::progress::Display,
     progress: &crate::lab::Progress,
-) -> Result<Vec<Result<RunReport, String>>, CliError> {
+) -> Result<Vec<Outcome>, CliError> {
     let watch = Stopwatch::start();
     let total = configs
         .iter()
@@ -120,12 +142,23 @@ pub(crate) fn run_all_counted(
                     let Some(s) = configs.get(i) else { break };
                     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         experiment::run_with_progress(s, &progress.done).map_err(|e| {
-                            let void =
-                                matches!(e, zonedb_harness::db_bench::HarnessError::Invariant(_));
-                            (format!("{}: {e}", s.name), void)
+                            RunFailure {
+                                message: format!("{}: {e}", s.name),
+                                void: matches!(
+                                    e,
+                                    zonedb_harness::db_bench::HarnessError::Invariant(_)
+                                ),
+                                error: Some(e),
+                            }
                         })
                     }))
-                    .unwrap_or_else(|_| Err(("simulation thread panicked".into(), true)));
+                    .unwrap_or_else(|_| {
+                        Err(RunFailure {
+                            message: "simulation thread panicked".into(),
+                            error: None,
+                            void: true,
+                        })
+                    });
                     if let Ok(mut slot) = slots[i].lock() {
                         *slot = Some(r);
                     }
@@ -146,14 +179,22 @@ pub(crate) fn run_all_counted(
         .into_iter()
         .map(|m| m.into_inner().ok().flatten())
         .collect();
-    let out: Vec<Result<RunReport, (String, bool)>> = out
+    let out: Vec<Outcome> = out
         .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err(("not run".into(), false))))
+        .map(|r| {
+            r.unwrap_or_else(|| {
+                Err(RunFailure {
+                    message: "not run".into(),
+                    error: None,
+                    void: false,
+                })
+            })
+        })
         .collect();
     let void: Vec<&str> = out
         .iter()
         .filter_map(|r| match r {
-            Err((m, true)) => Some(m.as_str()),
+            Err(f) if f.void => Some(f.message.as_str()),
             _ => None,
         })
         .collect();
@@ -165,7 +206,7 @@ pub(crate) fn run_all_counted(
             void.join("\n")
         )));
     }
-    Ok(out.into_iter().map(|r| r.map_err(|(m, _)| m)).collect())
+    Ok(out)
 }
 
 /// Splits results into the runs that finished and the failures' messages.
@@ -248,8 +289,12 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
 pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
     let text = std::fs::read_to_string(&a.scenario)
         .map_err(|e| CliError::Usage(format!("{}: {e}", a.scenario.display())))?;
-    let out = crate::lab::run_text(&text, &a.run, None)
-        .map_err(|e| CliError::Usage(format!("{}: {e}", a.scenario.display())))?;
+    // A failed invariant check stays a failure (exit status 1); anything else is named with
+    // the scenario file (exit status 2).
+    let out = crate::lab::run_text(&text, &a.run, None).map_err(|e| match e {
+        e @ CliError::Failed(_) => e,
+        e => CliError::Usage(format!("{}: {e}", a.scenario.display())),
+    })?;
     let runs = std::slice::from_ref(&out.report);
     if !a.no_report {
         report::write(

@@ -81,6 +81,10 @@ pub enum CliError {
     /// A check failed (a verified read, a crash test): exit status 1, not 2.
     #[error("{0}")]
     Failed(String),
+    /// A simulated run failed (a full device, say), with the harness's error when there is
+    /// one.
+    #[error("{0}")]
+    Run(compare::RunFailure),
     /// Output failed.
     #[error("output: {0}")]
     Output(#[from] serde_json::Error),

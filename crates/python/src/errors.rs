@@ -6,6 +6,8 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use zonedb_device::DeviceError;
+use zonedb_fs::{FsError, FsErrorKind};
+use zonedb_harness::db_bench::HarnessError;
 use zonedb_lsm::{LsmError, LsmErrorKind};
 
 create_exception!(
@@ -55,13 +57,9 @@ fn chain(e: &dyn std::error::Error) -> String {
     s
 }
 
-/// The Python exception of an engine error, by its kind.
-pub fn lsm(e: LsmError) -> PyErr {
-    let msg = chain(&e);
-    if matches!(e, LsmError::Closed) {
-        return ClosedError::new_err(msg);
-    }
-    match e.kind() {
+/// The Python exception of an error of `kind` saying `msg`.
+fn of_kind(kind: LsmErrorKind, msg: String) -> PyErr {
+    match kind {
         LsmErrorKind::Corruption => CorruptionError::new_err(msg),
         LsmErrorKind::NoSpace => NoSpaceError::new_err(msg),
         LsmErrorKind::Io => ZoneIOError::new_err(msg),
@@ -69,30 +67,73 @@ pub fn lsm(e: LsmError) -> PyErr {
     }
 }
 
-/// The Python exception of a device error (opening a device).
-pub fn device(e: &DeviceError) -> PyErr {
+/// The Python exception of an engine error, by its kind.
+pub fn lsm(e: LsmError) -> PyErr {
+    let msg = chain(&e);
+    if matches!(e, LsmError::Closed) {
+        return ClosedError::new_err(msg);
+    }
+    of_kind(e.kind(), msg)
+}
+
+/// The kind of a device error: a bad configuration, or I/O.
+fn device_kind(e: &DeviceError) -> LsmErrorKind {
     match e {
-        DeviceError::InvalidConfig(_) => InvalidArgumentError::new_err(chain(e)),
-        _ => ZoneIOError::new_err(chain(e)),
+        DeviceError::InvalidConfig(_) => LsmErrorKind::InvalidArgument,
+        _ => LsmErrorKind::Io,
     }
 }
 
-/// The Python exception of a CLI/lab error.
+/// The Python exception of a device error (opening a device).
+pub fn device(e: &DeviceError) -> PyErr {
+    of_kind(device_kind(e), chain(e))
+}
+
+/// The engine's kind of a file layer error.
+fn fs_kind(e: &FsError) -> LsmErrorKind {
+    match e.kind() {
+        FsErrorKind::NoSpace => LsmErrorKind::NoSpace,
+        FsErrorKind::Corruption => LsmErrorKind::Corruption,
+        FsErrorKind::InvalidArgument => LsmErrorKind::InvalidArgument,
+        FsErrorKind::Io | FsErrorKind::NotFound => LsmErrorKind::Io,
+    }
+}
+
+/// The engine's kind of a harness error (None: the harness's own, such as a failed check).
+fn harness_kind(e: &HarnessError) -> Option<LsmErrorKind> {
+    Some(match e {
+        HarnessError::Lsm(e) => e.kind(),
+        HarnessError::Fs(e) => fs_kind(e),
+        HarnessError::Device(e) => device_kind(e),
+        HarnessError::Config(_) => LsmErrorKind::InvalidArgument,
+        _ => return None,
+    })
+}
+
+/// The Python exception of a CLI/lab error: a failed run by its error's kind (a full device
+/// is `NoSpaceError`), bad arguments `InvalidArgumentError`.
 pub fn cli(e: zonedb::cli::CliError) -> PyErr {
     use zonedb::cli::CliError;
-    match e {
-        CliError::Usage(m) => InvalidArgumentError::new_err(m),
-        CliError::Harness(zonedb_harness::db_bench::HarnessError::Config(m)) => {
-            InvalidArgumentError::new_err(m)
-        }
-        CliError::Harness(zonedb_harness::db_bench::HarnessError::Lsm(e)) => lsm(e),
-        CliError::Device(e) => device(&e),
-        other => Error::new_err(chain(&other)),
+    let kind = match &e {
+        CliError::Usage(_) => Some(LsmErrorKind::InvalidArgument),
+        CliError::Harness(h) => harness_kind(h),
+        CliError::Run(f) => f.error.as_ref().and_then(harness_kind),
+        CliError::Device(d) => Some(device_kind(d)),
+        CliError::Fs(f) => Some(fs_kind(f)),
+        _ => None,
+    };
+    let msg = match &e {
+        CliError::Usage(m) => m.clone(),
+        e => chain(e),
+    };
+    match kind {
+        Some(k) => of_kind(k, msg),
+        None => Error::new_err(msg),
     }
 }
 
 /// A harness error (sweep files, results directories).
-pub fn harness(e: zonedb_harness::db_bench::HarnessError) -> PyErr {
+pub fn harness(e: HarnessError) -> PyErr {
     cli(zonedb::cli::CliError::Harness(e))
 }
 

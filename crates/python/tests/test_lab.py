@@ -37,8 +37,7 @@ def test_run_equals_the_cli_json_for_the_same_seed(tmp_path, zonedb_bin, tiny_sc
     assert without_host(other.json) != without_host(r.json)
 
 
-def test_run_results_are_a_dict_and_dataframes(tiny_scenario, capsys):
-    seen = []
+def test_run_results_are_a_dict_and_dataframes(tiny_scenario):
     r = zonedb.run(tiny_scenario, progress=True)
     m = r.metrics
     assert m["name"] == "tiny"
@@ -51,7 +50,6 @@ def test_run_results_are_a_dict_and_dataframes(tiny_scenario, capsys):
     assert isinstance(r.latency, pd.DataFrame)
     assert list(r.latency.index) == ["fillrandom", "readrandom"]
     assert (r.latency["p99_us"] >= r.latency["p50_us"]).all()
-    del seen
 
 
 def test_progress_reaches_the_total(tiny_scenario):
@@ -76,11 +74,15 @@ def test_bad_scenarios_raise_invalid_argument(tiny_scenario):
         zonedb.run("/no/such/scenario.toml")
 
 
-def test_a_full_device_in_a_run_is_an_error_not_a_crash(tiny_scenario):
-    tiny_scenario["device"] = {"profile": "tiny", "scale": "1/1"}
-    tiny_scenario["workload"]["num"] = 200000
+def test_a_full_device_in_a_run_is_a_no_space_error_not_a_crash(tiny_scenario):
+    # 300 MB of values into the 1/512 device's 160 MiB, no cleaning.
+    tiny_scenario["workload"].update(benchmarks="fillrandom", num=300000, value_size=1024)
     tiny_scenario["fs"]["cleaner"] = "none"
-    with pytest.raises(zonedb.Error):
+    with pytest.raises(zonedb.NoSpaceError):
+        zonedb.run(tiny_scenario, progress=False)
+    # A device the file layer cannot use is a bad configuration.
+    tiny_scenario["device"] = {"profile": "tiny", "scale": "1/1"}
+    with pytest.raises(zonedb.InvalidArgumentError, match="max open zones"):
         zonedb.run(tiny_scenario, progress=False)
 
 
