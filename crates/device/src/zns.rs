@@ -24,6 +24,26 @@ impl<E: Env> SimZonedDevice<E, FlashMedia> {
         Self::with_media(env, zones, FlashMedia::new(profile)?, payload)
     }
 
+    /// A new, empty ZNS+ SSD: the profile's flash with ZNS+'s commands (in-device zone
+    /// compaction, threaded logging) timed as `config` says.
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidConfig`] when the profile or the configuration is inconsistent.
+    pub fn new_znsplus(
+        env: E,
+        profile: Profile,
+        config: crate::flash::ZnsPlusConfig,
+        payload: Payload,
+    ) -> Result<Self, DeviceError> {
+        let zones = profile.zones.clone();
+        Self::with_media(
+            env,
+            zones,
+            FlashMedia::with_znsplus(profile, config)?,
+            payload,
+        )
+    }
+
     /// The profile.
     pub fn profile(&self) -> Profile {
         self.with_media_ref(|m| m.profile().clone())

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use zonedb_device::flash::{FlashMedia, ZnsPlusConfig};
+use zonedb_device::flash::ZnsPlusConfig;
 use zonedb_device::payload::Payload;
 use zonedb_device::{DeviceStats, Profile, ZnsSsd, ZonedDevice};
 use zonedb_env::{SimConfig, SimEnv, SimRng};
@@ -23,16 +23,8 @@ fn device(env: &SimEnv) -> Arc<ZnsSsd<SimEnv>> {
     p.zones.max_open_zones = 8;
     p.zones.max_active_zones = 10;
     p.validate().unwrap();
-    let media = FlashMedia::with_znsplus(p.clone(), ZnsPlusConfig::reference()).unwrap();
-    Arc::new(
-        ZnsSsd::with_media(
-            env.clone(),
-            p.zones.clone(),
-            media,
-            Payload::memory(p.zones.zone_count),
-        )
-        .unwrap(),
-    )
+    let payload = Payload::memory(p.zones.zone_count);
+    Arc::new(ZnsSsd::new_znsplus(env.clone(), p, ZnsPlusConfig::reference(), payload).unwrap())
 }
 
 fn contents(name: u64, len: usize) -> Vec<u8> {

@@ -12,7 +12,7 @@ mod common;
 use std::sync::{Arc, Mutex};
 
 use common::{Op, WriteLog};
-use zonedb_device::flash::{FlashMedia, ZnsPlusConfig};
+use zonedb_device::flash::ZnsPlusConfig;
 use zonedb_device::payload::Payload;
 use zonedb_device::{ZnsSsd, ZonedDevice};
 use zonedb_env::{SimEnv, SimRng};
@@ -28,16 +28,8 @@ const KEYS: u64 = 3000;
 /// `tiny` with 14 zones (11 for data), ZNS+'s commands on.
 fn device(env: &SimEnv) -> Arc<Dev> {
     let p = common::profile(14);
-    let media = FlashMedia::with_znsplus(p.clone(), ZnsPlusConfig::reference()).unwrap();
-    Arc::new(
-        ZnsSsd::with_media(
-            env.clone(),
-            p.zones.clone(),
-            media,
-            Payload::memory(p.zones.zone_count),
-        )
-        .unwrap(),
-    )
+    let payload = Payload::memory(p.zones.zone_count);
+    Arc::new(ZnsSsd::new_znsplus(env.clone(), p, ZnsPlusConfig::reference(), payload).unwrap())
 }
 
 fn fs_options(copyback_aware: bool) -> FsOptions {

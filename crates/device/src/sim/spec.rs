@@ -255,10 +255,8 @@ impl SimDeviceSpec {
             let payload = self
                 .payload
                 .open(&profile.zones, profile.zones.zone_count)?;
-            let zones = profile.zones.clone();
-            let media = crate::flash::FlashMedia::with_znsplus(profile, config)?;
-            return Ok(SimDevice::Zns(ZnsSsd::with_media(
-                env, zones, media, payload,
+            return Ok(SimDevice::Zns(ZnsSsd::new_znsplus(
+                env, profile, config, payload,
             )?));
         }
         match self.splitzns {

@@ -563,9 +563,7 @@ pub fn json(scale: ReproScale, results: &[CellResult]) -> serde_json::Value {
     let mut root = serde_json::Map::new();
     root.insert("study".into(), "hhzs".into());
     root.insert("scale".into(), scale.name().into());
-    let mut seeds: Vec<u64> = results.iter().map(|r| r.seed).collect();
-    seeds.sort_unstable();
-    seeds.dedup();
+    let seeds = super::seeds::seeds_of(results);
     let many = seeds.len() > 1;
     root.insert("seeds".into(), seeds.into());
     let by_seed = BySeed::new(results);

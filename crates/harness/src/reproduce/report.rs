@@ -191,9 +191,7 @@ pub fn json(study: Study, scale: ReproScale, results: &[CellResult]) -> serde_js
     if study == Study::Hhzs {
         return super::hhzs::json(scale, results);
     }
-    let mut seeds: Vec<u64> = results.iter().map(|r| r.seed).collect();
-    seeds.sort_unstable();
-    seeds.dedup();
+    let seeds = super::seeds::seeds_of(results);
     let sweep: Vec<serde_json::Value> = results
         .iter()
         .filter(|r| r.turning_point.is_some())

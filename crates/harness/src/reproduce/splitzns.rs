@@ -486,9 +486,7 @@ fn workload_json(f: &Figures) -> serde_json::Value {
 /// The study's JSON: an object per scheme (the paper's names), each with an object per
 /// workload run.
 pub fn json(scale: ReproScale, results: &[CellResult]) -> serde_json::Value {
-    let mut seeds: Vec<u64> = results.iter().map(|r| r.seed).collect();
-    seeds.sort_unstable();
-    seeds.dedup();
+    let seeds = super::seeds::seeds_of(results);
     let by_seed = BySeed::new(results);
     let mut schemes = serde_json::Map::new();
     for s in MAIN_SCHEMES.iter().chain(&BREAKDOWN_SCHEMES) {

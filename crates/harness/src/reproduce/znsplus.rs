@@ -881,9 +881,7 @@ fn claims(results: &[ZnsPlusResult]) -> Vec<Claim> {
 /// The study's JSON: `schemes` with an object per scheme, each with an object per experiment
 /// ([`ISSUE_KEYS`] and more); `slides` (each claim beside ours); `failed`.
 pub fn json(scale: ReproScale, results: &[ZnsPlusResult]) -> serde_json::Value {
-    let mut seeds: Vec<u64> = results.iter().map(|r| r.seed).collect();
-    seeds.sort_unstable();
-    seeds.dedup();
+    let seeds = super::seeds::seeds_of(results);
     let by_seed = BySeed::new(results);
     let mut schemes = serde_json::Map::new();
     for s in SCHEMES {

@@ -111,18 +111,22 @@ pub fn summarize(rows: &[Row]) -> Vec<ConfigSummary> {
             order.push(&r.run.config);
         }
     }
+    let names: Vec<String> = metric_names(rows)
+        .into_iter()
+        .filter(|n| !is_host(n))
+        .collect();
     order
         .into_iter()
         .map(|c| {
             let of: Vec<&Row> = rows.iter().filter(|r| r.run.config == c).collect();
             let mut metrics = BTreeMap::new();
-            for name in metric_names(rows).into_iter().filter(|n| !is_host(n)) {
+            for name in &names {
                 let xs: Vec<f64> = of
                     .iter()
-                    .filter_map(|r| r.metrics.get(&name).copied())
+                    .filter_map(|r| r.metrics.get(name).copied())
                     .collect();
                 if let Some(s) = Summary::of(&xs) {
-                    metrics.insert(name, s);
+                    metrics.insert(name.clone(), s);
                 }
             }
             ConfigSummary {
@@ -139,10 +143,10 @@ pub fn summarize(rows: &[Row]) -> Vec<ConfigSummary> {
 /// The metrics a report shows: the sweep's own list, or each benchmark's throughput and
 /// [`DEFAULT_METRICS`], those the runs have.
 pub fn shown_metrics(asked: &[String], rows: &[Row]) -> Vec<String> {
-    let names = metric_names(rows);
     if !asked.is_empty() {
         return asked.to_vec();
     }
+    let names = metric_names(rows);
     names
         .iter()
         .filter(|n| n.ends_with(".ops_per_s") && !is_host(n))
