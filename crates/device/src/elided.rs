@@ -235,6 +235,25 @@ impl ElidedBytes {
         });
     }
 
+    /// The logical range `[at, at + len)` (clipped to the string) as one borrowed slice, when
+    /// no hole meets it.
+    pub fn dense_in(&self, at: u64, len: u64) -> Option<&[u8]> {
+        let (mut pieces, mut only) = (0, None);
+        self.for_each_piece_in(at, len, |p| {
+            pieces += 1;
+            only = p.ok();
+        });
+        if pieces == 1 { only } else { None }
+    }
+
+    /// The last piece of the logical range `[at, at + len)` (clipped to the string),
+    /// borrowed: `Ok(stored bytes)` or `Err(hole length)`; `None` for an empty range.
+    pub fn last_piece_in(&self, at: u64, len: u64) -> Option<Result<&[u8], u64>> {
+        let mut last = None;
+        self.for_each_piece_in(at, len, |p| last = Some(p));
+        last
+    }
+
     /// The pieces of the logical range `[at, at + len)` (clipped to the string) in order,
     /// borrowed: `Ok(stored bytes)` or `Err(hole length)`.
     pub fn pieces_in(&self, at: u64, len: u64) -> Vec<Result<&[u8], u64>> {

@@ -79,6 +79,15 @@ pub trait Env: Clone + Send + Sync + 'static {
     /// completes at once.
     fn cpu(&self, cost_ns: u64) -> Self::Cpu;
 
+    /// [`Env::cpu`] for a caller that awaits the future alone: directly, up to its task's
+    /// root, never raced or joined with another future. The simulator may then complete it
+    /// in the poll that books it when nothing else could run before its end (no task ready,
+    /// no timer due by then): the same instants and order as waking the task at its end, one
+    /// trip through the executor fewer.
+    fn cpu_alone(&self, cost_ns: u64) -> Self::Cpu {
+        self.cpu(cost_ns)
+    }
+
     /// A new RNG stream derived from the environment's seed. Streams are handed out in call
     /// order, so a deterministic program gets the same streams on every run.
     fn rng(&self) -> SimRng;

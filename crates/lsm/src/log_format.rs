@@ -145,24 +145,45 @@ impl LogWriter {
         let (total, end_offset) = Self::span(self.block_offset, full_len);
         let span = total - pad;
         let start = (self.block_offset + pad) % LOG_BLOCK;
-        let mut payload = Vec::with_capacity(compact.len() + 10);
-        crate::sst::format::put_varint(&mut payload, span as u64);
-        payload.extend_from_slice(compact);
-        let frag = HEADER + payload.len();
-        if frag > span || start + frag > LOG_BLOCK || payload.len() > usize::from(u16::MAX) {
+        // The payload is `varint(span) | compact`, written straight into `out` (no copy of
+        // the batch on the way).
+        let mut varint = [0u8; 10];
+        let vlen = encode_varint(&mut varint, span as u64);
+        let payload_len = vlen + compact.len();
+        let frag = HEADER + payload_len;
+        if frag > span || start + frag > LOG_BLOCK || payload_len > usize::from(u16::MAX) {
             return false;
         }
-        let mut head = vec![0u8; pad];
-        let crc = mask_crc(crc32c::crc32c_append(crc32c::crc32c(&[ELIDED]), &payload));
-        head.extend_from_slice(&crc.to_le_bytes());
-        head.extend_from_slice(&(payload.len() as u16).to_le_bytes());
-        head.push(ELIDED);
-        head.extend_from_slice(&payload);
-        out.push_bytes(&head);
+        let crc = mask_crc(crc32c::crc32c_append(
+            crc32c::crc32c_append(crc32c::crc32c(&[ELIDED]), &varint[..vlen]),
+            compact,
+        ));
+        let mut head = [0u8; HEADER + 10];
+        head[..4].copy_from_slice(&crc.to_le_bytes());
+        head[4..6].copy_from_slice(&(payload_len as u16).to_le_bytes());
+        head[6] = ELIDED;
+        head[HEADER..HEADER + vlen].copy_from_slice(&varint[..vlen]);
+        if pad > 0 {
+            out.push_zeros(pad);
+        }
+        out.push_bytes(&head[..HEADER + vlen]);
+        out.push_bytes(compact);
         out.push_hole((span - frag) as u64);
         self.block_offset = end_offset;
         true
     }
+}
+
+/// Writes `v` as a varint at the front of `buf`; returns its length.
+fn encode_varint(buf: &mut [u8; 10], mut v: u64) -> usize {
+    let mut n = 0;
+    while v >= 0x80 {
+        buf[n] = (v as u8) | 0x80;
+        v >>= 7;
+        n += 1;
+    }
+    buf[n] = v as u8;
+    n + 1
 }
 
 /// Result of reading a whole log.

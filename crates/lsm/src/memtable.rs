@@ -17,6 +17,24 @@ use crate::key::{self, ValueType};
 /// Attempts at the lock before a reader or writer parks (a few microseconds of spinning).
 const LOCK_SPINS: u32 = 2000;
 
+/// Entries [`MemTable::for_each`] touches ahead of the one it hands out.
+const LOOKAHEAD: usize = 32;
+
+/// Asks the CPU to start loading the cache line at `p` into its caches (a hint: no effect
+/// on what the program computes).
+#[inline]
+#[allow(unsafe_code)]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: PREFETCHT0 is a hint that never faults, whatever the address, and changes no
+    // architectural state; SSE, which it needs, is part of the x86_64 baseline.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// Per-entry bookkeeping counted toward the memtable size.
 const ENTRY_OVERHEAD: u64 = 32;
 
@@ -245,8 +263,18 @@ impl MemTable {
 
     /// Calls `f` on every entry in order, without copying them out (holding the read lock:
     /// for an immutable memtable).
+    ///
+    /// Entries live in their own allocations, in insertion (random) order: walking them in
+    /// key order misses the cache on almost every entry. A second cursor [`LOOKAHEAD`]
+    /// entries ahead loads each entry's first byte early, so those misses overlap instead of
+    /// stalling one after another (about half the time of a flush's build).
     pub fn for_each(&self, mut f: impl FnMut(&[u8], &[u8])) {
-        for e in self.read().iter() {
+        let set = self.read();
+        let mut ahead = set.iter().skip(LOOKAHEAD);
+        for e in set.iter() {
+            if let Some(next) = ahead.next() {
+                prefetch(next.buf.as_ptr());
+            }
             f(e.key(), e.value());
         }
     }

@@ -48,6 +48,76 @@ mod tests {
         assert_eq!(sim.shared.book_cpu(0, 10), 20);
     }
 
+    /// `cpu_alone` ends where `cpu` ends, before a timer due later and after one due at
+    /// the same instant or earlier, and never ahead of a task that is ready.
+    #[test]
+    fn cpu_alone_keeps_every_instant_and_order() {
+        for alone in [false, true] {
+            let sim = SimEnv::new(SimConfig::default().cores(1));
+            let env = sim.clone();
+            let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+            let l = log.clone();
+            let got = sim
+                .run(async move {
+                    let (e1, l1) = (env.clone(), l.clone());
+                    // A sleeper due at 50, and another woken at 100 (the same instant as the
+                    // second charge's end).
+                    let a = env.spawn("at-50", async move {
+                        e1.sleep_until(50).await;
+                        l1.lock().unwrap().push(("at-50", e1.now()));
+                    });
+                    let (e2, l2) = (env.clone(), l.clone());
+                    let b = env.spawn("at-100", async move {
+                        e2.sleep_until(100).await;
+                        l2.lock().unwrap().push(("at-100", e2.now()));
+                    });
+                    // Let both register their timers first (one yield to the executor).
+                    let mut yielded = false;
+                    std::future::poll_fn(|cx| {
+                        if yielded {
+                            return std::task::Poll::Ready(());
+                        }
+                        yielded = true;
+                        cx.waker().wake_by_ref();
+                        std::task::Poll::Pending
+                    })
+                    .await;
+                    let charge = |c| if alone { env.cpu_alone(c) } else { env.cpu(c) };
+                    charge(30).await; // ends at 30: nothing due before
+                    l.lock().unwrap().push(("charge-30", env.now()));
+                    charge(70).await; // ends at 100: after "at-50", after "at-100" (due first)
+                    l.lock().unwrap().push(("charge-100", env.now()));
+                    charge(5).await; // ends at 105
+                    l.lock().unwrap().push(("charge-105", env.now()));
+                    a.await.unwrap();
+                    b.await.unwrap();
+                    env.now()
+                })
+                .unwrap();
+            assert_eq!(got, 105);
+            assert_eq!(
+                *log.lock().unwrap(),
+                vec![
+                    ("charge-30", 30),
+                    ("at-50", 50),
+                    ("at-100", 100),
+                    ("charge-100", 100),
+                    ("charge-105", 105)
+                ],
+                "alone = {alone}"
+            );
+        }
+    }
+
+    #[test]
+    fn cpu_alone_outside_a_run_only_books() {
+        let sim = SimEnv::new(SimConfig::default().cores(1));
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        let mut f = std::pin::pin!(sim.cpu_alone(10));
+        assert!(std::future::Future::poll(f.as_mut(), &mut cx).is_pending());
+        assert_eq!(sim.now(), 0);
+    }
+
     #[test]
     fn cpu_futures_complete_at_their_booked_end() {
         let sim = SimEnv::new(SimConfig::default().cores(1));

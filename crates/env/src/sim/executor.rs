@@ -57,7 +57,7 @@ pub(crate) struct Shared {
     /// Task polls over all runs.
     pub(crate) polls: AtomicU64,
     /// Bumped whenever the clock advances; tasks stamp their poll counts with it.
-    epoch: AtomicU64,
+    pub(crate) epoch: AtomicU64,
     /// Shared with every task waker (which therefore does not keep the tasks alive).
     ready: Arc<ReadyQueue>,
     /// Tasks spawned but not yet moved into the slab by the run loop.
@@ -182,6 +182,29 @@ impl Shared {
         lock(&self.ready).push_back(key);
     }
 
+    /// Moves the clock to `deadline_ns` at once when the executor would do nothing else
+    /// first: a run in progress, no task ready and no timer due by then (a timer due at
+    /// the same instant was registered first, so it fires first). Returns whether it did:
+    /// the task being polled then goes on as if its timer had fired and woken it.
+    pub(crate) fn skip_to(&self, deadline_ns: u64) -> bool {
+        if !self.running.load(Ordering::Acquire) || !lock(&self.ready).is_empty() {
+            return false;
+        }
+        let timers = lock(&self.timers);
+        if timers
+            .peek()
+            .is_some_and(|Reverse(t)| t.deadline_ns <= deadline_ns)
+        {
+            return false;
+        }
+        if deadline_ns > self.now.load(Ordering::Relaxed) {
+            self.now.store(deadline_ns, Ordering::Relaxed);
+            self.epoch.fetch_add(1, Ordering::Relaxed);
+        }
+        drop(timers);
+        true
+    }
+
     /// Slots in the parked slab (live tasks plus free slots), for tests of slot reuse.
     #[cfg(test)]
     pub(crate) fn parked_slots(&self) -> usize {
@@ -234,6 +257,8 @@ struct Runner<'a> {
     main_polls_at_instant: u64,
     /// Wakers of the timers due at the current instant (buffer reused across instants).
     due: Vec<Waker>,
+    /// The clock's epoch the per-instant poll counts belong to.
+    seen_epoch: u64,
 }
 
 /// Runs `main` to completion on `shared`'s executor.
@@ -264,20 +289,23 @@ pub(crate) fn run<F: Future>(shared: &Shared, main: F) -> Result<F::Output, SimE
         polls_at_instant: 0,
         main_polls_at_instant: 0,
         due: Vec::new(),
+        seen_epoch: shared.epoch.load(Ordering::Relaxed),
     };
     let result = loop {
         let Some(key) = runner.next_ready() else {
             // Nothing ready: advance the clock to the earliest timer and fire all due at it.
-            match runner.fire_next_timers() {
-                Some(true) => {
-                    runner.polls_at_instant = 0;
-                    runner.main_polls_at_instant = 0;
-                }
-                Some(false) => {}
-                None => break Err(runner.deadlock()),
+            if runner.fire_next_timers().is_none() {
+                break Err(runner.deadlock());
             }
             continue;
         };
+        // The clock moved (timers fired, or a task's sleep skipped ahead): a new instant.
+        let epoch = shared.epoch.load(Ordering::Relaxed);
+        if epoch != runner.seen_epoch {
+            runner.seen_epoch = epoch;
+            runner.polls_at_instant = 0;
+            runner.main_polls_at_instant = 0;
+        }
         if runner.polls_at_instant >= shared.config.livelock_poll_limit {
             break Err(runner.livelock());
         }

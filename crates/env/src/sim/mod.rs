@@ -204,6 +204,11 @@ impl Env for SimEnv {
         self.sleep_until(end)
     }
 
+    fn cpu_alone(&self, cost_ns: u64) -> SimSleep {
+        let end = self.shared.book_cpu(self.now(), cost_ns);
+        SimSleep::alone(self.shared.clone(), end)
+    }
+
     fn rng(&self) -> SimRng {
         let stream = self.shared.rng_streams.fetch_add(1, Ordering::Relaxed);
         SimRng::seed_from_u64(stream_seed(self.shared.config.seed, stream))

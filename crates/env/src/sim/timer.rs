@@ -40,6 +40,8 @@ pub struct SimSleep {
     shared: Arc<Shared>,
     deadline_ns: u64,
     registered: Option<Waker>,
+    /// Awaited alone ([`crate::Env::cpu_alone`]): may complete in its first poll.
+    alone: bool,
 }
 
 impl SimSleep {
@@ -48,6 +50,15 @@ impl SimSleep {
             shared,
             deadline_ns,
             registered: None,
+            alone: false,
+        }
+    }
+
+    /// A sleep its caller awaits alone (see [`crate::Env::cpu_alone`]).
+    pub(crate) fn alone(shared: Arc<Shared>, deadline_ns: u64) -> Self {
+        Self {
+            alone: true,
+            ..Self::new(shared, deadline_ns)
         }
     }
 
@@ -62,6 +73,9 @@ impl Future for SimSleep {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         if self.shared.now.load(Ordering::Relaxed) >= self.deadline_ns {
+            return Poll::Ready(());
+        }
+        if self.alone && self.registered.is_none() && self.shared.skip_to(self.deadline_ns) {
             return Poll::Ready(());
         }
         let fresh = self

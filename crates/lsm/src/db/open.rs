@@ -456,6 +456,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
                 file: wal_file,
                 log: LogWriter::new(),
                 number: wal_number,
+                scratch: zonedb_device::ElidedBytes::new(),
             }),
             queue: Mutex::new(Vec::new()),
             manifest: tokio::sync::Mutex::new(mw),

@@ -236,6 +236,39 @@ pub fn verify_elided_bytes(
     }
 }
 
+/// [`verify_elided_bytes`] of the block at logical offset `at` of `bytes` (a whole file held
+/// in memory, which holds the block whole), without copying an elided block out first.
+///
+/// # Errors
+/// As [`verify_block`].
+pub fn verify_elided_range(
+    file: &str,
+    handle: BlockHandle,
+    bytes: &zonedb_device::ElidedBytes,
+    at: u64,
+    version: u32,
+) -> Result<(Vec<u8>, u64), LsmError> {
+    let len = handle.size.saturating_add(TRAILER_LEN as u64);
+    if at.saturating_add(len) > bytes.len() {
+        return Err(LsmError::corruption(
+            file,
+            handle.offset,
+            "short block read",
+        ));
+    }
+    if let Some(dense) = bytes.dense_in(at, len) {
+        return verify_block_charged(file, handle, dense.to_vec(), version);
+    }
+    match bytes.last_piece_in(at, len) {
+        Some(Ok(tail))
+            if tail.len() >= TRAILER_LEN && tail[tail.len() - TRAILER_LEN] == ELIDED_BLOCK =>
+        {
+            decode_elided_block(file, handle, tail)
+        }
+        _ => verify_block_charged(file, handle, bytes.slice(at, len).materialize(), version),
+    }
+}
+
 /// As [`verify_block`], also returning what the block cache charges for the block (its
 /// uncompressed length; an elided block's full one).
 ///

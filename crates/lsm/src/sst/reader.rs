@@ -58,6 +58,19 @@ pub trait BlockSource: Send + Sync + 'static {
         let read = self.read_elided(offset, len, class);
         async move { read.await.map(drop) }
     }
+    /// Data block `handle` read on behalf of `class` and verified: what
+    /// [`verify_elided_bytes`] makes of [`BlockSource::read_elided`] (the block's bytes and
+    /// what the block cache charges for it). A source holding its bytes in memory may decode
+    /// it without copying the read out first.
+    fn read_block(
+        &self,
+        handle: BlockHandle,
+        version: u32,
+        class: IoClass,
+    ) -> impl Future<Output = Result<(Vec<u8>, u64), LsmError>> + Send {
+        let read = self.read_elided(handle.offset, handle.size + TRAILER_LEN as u64, class);
+        async move { verify_elided_bytes(self.name(), handle, read.await?, version) }
+    }
     /// Name for error messages.
     fn name(&self) -> &str;
 }
@@ -225,6 +238,15 @@ impl<S: BlockSource> Table<S> {
         if let Some(c) = &self.cache
             && let Some(b) = c.get((self.number, h.offset))
         {
+            return Ok(b);
+        }
+        let keep_raw = fill_cache && self.cache.as_ref().is_some_and(|c| c.keeps_raw());
+        if readahead.is_none() && !keep_raw {
+            let (block, charge) = self.source.read_block(h, self.version, class).await?;
+            let b = Arc::new(block);
+            if fill_cache && let Some(c) = &self.cache {
+                c.insert_raw((self.number, h.offset), b.clone(), charge, None);
+            }
             return Ok(b);
         }
         let len = h.size + TRAILER_LEN as u64;

@@ -37,6 +37,7 @@ use super::compaction_job::{
 use super::output::Builders;
 use crate::LsmError;
 use crate::compaction::CompactionPlan;
+use crate::sst::format::{BlockHandle, TRAILER_LEN, verify_elided_range};
 use crate::sst::{BlockSource, BuiltTable, ReadaheadBuffer, Table, TableBuilder};
 use crate::version::Version;
 use crate::version::manifest::sst_name;
@@ -155,6 +156,33 @@ impl BlockSource for SnapSource {
             offset,
         });
         self.range(offset, len)
+    }
+
+    /// The block decoded straight from the snapshot (an elided block's stored tail is not
+    /// copied out first).
+    async fn read_block(
+        &self,
+        handle: BlockHandle,
+        version: u32,
+        _class: IoClass,
+    ) -> Result<(Vec<u8>, u64), LsmError> {
+        lock(&self.log).push(Logged::Block {
+            number: self.number,
+            offset: handle.offset,
+        });
+        let len = handle.size.saturating_add(TRAILER_LEN as u64);
+        if handle
+            .offset
+            .checked_add(len)
+            .is_none_or(|end| end > self.bytes.len())
+        {
+            return Err(LsmError::corruption(
+                &self.name,
+                handle.offset,
+                "read beyond the end",
+            ));
+        }
+        verify_elided_range(&self.name, handle, &self.bytes, handle.offset, version)
     }
 
     fn name(&self) -> &str {
