@@ -4,7 +4,7 @@
 //! max(now, core free), end = start + cost. Calls are made in the deterministic order the
 //! executor runs tasks, so the booking is deterministic too.
 
-use std::sync::PoisonError;
+use std::sync::atomic::Ordering;
 
 use super::executor::Shared;
 
@@ -14,13 +14,17 @@ impl Shared {
         if cost_ns == 0 {
             return now;
         }
-        let mut cores = self.cores.lock().unwrap_or_else(PoisonError::into_inner);
-        let Some(core) = cores.iter_mut().min_by_key(|free| **free) else {
+        let Some(core) = self
+            .cores
+            .iter()
+            .min_by_key(|free| free.load(Ordering::Relaxed))
+        else {
             return now.saturating_add(cost_ns);
         };
-        let start = now.max(*core);
-        *core = start.saturating_add(cost_ns);
-        *core
+        let start = now.max(core.load(Ordering::Relaxed));
+        let end = start.saturating_add(cost_ns);
+        core.store(end, Ordering::Relaxed);
+        end
     }
 }
 

@@ -52,7 +52,8 @@ pub(crate) struct Shared {
     pub(crate) timers: Mutex<BinaryHeap<Reverse<TimerEntry>>>,
     pub(crate) timer_seq: AtomicU64,
     /// Per modeled core, the time it becomes free.
-    pub(crate) cores: Mutex<Vec<u64>>,
+    /// (Atomics, not a lock: only the run loop's thread books; a write is one store.)
+    pub(crate) cores: Box<[AtomicU64]>,
     pub(crate) rng_streams: AtomicU64,
     /// Task polls over all runs.
     pub(crate) polls: AtomicU64,
@@ -148,7 +149,9 @@ impl Wake for TaskWaker {
 impl Shared {
     pub(crate) fn new(config: SimConfig) -> Self {
         Self {
-            cores: Mutex::new(vec![0; config.cores.max(1)]),
+            cores: (0..config.cores.max(1))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
             config,
             now: AtomicU64::new(0),
             timers: Mutex::new(BinaryHeap::new()),

@@ -146,13 +146,20 @@ impl<S: BlockSource> Table<S> {
         };
         let index_raw = read(footer.index).await?;
         let bad_index = || LsmError::corruption(&name, footer.index.offset, "bad index block");
-        let entries = Block::new(&index_raw)
-            .and_then(|b| b.entries())
+        // Decoded in one pass into one key buffer (an index has an entry per data block:
+        // thousands in a large table), then one allocation per key.
+        let (mut keys, mut spans) = (Vec::new(), Vec::new());
+        Block::new(&index_raw)
+            .and_then(|b| b.decode_into(&mut keys, &mut spans))
             .ok_or_else(bad_index)?;
-        let mut index = Vec::with_capacity(entries.len());
+        let body = &index_raw[..];
+        let mut index: Vec<(Vec<u8>, BlockHandle)> = Vec::with_capacity(spans.len());
         let mut end = 0u64;
-        for (k, v) in entries {
-            let h = BlockHandle::decode(&v).ok_or_else(bad_index)?;
+        for &[ko, kl, vo, vl] in &spans {
+            let (ko, kl, vo, vl) = (ko as usize, kl as usize, vo as usize, vl as usize);
+            let k = keys[ko..ko + kl].to_vec();
+            let v = body.get(vo..vo + vl).ok_or_else(bad_index)?;
+            let h = BlockHandle::decode(v).ok_or_else(bad_index)?;
             if h.offset != end
                 || index
                     .last()
