@@ -148,7 +148,7 @@ impl LogWriter {
         // The payload is `varint(span) | compact`, written straight into `out` (no copy of
         // the batch on the way).
         let mut varint = [0u8; 10];
-        let vlen = encode_varint(&mut varint, span as u64);
+        let vlen = crate::sst::format::encode_varint(&mut varint, span as u64);
         let payload_len = vlen + compact.len();
         let frag = HEADER + payload_len;
         if frag > span || start + frag > LOG_BLOCK || payload_len > usize::from(u16::MAX) {
@@ -172,18 +172,6 @@ impl LogWriter {
         self.block_offset = end_offset;
         true
     }
-}
-
-/// Writes `v` as a varint at the front of `buf`; returns its length.
-fn encode_varint(buf: &mut [u8; 10], mut v: u64) -> usize {
-    let mut n = 0;
-    while v >= 0x80 {
-        buf[n] = (v as u8) | 0x80;
-        v >>= 7;
-        n += 1;
-    }
-    buf[n] = v as u8;
-    n + 1
 }
 
 /// Result of reading a whole log.

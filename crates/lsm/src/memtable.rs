@@ -100,12 +100,6 @@ impl EntryBytes {
     }
 }
 
-impl From<Vec<u8>> for EntryBytes {
-    fn from(v: Vec<u8>) -> Self {
-        Self::of(&[&v])
-    }
-}
-
 /// The first eight bytes of `user_key`, zero-padded, as a big-endian number: if two prefixes
 /// differ, the user keys differ in the same direction.
 fn key_prefix(user_key: &[u8]) -> u64 {
@@ -117,9 +111,6 @@ fn key_prefix(user_key: &[u8]) -> u64 {
 
 impl Entry {
     fn new(ikey: &[u8], value: &[u8]) -> Self {
-        let mut buf = Vec::with_capacity(ikey.len() + value.len());
-        buf.extend_from_slice(ikey);
-        buf.extend_from_slice(value);
         let has_prefix = ikey.len() >= 8;
         let prefix = if has_prefix {
             key_prefix(&ikey[..ikey.len() - 8])
@@ -127,7 +118,7 @@ impl Entry {
             0
         };
         Self {
-            buf: EntryBytes::from(buf),
+            buf: EntryBytes::of(&[ikey, value]),
             klen: key_len(ikey.len()),
             prefix,
             has_prefix,

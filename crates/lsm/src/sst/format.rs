@@ -61,12 +61,22 @@ pub fn unmask_crc(masked: u32) -> u32 {
 }
 
 /// Appends a LEB128 varint.
-pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+pub fn put_varint(out: &mut Vec<u8>, v: u64) {
+    let mut buf = [0u8; 10];
+    let n = encode_varint(&mut buf, v);
+    out.extend_from_slice(&buf[..n]);
+}
+
+/// Writes `v` as a varint at the front of `buf`; returns its length.
+pub fn encode_varint(buf: &mut [u8; 10], mut v: u64) -> usize {
+    let mut n = 0;
     while v >= 0x80 {
-        out.push((v as u8) | 0x80);
+        buf[n] = (v as u8) | 0x80;
         v >>= 7;
+        n += 1;
     }
-    out.push(v as u8);
+    buf[n] = v as u8;
+    n + 1
 }
 
 /// Appends a length-prefixed byte string.
