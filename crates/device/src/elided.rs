@@ -14,6 +14,17 @@ pub struct Hole {
     pub len: u64,
 }
 
+/// What [`ElidedBytes::view_in`] finds in a range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RangeView<'a> {
+    /// The range is empty (or lies past the string's end).
+    Empty,
+    /// No hole meets the range: its bytes, borrowed.
+    Dense(&'a [u8]),
+    /// A hole meets the range: its last piece (`Ok(stored bytes)` or `Err(hole length)`).
+    Tail(Result<&'a [u8], u64>),
+}
+
 /// A logical byte string of [`ElidedBytes::len`] bytes: the stored bytes in order
 /// ([`ElidedBytes::data`]) with the holes between them. Holes are sorted, never empty, never
 /// adjacent (adjacent holes are merged).
@@ -235,23 +246,22 @@ impl ElidedBytes {
         });
     }
 
-    /// The logical range `[at, at + len)` (clipped to the string) as one borrowed slice, when
-    /// no hole meets it.
-    pub fn dense_in(&self, at: u64, len: u64) -> Option<&[u8]> {
-        let (mut pieces, mut only) = (0, None);
-        self.for_each_piece_in(at, len, |p| {
+    /// The shape of the logical range `[at, at + len)` (clipped to the string), found in one
+    /// walk: one borrowed slice when no hole meets it, else its last piece. `hint` is where the
+    /// search for the range's first hole starts (any value is correct; the value a previous
+    /// call left there makes ranges read in ascending order cost no binary search), and is
+    /// left for the next call.
+    pub fn view_in(&self, at: u64, len: u64, hint: &mut usize) -> RangeView<'_> {
+        let (mut pieces, mut last) = (0u32, None);
+        *hint = self.for_each_piece_from(at, len, *hint, |p| {
             pieces += 1;
-            only = p.ok();
+            last = Some(p);
         });
-        if pieces == 1 { only } else { None }
-    }
-
-    /// The last piece of the logical range `[at, at + len)` (clipped to the string),
-    /// borrowed: `Ok(stored bytes)` or `Err(hole length)`; `None` for an empty range.
-    pub fn last_piece_in(&self, at: u64, len: u64) -> Option<Result<&[u8], u64>> {
-        let mut last = None;
-        self.for_each_piece_in(at, len, |p| last = Some(p));
-        last
+        match (pieces, last) {
+            (_, None) => RangeView::Empty,
+            (1, Some(Ok(bytes))) => RangeView::Dense(bytes),
+            (_, Some(tail)) => RangeView::Tail(tail),
+        }
     }
 
     /// The pieces of the logical range `[at, at + len)` (clipped to the string) in order,
@@ -283,16 +293,44 @@ impl ElidedBytes {
         &'a self,
         at: u64,
         len: u64,
-        mut visit: impl FnMut(Result<&'a [u8], u64>),
+        visit: impl FnMut(Result<&'a [u8], u64>),
     ) {
+        self.for_each_piece_from(at, len, usize::MAX, visit);
+    }
+
+    /// The index of the first hole that ends after `at`: a short walk from `hint` when every
+    /// hole before `hint` ends by `at`, else a binary search.
+    fn first_hole_after(&self, at: u64, hint: usize) -> usize {
+        let ends_by = |h: &Hole| h.at + h.len <= at;
+        if hint <= self.holes.len() && (hint == 0 || ends_by(&self.holes[hint - 1])) {
+            let mut i = hint;
+            for _ in 0..8 {
+                match self.holes.get(i) {
+                    Some(h) if ends_by(h) => i += 1,
+                    _ => return i,
+                }
+            }
+        }
+        self.holes.partition_point(ends_by)
+    }
+
+    /// As [`Self::for_each_piece_in`], the first hole searched from `hint`
+    /// ([`Self::first_hole_after`]); returns a hint for a range at or after this one's end.
+    fn for_each_piece_from<'a>(
+        &'a self,
+        at: u64,
+        len: u64,
+        hint: usize,
+        mut visit: impl FnMut(Result<&'a [u8], u64>),
+    ) -> usize {
         let end = at.saturating_add(len).min(self.len);
         if at >= end {
-            return;
+            return hint;
         }
         let idx = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
-        // The holes that end after `at` and start before `end` (found by one binary search
-        // and a walk: a range meets few holes).
-        let first = self.holes.partition_point(|h| h.at + h.len <= at);
+        // The holes that end after `at` and start before `end` (found from the hint or by one
+        // binary search, and a walk: a range meets few holes).
+        let first = self.first_hole_after(at, hint);
         let last = first
             + self.holes[first..]
                 .iter()
@@ -328,6 +366,8 @@ impl ElidedBytes {
         if let Some(bytes) = run(pos, end, stored) {
             visit(Ok(bytes));
         }
+        // Every hole before the last one met ends by `end`.
+        last.saturating_sub(1).max(first)
     }
 
     /// The string with its holes as zeros.
@@ -451,6 +491,39 @@ mod tests {
                 assert_eq!(dense.is_some(), s.is_dense(), "{at}+{len}");
                 if let Some(d) = dense {
                     assert_eq!(d, s.data());
+                }
+            }
+        }
+    }
+
+    /// `view_in` sees what the pieces show, whatever hint it starts from (stale, too far,
+    /// out of range), and the hint it leaves serves the next range in order.
+    #[test]
+    fn range_views_match_the_pieces_from_any_hint() {
+        let mut e = ElidedBytes::new();
+        for i in 0..40u8 {
+            e.push_bytes(&[i; 3][..usize::from(i % 4)]);
+            e.push_hole(u64::from(i % 3) + 1);
+        }
+        let n = e.holes().len();
+        for at in 0..=e.len() {
+            for len in 0..=(e.len() - at).min(12) {
+                let pieces = e.pieces_in(at, len);
+                let want = match pieces.as_slice() {
+                    [] => RangeView::Empty,
+                    [Ok(b)] => RangeView::Dense(b),
+                    [.., last] => RangeView::Tail(*last),
+                };
+                for start in [0, 1, n / 2, n - 1, n, n + 7, usize::MAX] {
+                    let mut hint = start;
+                    assert_eq!(
+                        e.view_in(at, len, &mut hint),
+                        want,
+                        "{at}+{len} from {start}"
+                    );
+                    let mut next = hint;
+                    let fresh = e.view_in(at + len, 5, &mut 0);
+                    assert_eq!(e.view_in(at + len, 5, &mut next), fresh, "after {at}+{len}");
                 }
             }
         }

@@ -114,7 +114,7 @@ use std::future::Future;
 #[cfg(target_os = "linux")]
 pub use blkzoned::BlkZonedDevice;
 pub use disk::{DiskProfile, SmrHdd};
-pub use elided::{ElidedBytes, Hole};
+pub use elided::{ElidedBytes, Hole, RangeView};
 pub use error::{DeviceError, DeviceErrorKind, SplitOp, SplitRefusal, ZoneOp};
 pub use hybrid::HybridDevice;
 pub use hybrid_layout::{HybridLayout, HybridStats, Tier, TierLimits};

@@ -2,13 +2,16 @@
 //! its approximate memory use counted as RocksDB's arena would (key + value + per-entry
 //! overhead).
 //!
-//! One writer at a time inserts (the write group's leader), readers share the lock. A B-tree
-//! keeps a dozen entries per node, so a lookup touches a handful of cache lines where a
-//! skiplist of the same size follows a pointer per step; that is most of the cost of a write
-//! and of a memtable read.
+//! One writer at a time inserts (the write group's leader), readers share the lock. The
+//! B-tree is keyed by the first eight bytes of the user key as a number ([`key_prefix`]) and
+//! points into an append-only arena of entries ([`Sorted`]), where the entries sharing a
+//! prefix (versions of one key, keys longer than eight bytes that start alike) are chained
+//! in internal-key order. A search compares integers packed a dozen to two cache lines per
+//! node, where a B-tree of whole entries touches a cache line per comparison and a skiplist
+//! follows a pointer per step; the search is most of the cost of a write and of a memtable
+//! read.
 
-use std::collections::BTreeSet;
-use std::ops::Bound;
+use std::collections::{BTreeMap, btree_map};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
 
@@ -39,22 +42,12 @@ fn prefetch(p: *const u8) {
 const ENTRY_OVERHEAD: u64 = 32;
 
 /// An entry: the internal key followed by the value ([`EntryBytes`]: inline up to
-/// [`INLINE`] bytes, else one allocation), ordered by the key with [`key::compare`]. The
-/// first eight bytes of the user key also ride as a number, so most comparisons in a B-tree
-/// search are decided by one integer comparison.
+/// [`INLINE`] bytes, else one allocation), ordered by the key with [`key::compare`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Entry {
     buf: EntryBytes,
-    /// The user key's first eight bytes as a big-endian number (meaningful when
-    /// `has_prefix`).
-    prefix: u64,
     /// Length of the internal key at the front of `buf`.
     klen: u32,
-    /// Whether `prefix` is set: `false` for a key too short to be an internal key (those
-    /// compare bytewise, as [`key::compare`] does). A flag rather than an `Option` keeps an
-    /// entry at 56 bytes: B-tree nodes are that much smaller, and a random insert touches
-    /// fewer cache lines.
-    has_prefix: bool,
 }
 
 /// Bytes an entry holds inline (a key of up to 16 bytes with its trailer and an elided
@@ -111,17 +104,9 @@ fn key_prefix(user_key: &[u8]) -> u64 {
 
 impl Entry {
     fn new(ikey: &[u8], value: &[u8]) -> Self {
-        let has_prefix = ikey.len() >= 8;
-        let prefix = if has_prefix {
-            key_prefix(&ikey[..ikey.len() - 8])
-        } else {
-            0
-        };
         Self {
             buf: EntryBytes::of(&[ikey, value]),
             klen: key_len(ikey.len()),
-            prefix,
-            has_prefix,
         }
     }
 
@@ -132,8 +117,6 @@ impl Entry {
         Self {
             buf: EntryBytes::of(&[user_key, &trailer, value]),
             klen: key_len(klen),
-            prefix: key_prefix(user_key),
-            has_prefix: true,
         }
     }
 
@@ -153,21 +136,7 @@ fn key_len(n: usize) -> u32 {
 }
 
 impl Ord for Entry {
-    /// Inlined into the B-tree's node search: the prefix decides almost every comparison of a
-    /// random insert, and the full comparison stays out of line.
-    #[inline]
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        if self.has_prefix && other.has_prefix && self.prefix != other.prefix {
-            return self.prefix.cmp(&other.prefix);
-        }
-        self.cmp_keys(other)
-    }
-}
-
-impl Entry {
-    /// The full internal-key comparison (prefixes equal, or a key without one).
-    #[inline(never)]
-    fn cmp_keys(&self, other: &Self) -> std::cmp::Ordering {
         key::compare(self.key(), other.key())
     }
 }
@@ -178,10 +147,90 @@ impl PartialOrd for Entry {
     }
 }
 
+/// The entries in order: a B-tree from each prefix to its first entry, the entries of a
+/// prefix chained in internal-key order (most prefixes hold one entry: a key written once).
+/// Entries stay where they were appended, so an insert moves only the B-tree's small
+/// integers.
+#[derive(Debug, Default)]
+struct Sorted {
+    /// Prefix to the index of its first entry in `arena`.
+    heads: BTreeMap<u64, usize>,
+    /// Entries in insertion order.
+    arena: Vec<Slot>,
+}
+
+/// An entry and the index of the next entry of its prefix ([`END`] for none).
+#[derive(Debug)]
+struct Slot {
+    entry: Entry,
+    next: usize,
+}
+
+/// The end of a prefix's chain.
+const END: usize = usize::MAX;
+
+impl Sorted {
+    /// Adds `e` (of user-key prefix `prefix`) in order; an entry equal to one held is
+    /// dropped, as a set insert drops it (the write path never adds an internal key twice).
+    fn insert(&mut self, prefix: u64, e: Entry) {
+        let at = self.arena.len();
+        match self.heads.entry(prefix) {
+            btree_map::Entry::Vacant(v) => {
+                v.insert(at);
+                self.arena.push(Slot {
+                    entry: e,
+                    next: END,
+                });
+            }
+            btree_map::Entry::Occupied(mut o) => {
+                let (mut prev, mut cur) = (END, *o.get());
+                while let Some(slot) = self.arena.get(cur) {
+                    match slot.entry.cmp(&e) {
+                        std::cmp::Ordering::Less => (prev, cur) = (cur, slot.next),
+                        std::cmp::Ordering::Equal => return,
+                        std::cmp::Ordering::Greater => break,
+                    }
+                }
+                self.arena.push(Slot {
+                    entry: e,
+                    next: cur,
+                });
+                match self.arena.get_mut(prev) {
+                    Some(p) => p.next = at,
+                    None => *o.get_mut() = at,
+                }
+            }
+        }
+    }
+
+    /// The entries of the chain starting at `head`, in order.
+    fn chain(&self, head: usize) -> impl Iterator<Item = &Entry> {
+        let mut cur = head;
+        std::iter::from_fn(move || {
+            let slot = self.arena.get(cur)?;
+            cur = slot.next;
+            Some(&slot.entry)
+        })
+    }
+
+    /// The entries with prefixes in `prefixes`, in order.
+    fn iter_in(&self, prefixes: impl std::ops::RangeBounds<u64>) -> impl Iterator<Item = &Entry> {
+        self.heads
+            .range(prefixes)
+            .flat_map(|(_, &head)| self.chain(head))
+    }
+}
+
+/// The B-tree key of a valid internal key (its user key's [`key_prefix`]); `None` for a
+/// malformed one (shorter than its trailer).
+fn ikey_prefix(ikey: &[u8]) -> Option<u64> {
+    (ikey.len() >= 8).then(|| key_prefix(&ikey[..ikey.len() - 8]))
+}
+
 /// A memtable.
 #[derive(Debug, Default)]
 pub struct MemTable {
-    set: RwLock<BTreeSet<Entry>>,
+    set: RwLock<Sorted>,
     bytes: AtomicU64,
     entries: AtomicU64,
     deletes: AtomicU64,
@@ -209,7 +258,7 @@ impl MemTable {
     /// The set for reading. A writer holds the lock for one B-tree insert (the entry is built
     /// before), so a reader spins briefly before it parks: a parked reader costs a thread
     /// wake-up, many times the wait, and under a fast writer it would park on most lookups.
-    fn read(&self) -> RwLockReadGuard<'_, BTreeSet<Entry>> {
+    fn read(&self) -> RwLockReadGuard<'_, Sorted> {
         for _ in 0..LOCK_SPINS {
             match self.set.try_read() {
                 Ok(g) => return g,
@@ -221,7 +270,7 @@ impl MemTable {
     }
 
     /// The set for an insert (spinning first, as [`MemTable::read`]).
-    fn write(&self) -> RwLockWriteGuard<'_, BTreeSet<Entry>> {
+    fn write(&self) -> RwLockWriteGuard<'_, Sorted> {
         for _ in 0..LOCK_SPINS {
             match self.set.try_write() {
                 Ok(g) => return g,
@@ -238,7 +287,7 @@ impl MemTable {
         let n =
             user_key.len() as u64 + 8 + crate::elided::logical_value_len(t, value) + ENTRY_OVERHEAD;
         let e = Entry::put(user_key, seq, t, value);
-        self.write().insert(e);
+        self.write().insert(key_prefix(user_key), e);
         self.bytes.fetch_add(n, Ordering::Relaxed);
         self.entries.fetch_add(1, Ordering::Relaxed);
         if t == ValueType::Deletion {
@@ -263,14 +312,18 @@ impl MemTable {
 
     /// Whether empty.
     pub fn is_empty(&self) -> bool {
-        self.read().is_empty()
+        self.read().arena.is_empty()
     }
 
     /// The newest version of `user_key` visible at `seq`.
     pub fn get(&self, user_key: &[u8], seq: u64) -> Lookup {
         let lk = Entry::put(user_key, seq, key::MAX_VALUE_TYPE, &[]);
         let set = self.read();
-        let Some(e) = set.range((Bound::Included(&lk), Bound::Unbounded)).next() else {
+        // Every version of `user_key` is in its prefix's chain.
+        let Some(&head) = set.heads.get(&key_prefix(user_key)) else {
+            return Lookup::NotFound;
+        };
+        let Some(e) = set.chain(head).find(|e| **e >= lk) else {
             return Lookup::NotFound;
         };
         match key::parse(e.key()) {
@@ -284,15 +337,19 @@ impl MemTable {
     }
 
     /// Up to `max` entries with internal key `>= from` (or `> from` if `exclusive`), in order.
+    /// A malformed `from` (shorter than a trailer, such as the empty key of a seek to the
+    /// first entry) starts at the first entry not below it bytewise.
     pub fn range_from(&self, from: &[u8], exclusive: bool, max: usize) -> Vec<(Vec<u8>, Vec<u8>)> {
         let k = Entry::new(from, &[]);
-        let lower = if exclusive {
-            Bound::Excluded(&k)
-        } else {
-            Bound::Included(&k)
+        let after = |e: &Entry| {
+            let o = e.cmp(&k);
+            o.is_gt() || (o.is_eq() && !exclusive)
         };
-        self.read()
-            .range((lower, Bound::Unbounded))
+        let set = self.read();
+        // Entries of smaller prefixes have smaller user keys: none is after a valid `from`.
+        let first = ikey_prefix(from).unwrap_or(0);
+        set.iter_in(first..)
+            .filter(|e| after(e))
             .take(max)
             .map(|e| (e.key().to_vec(), e.value().to_vec()))
             .collect()
@@ -301,27 +358,40 @@ impl MemTable {
     /// Calls `f` on every entry in order, without copying them out (holding the read lock:
     /// for an immutable memtable).
     ///
-    /// Entries too long to be inline live in their own allocations, in insertion (random)
-    /// order: walking them in key order misses the cache on almost every entry. A second
-    /// cursor [`LOOKAHEAD`] entries ahead prefetches each entry's bytes, so those misses
-    /// overlap instead of stalling one after another.
+    /// Entries live in the arena in insertion (random) order, and those too long to be
+    /// inline in allocations of their own: walking them in key order misses the cache on
+    /// almost every entry. Cursors ahead of the walk prefetch what it will touch, so those
+    /// misses overlap instead of stalling one after another.
     pub fn for_each(&self, mut f: impl FnMut(&[u8], &[u8])) {
         let set = self.read();
-        let mut ahead = set.iter().skip(LOOKAHEAD);
-        for e in set.iter() {
-            if let Some(next) = ahead.next() {
-                prefetch(next.buf.bytes().as_ptr());
+        let heads = || set.heads.values().copied();
+        // Entries sit in the arena in insertion (random) order: the slot of the prefix
+        // 2 x LOOKAHEAD ahead is fetched first, then, LOOKAHEAD ahead, the bytes of an entry
+        // too long to be inline.
+        let (mut far, mut near) = (heads().skip(2 * LOOKAHEAD), heads().skip(LOOKAHEAD));
+        for head in heads() {
+            if let Some(i) = far.next() {
+                // The address only: nothing is read until the prefetch lands.
+                let slot = set.arena.as_ptr().wrapping_add(i).cast::<u8>();
+                prefetch(slot);
+                prefetch(slot.wrapping_add(std::mem::size_of::<Slot>() - 1));
             }
-            f(e.key(), e.value());
+            if let Some(slot) = near.next().and_then(|i| set.arena.get(i))
+                && let EntryBytes::Heap(b) = &slot.entry.buf
+            {
+                prefetch(b.as_ptr());
+            }
+            for e in set.chain(head) {
+                f(e.key(), e.value());
+            }
         }
     }
 
     /// Every entry in order (flush).
     pub fn entries(&self) -> Vec<(Vec<u8>, Vec<u8>)> {
-        self.read()
-            .iter()
-            .map(|e| (e.key().to_vec(), e.value().to_vec()))
-            .collect()
+        let mut out = Vec::new();
+        self.for_each(|k, v| out.push((k.to_vec(), v.to_vec())));
+        out
     }
 }
 
@@ -331,7 +401,7 @@ mod tests {
 
     #[test]
     fn entries_stay_small_and_keep_their_bytes_inline_or_not() {
-        assert_eq!(std::mem::size_of::<Entry>(), 56);
+        assert_eq!(std::mem::size_of::<Entry>(), 48);
         let short = Entry::put(b"0123456789abcdef", 7, ValueType::Value, b"stub-bytes");
         assert!(matches!(short.buf, EntryBytes::Inline { .. }));
         assert_eq!(short.key().len(), 24);
@@ -346,25 +416,75 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The prefix shortcut orders entries exactly as the full internal-key comparison.
+        /// Ordering by prefix, then by the full comparison inside a bucket, is internal-key
+        /// order.
         #[test]
-        fn entry_order_is_internal_key_order(
+        fn prefix_then_bucket_order_is_internal_key_order(
             a in proptest::collection::vec(0u8..4, 0..12),
             b in proptest::collection::vec(0u8..4, 0..12),
             sa in 0u64..4,
             sb in 0u64..4,
-            raw in proptest::bool::ANY,
         ) {
-            let (ka, kb) = if raw {
-                (a.clone(), b.clone())
-            } else {
-                (
-                    key::internal_key(&a, sa, ValueType::Value),
-                    key::internal_key(&b, sb, ValueType::Value),
-                )
-            };
+            let ka = key::internal_key(&a, sa, ValueType::Value);
+            let kb = key::internal_key(&b, sb, ValueType::Value);
             let (ea, eb) = (Entry::new(&ka, b"v"), Entry::new(&kb, b""));
-            proptest::prop_assert_eq!(ea.cmp(&eb), key::compare(&ka, &kb));
+            let by_bucket = ikey_prefix(&ka)
+                .cmp(&ikey_prefix(&kb))
+                .then_with(|| ea.cmp(&eb));
+            proptest::prop_assert_eq!(by_bucket, key::compare(&ka, &kb));
+        }
+
+        /// Adds, lookups, range reads and walks agree with a sorted map of internal keys,
+        /// keys sharing prefixes (short keys, long keys alike in their first eight bytes,
+        /// many versions) included.
+        #[test]
+        fn memtable_matches_a_sorted_model(
+            ops in proptest::collection::vec(
+                (proptest::collection::vec(0u8..3, 0..11), 0u64..50, proptest::bool::ANY),
+                1..80,
+            ),
+            probes in proptest::collection::vec(
+                (proptest::collection::vec(0u8..3, 0..11), 0u64..60, proptest::bool::ANY),
+                1..20,
+            ),
+        ) {
+            let m = MemTable::new();
+            let mut model = std::collections::BTreeMap::new();
+            for (i, (k, seq, del)) in ops.iter().enumerate() {
+                let t = if *del { ValueType::Deletion } else { ValueType::Value };
+                let v = if *del { Vec::new() } else { vec![i as u8; i % 50] };
+                let ik = key::InternalKey(key::internal_key(k, *seq, t));
+                // The write path never repeats an internal key; the first one stays.
+                model.entry(ik).or_insert(v.clone());
+                m.add(*seq, t, k, &v);
+            }
+            let all: Vec<_> = model.iter().map(|(k, v)| (k.0.clone(), v.clone())).collect();
+            proptest::prop_assert_eq!(m.entries(), all.clone());
+            for (k, seq, exclusive) in &probes {
+                let from = key::internal_key(k, *seq, ValueType::Value);
+                let want: Vec<_> = all
+                    .iter()
+                    .filter(|(ik, _)| {
+                        let o = key::compare(ik, &from);
+                        o.is_gt() || (o.is_eq() && !exclusive)
+                    })
+                    .take(5)
+                    .cloned()
+                    .collect();
+                proptest::prop_assert_eq!(m.range_from(&from, *exclusive, 5), want);
+                let newest = all.iter().find(|(ik, _)| {
+                    key::compare(ik, &key::internal_key(k, *seq, key::MAX_VALUE_TYPE)).is_ge()
+                });
+                let want = match newest.and_then(|(ik, v)| Some((key::parse(ik)?, v))) {
+                    Some((p, v)) if p.user_key == k.as_slice() => match p.value_type {
+                        ValueType::Deletion => Lookup::Deleted,
+                        _ => Lookup::Value(v.clone()),
+                    },
+                    _ => Lookup::NotFound,
+                };
+                proptest::prop_assert_eq!(m.get(k, *seq), want);
+            }
+            proptest::prop_assert_eq!(m.range_from(&[], false, 1000), all);
         }
     }
 

@@ -248,16 +248,21 @@ pub fn verify_elided_bytes(
 
 /// [`verify_elided_bytes`] of the block at logical offset `at` of `bytes` (a whole file held
 /// in memory, which holds the block whole), without copying an elided block out first.
+/// `hint` carries the hole search from one block to the next ([`ElidedBytes::view_in`]).
 ///
 /// # Errors
 /// As [`verify_block`].
+///
+/// [`ElidedBytes::view_in`]: zonedb_device::ElidedBytes::view_in
 pub fn verify_elided_range(
     file: &str,
     handle: BlockHandle,
     bytes: &zonedb_device::ElidedBytes,
     at: u64,
     version: u32,
+    hint: &mut usize,
 ) -> Result<(Vec<u8>, u64), LsmError> {
+    use zonedb_device::RangeView;
     let len = handle.size.saturating_add(TRAILER_LEN as u64);
     if at.saturating_add(len) > bytes.len() {
         return Err(LsmError::corruption(
@@ -266,11 +271,9 @@ pub fn verify_elided_range(
             "short block read",
         ));
     }
-    if let Some(dense) = bytes.dense_in(at, len) {
-        return verify_block_charged(file, handle, dense.to_vec(), version);
-    }
-    match bytes.last_piece_in(at, len) {
-        Some(Ok(tail))
+    match bytes.view_in(at, len, hint) {
+        RangeView::Dense(dense) => verify_block_charged(file, handle, dense.to_vec(), version),
+        RangeView::Tail(Ok(tail))
             if tail.len() >= TRAILER_LEN && tail[tail.len() - TRAILER_LEN] == ELIDED_BLOCK =>
         {
             decode_elided_block(file, handle, tail)

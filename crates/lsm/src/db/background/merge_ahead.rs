@@ -21,6 +21,7 @@
 //! meet them, at the same read as the merge would).
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Waker};
@@ -59,6 +60,28 @@ enum Logged {
     Open { number: u64, size: u64 },
     /// The data block at byte `offset` of table `number` loaded.
     Block { number: u64, offset: u64 },
+}
+
+/// The input reads the worker's tables log, drained by the sink after each seek or step of
+/// the merging iterator. Most steps read nothing: `pending` lets the drain skip the lock.
+#[derive(Debug, Default)]
+struct ReadLog {
+    pending: AtomicBool,
+    reads: Mutex<Vec<Logged>>,
+}
+
+impl ReadLog {
+    fn push(&self, read: Logged) {
+        lock(&self.reads).push(read);
+        self.pending.store(true, Ordering::Release);
+    }
+
+    /// Moves the logged reads into `into` (which the caller keeps for reuse).
+    fn drain_into(&self, into: &mut Vec<Logged>) {
+        if self.pending.swap(false, Ordering::AcqRel) {
+            into.append(&mut lock(&self.reads));
+        }
+    }
 }
 
 /// One input read of the merge as the task replays it.
@@ -121,7 +144,9 @@ struct SnapSource {
     bytes: Arc<ElidedBytes>,
     name: String,
     number: u64,
-    log: Arc<Mutex<Vec<Logged>>>,
+    log: Arc<ReadLog>,
+    /// Where the search for the next block's holes starts (blocks are read in order).
+    hint: AtomicUsize,
 }
 
 impl SnapSource {
@@ -151,7 +176,7 @@ impl BlockSource for SnapSource {
         len: u64,
         _class: IoClass,
     ) -> Result<ElidedBytes, LsmError> {
-        lock(&self.log).push(Logged::Block {
+        self.log.push(Logged::Block {
             number: self.number,
             offset,
         });
@@ -166,7 +191,7 @@ impl BlockSource for SnapSource {
         version: u32,
         _class: IoClass,
     ) -> Result<(Vec<u8>, u64), LsmError> {
-        lock(&self.log).push(Logged::Block {
+        self.log.push(Logged::Block {
             number: self.number,
             offset: handle.offset,
         });
@@ -182,7 +207,17 @@ impl BlockSource for SnapSource {
                 "read beyond the end",
             ));
         }
-        verify_elided_range(&self.name, handle, &self.bytes, handle.offset, version)
+        let mut hint = self.hint.load(Ordering::Relaxed);
+        let read = verify_elided_range(
+            &self.name,
+            handle,
+            &self.bytes,
+            handle.offset,
+            version,
+            &mut hint,
+        );
+        self.hint.store(hint, Ordering::Relaxed);
+        read
     }
 
     fn name(&self) -> &str {
@@ -195,14 +230,14 @@ impl BlockSource for SnapSource {
 struct SnapTables {
     snapshot: Arc<Snapshot>,
     open: Mutex<BTreeMap<u64, Arc<Table<SnapSource>>>>,
-    log: Arc<Mutex<Vec<Logged>>>,
+    log: Arc<ReadLog>,
 }
 
 impl Tables for SnapTables {
     type Source = SnapSource;
 
     async fn get(&self, number: u64, size: u64) -> Result<Arc<Table<SnapSource>>, LsmError> {
-        lock(&self.log).push(Logged::Open { number, size });
+        self.log.push(Logged::Open { number, size });
         if let Some(t) = lock(&self.open).get(&number) {
             return Ok(t.clone());
         }
@@ -215,6 +250,7 @@ impl Tables for SnapTables {
             name,
             number,
             log: self.log.clone(),
+            hint: AtomicUsize::new(0),
         };
         let t = Arc::new(Table::open(src, number, size, None).await?);
         lock(&self.open).insert(number, t.clone());
@@ -232,6 +268,8 @@ struct RecordingSink {
     tables: Arc<SnapTables>,
     /// The last block loaded of each table.
     last_block: BTreeMap<u64, usize>,
+    /// The reads drained from the log (kept to reuse its allocation).
+    drained: Vec<Logged>,
     tx: SyncSender<Vec<Step>>,
     batch: Vec<Step>,
     entries_since_send: u64,
@@ -250,13 +288,14 @@ impl RecordingSink {
 
     /// The reads logged since the last step, as a step (block offsets turned into indexes).
     fn drain_log(&mut self) {
-        let logged = std::mem::take(&mut *lock(&self.tables.log));
-        if logged.is_empty() {
+        self.tables.log.drain_into(&mut self.drained);
+        if self.drained.is_empty() {
             return;
         }
         let open = lock(&self.tables.open);
-        let ios = logged
-            .into_iter()
+        let ios = self
+            .drained
+            .drain(..)
             .map(|l| match l {
                 Logged::Open { number, size } => Io::Open { number, size },
                 Logged::Block { number, offset } => {
@@ -338,6 +377,7 @@ pub(super) fn start<E: Env, D: ZonedDevice>(
             builders,
             tables: tables.clone(),
             last_block: BTreeMap::new(),
+            drained: Vec::new(),
             tx,
             batch: Vec::new(),
             entries_since_send: 0,
