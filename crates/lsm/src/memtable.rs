@@ -364,19 +364,19 @@ impl MemTable {
     /// misses overlap instead of stalling one after another.
     pub fn for_each(&self, mut f: impl FnMut(&[u8], &[u8])) {
         let set = self.read();
-        let heads = || set.heads.values().copied();
+        // One walk of the B-tree; the cursors ahead index this list.
+        let heads: Vec<usize> = set.heads.values().copied().collect();
         // Entries sit in the arena in insertion (random) order: the slot of the prefix
         // 2 x LOOKAHEAD ahead is fetched first, then, LOOKAHEAD ahead, the bytes of an entry
         // too long to be inline.
-        let (mut far, mut near) = (heads().skip(2 * LOOKAHEAD), heads().skip(LOOKAHEAD));
-        for head in heads() {
-            if let Some(i) = far.next() {
+        for (n, &head) in heads.iter().enumerate() {
+            if let Some(&i) = heads.get(n + 2 * LOOKAHEAD) {
                 // The address only: nothing is read until the prefetch lands.
                 let slot = set.arena.as_ptr().wrapping_add(i).cast::<u8>();
                 prefetch(slot);
                 prefetch(slot.wrapping_add(std::mem::size_of::<Slot>() - 1));
             }
-            if let Some(slot) = near.next().and_then(|i| set.arena.get(i))
+            if let Some(slot) = heads.get(n + LOOKAHEAD).and_then(|&i| set.arena.get(i))
                 && let EntryBytes::Heap(b) = &slot.entry.buf
             {
                 prefetch(b.as_ptr());
