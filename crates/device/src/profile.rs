@@ -209,6 +209,72 @@ impl Profile {
         Ok(self)
     }
 
+    /// With zones of `bytes` each at the same total capacity (SplitZNS Fig 3's knob): a zone
+    /// takes one block row on as many chips as it fills (`bytes` over a chip's row: planes x
+    /// dies x flash block), or every chip and as many rows as it needs past that; the zone
+    /// count changes so that count x size stays. So 128 MiB on `splitzns-paper` is 4 chips x
+    /// 4 planes x one 8 MiB block row (640 zones), 1 GiB two rows over all 16 chips (80
+    /// zones). Zone capacity equals the size; open / active limits above the new count are
+    /// clipped to it. The name records the size (`splitzns-paper+zone128MiB`). Apply before
+    /// [`Profile::scaled`], which then shrinks the zones like any other.
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidConfig`] when the profile's zones have a capacity below their
+    /// size, `bytes` is not a whole number of chip rows, its chips do not divide the device's,
+    /// a zone wider than the device is not whole rows of all chips, or the capacity does not
+    /// divide into such zones.
+    pub fn with_zone_size(mut self, bytes: u64) -> Result<Self, DeviceError> {
+        let bad = |why: String| {
+            Err(DeviceError::InvalidConfig(format!(
+                "profile {}: zone size {} MiB: {why}",
+                self.name,
+                bytes as f64 / MIB as f64
+            )))
+        };
+        if self.zones.zone_capacity_bytes != self.zones.zone_size_bytes {
+            return bad("the profile's zones have a capacity below their size".into());
+        }
+        let chip_row = u64::from(self.flash.dies_per_chip)
+            * u64::from(self.flash.planes_per_die)
+            * self.flash.block_bytes();
+        let chips = u64::from(self.flash.chips());
+        if bytes == 0 || !bytes.is_multiple_of(chip_row) {
+            return bad(format!(
+                "not a whole number of {} KiB chip rows",
+                chip_row / KIB
+            ));
+        }
+        let want = bytes / chip_row;
+        if want <= chips && !chips.is_multiple_of(want) {
+            return bad(format!("{want} chips per zone do not divide {chips} chips"));
+        }
+        if want > chips && !want.is_multiple_of(chips) {
+            return bad(format!(
+                "wider than {chips} chips but not whole rows of them"
+            ));
+        }
+        let total = u64::from(self.zones.zone_count) * self.zones.zone_capacity_bytes;
+        let Some(count) = total
+            .is_multiple_of(bytes)
+            .then(|| u32::try_from(total / bytes).ok())
+            .flatten()
+        else {
+            return bad(format!(
+                "the capacity of {total} bytes is not a whole number of zones"
+            ));
+        };
+        self.chips_per_zone = u32::try_from(want.min(chips)).unwrap_or(u32::MAX);
+        self.zones.zone_count = count;
+        self.zones.zone_size_bytes = bytes;
+        self.zones.zone_capacity_bytes = bytes;
+        self.zones.zone_append_max_bytes = self.zones.zone_append_max_bytes.min(bytes);
+        self.zones.max_open_zones = self.zones.max_open_zones.min(count);
+        self.zones.max_active_zones = self.zones.max_active_zones.min(count);
+        self.name = format!("{}+zone{}MiB", self.name, bytes / MIB);
+        self.validate()?;
+        Ok(self)
+    }
+
     /// With the scheduler `scheduler` ordering queued media work.
     ///
     /// # Errors
@@ -547,6 +613,37 @@ mod tests {
         // The tiny profile's 2 channels: 6 chips are 3 per channel.
         let t = Profile::by_name("tiny").unwrap().with_chips(6).unwrap();
         assert_eq!((t.flash.channels, t.flash.chips_per_channel), (2, 3));
+    }
+
+    /// SplitZNS Fig 3's zone sizes at the fixed capacity of 160 x 512 MiB: chips per zone
+    /// and rows as the flash allows, count x size unchanged; sizes that fit no layout are
+    /// refused; scaling afterwards shrinks the new zones.
+    #[test]
+    fn zone_size_changes_chips_rows_and_count_at_fixed_capacity() {
+        let p = Profile::by_name("splitzns-paper").unwrap();
+        for (mib, chips, rows, count) in [
+            (128, 4, 1, 640),
+            (256, 8, 1, 320),
+            (512, 16, 1, 160),
+            (1024, 16, 2, 80),
+        ] {
+            let z = p.clone().with_zone_size(mib * MIB).unwrap();
+            let l = z.layout().unwrap();
+            assert_eq!(
+                (z.chips_per_zone, l.rows_per_zone(), z.zones.zone_count),
+                (chips, rows, count),
+                "{mib} MiB"
+            );
+            assert_eq!(z.zones.zone_capacity_bytes, mib * MIB);
+            assert_eq!(z.name, format!("splitzns-paper+zone{mib}MiB"));
+            assert!(z.zones.max_open_zones <= count && z.zones.max_active_zones <= count);
+            let small = z.scaled(8).unwrap();
+            assert_eq!(small.zones.zone_size_bytes, mib * MIB / 8);
+            assert_eq!(small.zones.zone_count, count);
+        }
+        for mib in [0, 100, 96, 1536] {
+            assert!(p.clone().with_zone_size(mib * MIB).is_err(), "{mib} MiB");
+        }
     }
 
     #[test]

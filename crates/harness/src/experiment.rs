@@ -182,6 +182,7 @@ pub fn device_spec_of(s: &Scenario) -> Result<DeviceSpec, HarnessError> {
         (d.scale != defaults.scale, "scale"),
         (d.chips.is_some(), "chips"),
         (d.chips_per_zone.is_some(), "chips_per_zone"),
+        (d.zone_size_mib.is_some(), "zone_size_mib"),
         (d.zone_count.is_some(), "zone_count"),
         (d.max_open_zones.is_some(), "max_open_zones"),
         (d.max_active_zones.is_some(), "max_active_zones"),
@@ -246,6 +247,7 @@ fn section_spec(
     Ok(SimDeviceSpec::new(&d.profile, &d.scale)
         .chips(d.chips)
         .chips_per_zone(d.chips_per_zone)
+        .zone_size_mib(d.zone_size_mib)
         .zone_count(d.zone_count)
         .zone_limits(d.max_open_zones, d.max_active_zones)
         .scheduler(scheduler)
@@ -639,6 +641,45 @@ mod tests {
             ),
             "{r:?}"
         );
+    }
+
+    /// `[device] zone_size_mib` (and a `[[compare]]` override of it) resize zones at full
+    /// scale before the scale applies; a disk refuses it; absent, it stays out of the TOML.
+    #[test]
+    fn device_zone_size_resizes_zones_before_the_scale() {
+        let text = "name = \"x\"\n[device]\nprofile = \"splitzns-paper\"\nscale = \"1/8\"\nzone_size_mib = 128\n\n[[compare]]\nname = \"1 GiB\"\ndevice = { zone_size_mib = 1024 }\n";
+        let all = Scenario::configurations(text).unwrap();
+        let p = spec_of(&all[0]).unwrap().profile().unwrap();
+        assert_eq!(
+            (
+                p.chips_per_zone,
+                p.zones.zone_count,
+                p.zones.zone_size_bytes
+            ),
+            (4, 640, 16 << 20)
+        );
+        let p = spec_of(&all[1]).unwrap().profile().unwrap();
+        assert_eq!(
+            (
+                p.chips_per_zone,
+                p.zones.zone_count,
+                p.zones.zone_size_bytes
+            ),
+            (16, 80, 128 << 20)
+        );
+        assert!(
+            toml::to_string(&all[0])
+                .unwrap()
+                .contains("zone_size_mib = 128")
+        );
+        let plain = &Scenario::configurations("name = \"x\"").unwrap()[0];
+        assert!(!toml::to_string(plain).unwrap().contains("zone_size_mib"));
+        let mut bad = all[0].clone();
+        bad.device.zone_size_mib = Some(96);
+        assert!(spec_of(&bad).unwrap().profile().is_err());
+        let mut disk = all[0].clone();
+        disk.device.profile = "st14000nm0007".into();
+        assert!(spec_of(&disk).unwrap().disk_profile().is_err());
     }
 
     #[test]

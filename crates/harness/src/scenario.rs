@@ -51,6 +51,12 @@ pub struct DeviceSection {
     pub chips: Option<u32>,
     /// Chips each zone is striped over (the profile's own if absent).
     pub chips_per_zone: Option<u32>,
+    /// Zone size in MiB at full scale with the device's capacity fixed (SplitZNS Fig 3:
+    /// 128 MiB is 4 chips x one block row, 1 GiB two rows over 16 chips on
+    /// `splitzns-paper`; the zone count follows). Applied before `scale`; the profile's own
+    /// if absent. Left out of serialized scenarios when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zone_size_mib: Option<u32>,
     /// Only the first this many zones of the profile (all if absent); open / active limits
     /// above it are clipped to it. Left out of serialized scenarios when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -96,6 +102,7 @@ impl Default for DeviceSection {
             scale: "1/64".into(),
             chips: None,
             chips_per_zone: None,
+            zone_size_mib: None,
             zone_count: None,
             max_open_zones: None,
             max_active_zones: None,

@@ -58,6 +58,9 @@ pub struct SimDeviceSpec {
     pub chips: Option<u32>,
     /// Chips each zone is striped over (the profile's own if `None`; flash only).
     pub chips_per_zone: Option<u32>,
+    /// Zone size in MiB at full scale, capacity fixed ([`Profile::with_zone_size`], applied
+    /// before the scale; the profile's own if `None`; flash only).
+    pub zone_size_mib: Option<u32>,
     /// Only the first this many zones of the profile (all if `None`); open / active limits
     /// above it are clipped to it.
     pub zone_count: Option<u32>,
@@ -85,6 +88,7 @@ impl SimDeviceSpec {
             scale: scale.into(),
             chips: None,
             chips_per_zone: None,
+            zone_size_mib: None,
             zone_count: None,
             max_open_zones: None,
             max_active_zones: None,
@@ -121,6 +125,13 @@ impl SimDeviceSpec {
     #[must_use]
     pub fn chips_per_zone(mut self, chips: Option<u32>) -> Self {
         self.chips_per_zone = chips;
+        self
+    }
+
+    /// With zones of `mib` MiB at full scale, capacity fixed (`None`: the profile's own).
+    #[must_use]
+    pub fn zone_size_mib(mut self, mib: Option<u32>) -> Self {
+        self.zone_size_mib = mib;
         self
     }
 
@@ -170,7 +181,11 @@ impl SimDeviceSpec {
                 self.profile
             )));
         }
-        let mut p = Profile::by_name(&self.profile)?.scaled(parse_scale(&self.scale)?)?;
+        let mut p = Profile::by_name(&self.profile)?;
+        if let Some(mib) = self.zone_size_mib {
+            p = p.with_zone_size(u64::from(mib) << 20)?;
+        }
+        let mut p = p.scaled(parse_scale(&self.scale)?)?;
         if let Some(n) = self.chips {
             p = p.with_chips(n)?;
         }
@@ -200,6 +215,7 @@ impl SimDeviceSpec {
         let flash_only = [
             (self.chips.is_some(), "chips"),
             (self.chips_per_zone.is_some(), "chips_per_zone"),
+            (self.zone_size_mib.is_some(), "zone_size_mib"),
             (self.scheduler.is_some(), "scheduler"),
             (self.splitzns.is_some(), "splitzns"),
         ];
