@@ -649,24 +649,16 @@ mod tests {
     fn device_zone_size_resizes_zones_before_the_scale() {
         let text = "name = \"x\"\n[device]\nprofile = \"splitzns-paper\"\nscale = \"1/8\"\nzone_size_mib = 128\n\n[[compare]]\nname = \"1 GiB\"\ndevice = { zone_size_mib = 1024 }\n";
         let all = Scenario::configurations(text).unwrap();
-        let p = spec_of(&all[0]).unwrap().profile().unwrap();
-        assert_eq!(
-            (
+        assert_eq!(all.len(), 2);
+        for (s, want) in all.iter().zip([(4, 640, 16 << 20), (16, 80, 128 << 20)]) {
+            let p = spec_of(s).unwrap().profile().unwrap();
+            let got = (
                 p.chips_per_zone,
                 p.zones.zone_count,
-                p.zones.zone_size_bytes
-            ),
-            (4, 640, 16 << 20)
-        );
-        let p = spec_of(&all[1]).unwrap().profile().unwrap();
-        assert_eq!(
-            (
-                p.chips_per_zone,
-                p.zones.zone_count,
-                p.zones.zone_size_bytes
-            ),
-            (16, 80, 128 << 20)
-        );
+                p.zones.zone_size_bytes,
+            );
+            assert_eq!(got, want, "{}", s.name);
+        }
         assert!(
             toml::to_string(&all[0])
                 .unwrap()

@@ -338,7 +338,8 @@ impl MemTable {
 
     /// Up to `max` entries with internal key `>= from` (or `> from` if `exclusive`), in order.
     /// A malformed `from` (shorter than a trailer, such as the empty key of a seek to the
-    /// first entry) starts at the first entry not below it bytewise.
+    /// first entry) starts at the first entry not below it bytewise, as the entries' B-tree
+    /// range from it did.
     pub fn range_from(&self, from: &[u8], exclusive: bool, max: usize) -> Vec<(Vec<u8>, Vec<u8>)> {
         let k = Entry::new(from, &[]);
         let after = |e: &Entry| {
@@ -349,7 +350,7 @@ impl MemTable {
         // Entries of smaller prefixes have smaller user keys: none is after a valid `from`.
         let first = ikey_prefix(from).unwrap_or(0);
         set.iter_in(first..)
-            .filter(|e| after(e))
+            .skip_while(|e| !after(e))
             .take(max)
             .map(|e| (e.key().to_vec(), e.value().to_vec()))
             .collect()
