@@ -35,6 +35,10 @@ pub struct BenchArgs {
     /// Reads per thread (-1 = num).
     #[arg(long, default_value_t = -1, allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(-1..))]
     reads: i64,
+    /// Writes per thread of fillseq, fillrandom, overwrite and deleterandom, keys still drawn
+    /// from the `num` keys (-1 = num).
+    #[arg(long, default_value_t = -1, allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(-1..))]
+    writes: i64,
     /// Key size in bytes (at least 8).
     #[arg(long, default_value_t = 16)]
     key_size: usize,
@@ -161,6 +165,7 @@ fn bench_config(a: &BenchArgs) -> BenchConfig {
     BenchConfig {
         num: a.num,
         reads: u64::try_from(a.reads).ok(),
+        writes: u64::try_from(a.writes).ok(),
         key_size: a.key_size,
         value_size: a.value_size,
         threads: a.threads,

@@ -63,12 +63,18 @@ pub struct ReproduceArgs {
     /// Skip the ablation.
     #[arg(long)]
     no_ablation: bool,
-    /// Skip the ACC turning-point sweep (same-zone); skip figure 16's sweeps (splitzns).
+    /// Skip the ACC turning-point sweep (same-zone); skip figure 16's sweeps and figures 3
+    /// and 4's runs (splitzns).
     #[arg(long)]
     no_sweep: bool,
     /// Skip the breakdown native, +diff, +SZR, +RP, +RS (splitzns).
     #[arg(long)]
     no_breakdown: bool,
+    /// splitzns: the keys the measured overwrites hit: `spread` (db_bench `--num <loaded
+    /// keys> --writes 1000000`: every loaded key) or `first-keys` (`--num 1000000`: the first
+    /// 1 M keys, 2% of the key space).
+    #[arg(long, default_value = "spread")]
+    overwrite_keys: String,
     /// Only these workloads in the scheme matrix, comma-separated (same-zone: fillrandom,
     /// zipfian, latest, uniform; oaza: fillrandom-8k; splitzns: fillrandom, overwrite,
     /// readrandom, ycsb-l, ycsb-a ... ycsb-f; hhzs: experiments, as --experiments). Default:
@@ -153,6 +159,8 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
         sweep: !a.no_sweep,
         workloads: a.workloads.iter().chain(&a.experiments).cloned().collect(),
         breakdown: !a.no_breakdown,
+        overwrite_keys: reproduce::splitzns::OverwriteKeys::parse(&a.overwrite_keys)
+            .map_err(usage)?,
     };
     let cells = reproduce::cells(study, scale, &plan).map_err(usage)?;
     if !a.json {

@@ -209,6 +209,35 @@ impl Profile {
         Ok(self)
     }
 
+    /// With erase blocks of `bytes` (whole flash pages), zones unchanged: the knob SplitZNS
+    /// turns to keep a zone striped over every chip whatever its size (Fig 3: "zones with
+    /// various sizes share identical I/O performance, which is achieved by adjusting the erase
+    /// block size") or a zone the same size whatever the chip count (Fig 16b: 16 chips take
+    /// blocks twice those of 32). Apply before [`Profile::with_zone_size`], which then lays
+    /// zones over the new blocks, and before [`Profile::scaled`]. The name records the size
+    /// (`splitzns-paper+block2048KiB`).
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidConfig`] when `bytes` is not a positive whole number of pages
+    /// or a zone no longer fits its flash.
+    pub fn with_block_bytes(mut self, bytes: u64) -> Result<Self, DeviceError> {
+        let page = self.flash.page_size_bytes;
+        let pages = u32::try_from(bytes / page).unwrap_or(0);
+        if bytes == 0 || !bytes.is_multiple_of(page) || pages == 0 {
+            return Err(DeviceError::InvalidConfig(format!(
+                "profile {}: erase block of {bytes} bytes is not a whole number of {page}-byte pages",
+                self.name
+            )));
+        }
+        if pages == self.flash.pages_per_block {
+            return Ok(self);
+        }
+        self.flash.pages_per_block = pages;
+        self.name = format!("{}+block{}KiB", self.name, bytes >> 10);
+        self.validate()?;
+        Ok(self)
+    }
+
     /// With zones of `bytes` each at the same total capacity (SplitZNS Fig 3's knob): a zone
     /// takes one block row on as many chips as it fills (`bytes` over a chip's row: planes x
     /// dies x flash block), or every chip and as many rows as it needs past that; the zone
@@ -613,6 +642,35 @@ mod tests {
         // The tiny profile's 2 channels: 6 chips are 3 per channel.
         let t = Profile::by_name("tiny").unwrap().with_chips(6).unwrap();
         assert_eq!((t.flash.channels, t.flash.chips_per_channel), (2, 3));
+    }
+
+    /// Blocks resized keep zones over every chip (Fig 3's method): 2 MiB blocks and 128 MiB
+    /// zones stripe all 16 chips in one row; blocks must be whole pages; smaller blocks give
+    /// a zone more rows; the size survives the scale.
+    #[test]
+    fn block_size_keeps_zones_over_every_chip() {
+        let p = Profile::by_name("splitzns-paper").unwrap();
+        let b = p.clone().with_block_bytes(2 * MIB).unwrap();
+        assert_eq!(b.flash.pages_per_block, 128);
+        assert_eq!(b.name, "splitzns-paper+block2048KiB");
+        // Smaller blocks: the profile's 512 MiB zones take more rows of them.
+        let rows = |q: &Profile| q.layout().unwrap().rows_per_zone();
+        assert_eq!(
+            (rows(&p), rows(&p.clone().with_block_bytes(MIB).unwrap())),
+            (1, 8)
+        );
+        let z = b.with_zone_size(128 * MIB).unwrap();
+        assert_eq!((z.chips_per_zone, z.zones.zone_count), (16, 640));
+        assert_eq!(z.layout().unwrap().rows_per_zone(), 1);
+        let s = z.scaled(64).unwrap();
+        assert_eq!(s.flash.pages_per_block, 2);
+        assert_eq!(s.zones.zone_size_bytes, 2 * MIB);
+        let big = p.clone().with_block_bytes(16 * MIB).unwrap();
+        let g = big.with_zone_size(GIB).unwrap();
+        assert_eq!((g.chips_per_zone, g.zones.zone_count), (16, 80));
+        assert!(p.clone().with_block_bytes(16 * KIB + 1).is_err());
+        assert!(p.clone().with_block_bytes(0).is_err());
+        assert_eq!(p.clone().with_block_bytes(8 * MIB).unwrap(), p);
     }
 
     /// SplitZNS Fig 3's zone sizes at the fixed capacity of 160 x 512 MiB: chips per zone

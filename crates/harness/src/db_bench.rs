@@ -64,6 +64,12 @@ pub struct BenchConfig {
     pub num: u64,
     /// `--reads` (None = `num`).
     pub reads: Option<u64>,
+    /// `--writes`: writes per thread of the write benchmarks (fillseq, fillrandom, overwrite,
+    /// deleterandom; None = `num`), their keys still drawn from the `num` keys, as db_bench's
+    /// `--writes` (4 threads x 1 M overwrites spread over a 50 M-key database, say). Left out
+    /// of the JSON when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub writes: Option<u64>,
     /// `--key_size` (at least 8).
     pub key_size: usize,
     /// `--value_size`.
@@ -116,6 +122,9 @@ impl BenchConfig {
         if self.num == 0 {
             return bad("num", "0".into(), "at least 1");
         }
+        if self.writes == Some(0) {
+            return bad("writes", "0".into(), "at least 1 (or absent: num)");
+        }
         if !(8..=1 << 20).contains(&self.key_size) {
             return bad(
                 "key_size",
@@ -150,7 +159,7 @@ impl BenchConfig {
     /// towards; waiting for compactions does none).
     pub fn planned_ops(&self, bench: Benchmark) -> u64 {
         let per_thread = if bench.writes_num_keys() {
-            self.num
+            self.writes.unwrap_or(self.num)
         } else if bench == Benchmark::WaitForCompaction {
             0
         } else {
@@ -180,6 +189,7 @@ impl Default for BenchConfig {
         Self {
             num: 1_000_000,
             reads: None,
+            writes: None,
             key_size: 16,
             value_size: 100,
             threads: 1,
@@ -614,8 +624,9 @@ async fn write_ops<E: Env, S: KvStore>(
     let (mut key, mut desc) = (Vec::with_capacity(ks.max(8)), Vec::with_capacity(10));
     let mut wrote: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::new();
     let mut i = 0;
-    while i < cfg.num {
-        let n = batch.min(cfg.num - i);
+    let total = cfg.writes.unwrap_or(cfg.num);
+    while i < total {
+        let n = batch.min(total - i);
         let mut b = (!single_put).then(|| {
             WriteBatch::with_capacity(usize::try_from(n).unwrap_or(1) * (ks + cfg.value_size + 21))
         });

@@ -111,6 +111,10 @@ pub fn profile_of(s: &Scenario) -> Result<Profile, HarnessError> {
 
 /// The simulated device a scenario describes: one device, or the hybrid of an SSD and an HDD.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one per run, built once; boxing buys nothing"
+)]
 pub enum DeviceSpec {
     /// A ZNS or SplitZNS SSD, or an HM-SMR HDD.
     One(SimDeviceSpec),
@@ -183,6 +187,7 @@ pub fn device_spec_of(s: &Scenario) -> Result<DeviceSpec, HarnessError> {
         (d.chips.is_some(), "chips"),
         (d.chips_per_zone.is_some(), "chips_per_zone"),
         (d.zone_size_mib.is_some(), "zone_size_mib"),
+        (d.block_kib.is_some(), "block_kib"),
         (d.zone_count.is_some(), "zone_count"),
         (d.max_open_zones.is_some(), "max_open_zones"),
         (d.max_active_zones.is_some(), "max_active_zones"),
@@ -248,6 +253,7 @@ fn section_spec(
         .chips(d.chips)
         .chips_per_zone(d.chips_per_zone)
         .zone_size_mib(d.zone_size_mib)
+        .block_kib(d.block_kib)
         .zone_count(d.zone_count)
         .zone_limits(d.max_open_zones, d.max_active_zones)
         .scheduler(scheduler)
@@ -641,6 +647,29 @@ mod tests {
             ),
             "{r:?}"
         );
+    }
+
+    /// `writes` (db_bench's `--writes`) sets the write benchmarks' operations per thread while
+    /// their keys stay within `num`: 2 threads x 3000 overwrites of a 500-key database leave
+    /// at most 500 keys; absent, the phase writes `num` per thread.
+    #[test]
+    fn writes_sets_the_write_count_and_num_the_key_space() {
+        let text = "name = \"x\"\n[device]\nprofile = \"splitzns-paper\"\nscale = \"1/256\"\n[workload]\nbenchmarks = \"fillrandom\"\nnum = 500\nvalue_size = 100\n[[workload.then]]\nbenchmarks = \"overwrite\"\nwrites = 3000\nthreads = 2\n";
+        let s = &Scenario::configurations(text).unwrap()[0];
+        assert!(toml::to_string(s).unwrap().contains("writes = 3000"));
+        let r = run(s).unwrap();
+        let ops: Vec<u64> = r.benchmarks.iter().map(|b| b.ops).collect();
+        assert_eq!(ops, [500, 6000]);
+        let keys = r.invariants.keys_scanned;
+        assert!((300..=500).contains(&keys), "{keys} keys");
+        let plain = text.replace("writes = 3000\n", "");
+        let s = &Scenario::configurations(&plain).unwrap()[0];
+        assert!(!toml::to_string(s).unwrap().contains("writes"));
+        let r = run(s).unwrap();
+        assert_eq!(r.benchmarks[1].ops, 1000);
+        let bad = text.replace("writes = 3000", "writes = 0");
+        let s = &Scenario::configurations(&bad).unwrap()[0];
+        assert!(run(s).is_err());
     }
 
     /// `[device] zone_size_mib` (and a `[[compare]]` override of it) resize zones at full

@@ -57,6 +57,12 @@ pub struct DeviceSection {
     /// if absent. Left out of serialized scenarios when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub zone_size_mib: Option<u32>,
+    /// Erase block size in KiB at full scale (SplitZNS's knob: Fig 3 keeps every zone size
+    /// over all chips, Fig 16b every chip count at one zone size, by resizing blocks). Applied
+    /// first, before `zone_size_mib` and `scale`; the profile's own if absent. Left out of
+    /// serialized scenarios when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block_kib: Option<u32>,
     /// Only the first this many zones of the profile (all if absent); open / active limits
     /// above it are clipped to it. Left out of serialized scenarios when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -103,6 +109,7 @@ impl Default for DeviceSection {
             chips: None,
             chips_per_zone: None,
             zone_size_mib: None,
+            block_kib: None,
             zone_count: None,
             max_open_zones: None,
             max_active_zones: None,
@@ -325,6 +332,10 @@ pub struct WorkloadSection {
     pub num: u64,
     /// `--reads` (absent = num).
     pub reads: Option<u64>,
+    /// `--writes`: writes per thread of the write benchmarks, keys still over `num` (absent =
+    /// num). Left out of serialized scenarios when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub writes: Option<u64>,
     /// `--key_size`.
     pub key_size: usize,
     /// `--value_size`.
@@ -370,6 +381,7 @@ impl Default for WorkloadSection {
             benchmarks: "fillrandom,readrandom".into(),
             num: b.num,
             reads: b.reads,
+            writes: b.writes,
             key_size: b.key_size,
             value_size: b.value_size,
             threads: b.threads,
@@ -390,6 +402,7 @@ impl WorkloadSection {
         BenchConfig {
             num: self.num,
             reads: self.reads,
+            writes: self.writes,
             key_size: self.key_size,
             value_size: self.value_size,
             threads: self.threads,

@@ -30,6 +30,7 @@ fn caza_paper_is_the_same_zone_studys_paper_scale() {
         sweep: false,
         workloads: vec!["fillrandom".into()],
         breakdown: false,
+        overwrite_keys: reproduce::splitzns::OverwriteKeys::default(),
     };
     let cells = reproduce::cells(Study::SameZone, ReproScale::Paper, &plan).unwrap();
     let fillrandom: Vec<&Scenario> = cells
@@ -57,13 +58,15 @@ fn splitzns_paper_loads_then_overwrites_with_four_threads() {
     assert_eq!(phases.len(), 2);
     let loaded = phases[0].num * phases[0].value_size as u64;
     assert_eq!(loaded, 50 << 30);
+    // 4 threads x 1 M overwrites spread over every loaded key (db_bench's `--writes`).
     assert_eq!(
         (
             phases[1].benchmarks.as_str(),
             phases[1].threads,
-            phases[1].num
+            phases[1].num,
+            phases[1].writes
         ),
-        ("overwrite", 4, 1_000_000)
+        ("overwrite", 4, phases[0].num, Some(1_000_000))
     );
     assert_eq!(
         experiment::planned_ops(s).unwrap(),
@@ -72,7 +75,7 @@ fn splitzns_paper_loads_then_overwrites_with_four_threads() {
 }
 
 /// `s` at 1/`div` of its device and engine sizes with `num` puts and `then_num` per thread in
-/// every later phase.
+/// every later phase (its writes over the `num` keys where the phase sets `writes`).
 fn scaled_down(mut s: Scenario, div: i64, num: u64, then_num: i64) -> Scenario {
     s.device.scale = format!("1/{div}");
     for k in [
@@ -87,7 +90,15 @@ fn scaled_down(mut s: Scenario, div: i64, num: u64, then_num: i64) -> Scenario {
     s.fs.page_cache_size /= u64::try_from(div).unwrap();
     s.workload.num = num;
     for t in &mut s.workload.then {
-        t.insert("num".into(), toml::Value::Integer(then_num));
+        if t.contains_key("writes") {
+            t.insert("writes".into(), toml::Value::Integer(then_num));
+            t.insert(
+                "num".into(),
+                toml::Value::Integer(i64::try_from(num).unwrap()),
+            );
+        } else {
+            t.insert("num".into(), toml::Value::Integer(then_num));
+        }
     }
     s
 }

@@ -61,6 +61,9 @@ pub struct SimDeviceSpec {
     /// Zone size in MiB at full scale, capacity fixed ([`Profile::with_zone_size`], applied
     /// before the scale; the profile's own if `None`; flash only).
     pub zone_size_mib: Option<u32>,
+    /// Erase block size in KiB at full scale ([`Profile::with_block_bytes`], applied first,
+    /// before the zone size and the scale; the profile's own if `None`; flash only).
+    pub block_kib: Option<u32>,
     /// Only the first this many zones of the profile (all if `None`); open / active limits
     /// above it are clipped to it.
     pub zone_count: Option<u32>,
@@ -89,6 +92,7 @@ impl SimDeviceSpec {
             chips: None,
             chips_per_zone: None,
             zone_size_mib: None,
+            block_kib: None,
             zone_count: None,
             max_open_zones: None,
             max_active_zones: None,
@@ -132,6 +136,13 @@ impl SimDeviceSpec {
     #[must_use]
     pub fn zone_size_mib(mut self, mib: Option<u32>) -> Self {
         self.zone_size_mib = mib;
+        self
+    }
+
+    /// With erase blocks of `kib` KiB at full scale (`None`: the profile's own).
+    #[must_use]
+    pub fn block_kib(mut self, kib: Option<u32>) -> Self {
+        self.block_kib = kib;
         self
     }
 
@@ -182,6 +193,9 @@ impl SimDeviceSpec {
             )));
         }
         let mut p = Profile::by_name(&self.profile)?;
+        if let Some(kib) = self.block_kib {
+            p = p.with_block_bytes(u64::from(kib) << 10)?;
+        }
         if let Some(mib) = self.zone_size_mib {
             p = p.with_zone_size(u64::from(mib) << 20)?;
         }
@@ -216,6 +230,7 @@ impl SimDeviceSpec {
             (self.chips.is_some(), "chips"),
             (self.chips_per_zone.is_some(), "chips_per_zone"),
             (self.zone_size_mib.is_some(), "zone_size_mib"),
+            (self.block_kib.is_some(), "block_kib"),
             (self.scheduler.is_some(), "scheduler"),
             (self.splitzns.is_some(), "splitzns"),
         ];

@@ -203,6 +203,10 @@ pub struct Measured {
     /// Lifetimes of the SSTs deleted during the run, seconds, per level written to: the
     /// 10th, 25th, 50th, 75th and 90th percentiles (empty for a level without one).
     pub sst_lifetime_s_by_level: Vec<Vec<f64>>,
+    /// The same lifetimes as a CDF: per level, the 0th, 5th, ..., 100th percentiles
+    /// (21 points; empty for a level without one). SplitZNS's figure 4.
+    #[serde(default)]
+    pub sst_lifetime_cdf_s_by_level: Vec<Vec<f64>>,
 }
 
 impl Measured {
@@ -231,16 +235,14 @@ impl Measured {
                     let i = ((s.len() as f64 - 1.0) * p).round() as usize;
                     s.get(i).map_or(0.0, |&v| v as f64 / 1e9)
                 };
-                (
-                    level,
-                    if s.is_empty() {
-                        Vec::new()
-                    } else {
-                        [0.1, 0.25, 0.5, 0.75, 0.9].map(q).to_vec()
-                    },
-                )
+                if s.is_empty() {
+                    (level, (Vec::new(), Vec::new()))
+                } else {
+                    let cdf = (0..=20).map(|i| q(f64::from(i) / 20.0)).collect();
+                    (level, ([0.1, 0.25, 0.5, 0.75, 0.9].map(q).to_vec(), cdf))
+                }
             })
-            .collect::<std::collections::BTreeMap<u32, Vec<f64>>>();
+            .collect::<std::collections::BTreeMap<u32, (Vec<f64>, Vec<f64>)>>();
         let levels = lifetimes.keys().next_back().map_or(0, |&l| l as usize + 1);
         Self {
             ops: last.map_or(0, |b| b.ops),
@@ -263,7 +265,20 @@ impl Measured {
             subzone_ssts: r.fs.subzone_allocations,
             trivial_moves: r.db.trivial_moves,
             sst_lifetime_s_by_level: (0..levels)
-                .map(|l| lifetimes.get(&(l as u32)).cloned().unwrap_or_default())
+                .map(|l| {
+                    lifetimes
+                        .get(&(l as u32))
+                        .map(|x| x.0.clone())
+                        .unwrap_or_default()
+                })
+                .collect(),
+            sst_lifetime_cdf_s_by_level: (0..levels)
+                .map(|l| {
+                    lifetimes
+                        .get(&(l as u32))
+                        .map(|x| x.1.clone())
+                        .unwrap_or_default()
+                })
                 .collect(),
         }
     }

@@ -151,6 +151,8 @@ pub struct Plan {
     pub workloads: Vec<String>,
     /// Also the technique-by-technique breakdown (splitzns).
     pub breakdown: bool,
+    /// The keys the measured overwrites hit (splitzns).
+    pub overwrite_keys: splitzns::OverwriteKeys,
 }
 
 impl Plan {
@@ -163,6 +165,7 @@ impl Plan {
             sweep: true,
             workloads: Vec::new(),
             breakdown: true,
+            overwrite_keys: splitzns::OverwriteKeys::default(),
         }
     }
 
@@ -359,6 +362,7 @@ pub fn cells(study: Study, scale: ReproScale, plan: &Plan) -> Result<Vec<Cell>, 
                 workloads: plan.workloads.clone(),
                 breakdown: plan.breakdown,
                 sweeps: plan.sweep,
+                overwrite_keys: plan.overwrite_keys,
             },
         );
     }

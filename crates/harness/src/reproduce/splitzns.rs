@@ -185,6 +185,12 @@ pub enum Variant {
     Skew(Option<f64>),
     /// RocksDB's `compaction_pri`.
     Pri(&'static str),
+    /// Zones of this many MiB at full scale, capacity fixed, every zone over all 16 chips
+    /// (the erase block resized: figure 3's method).
+    ZoneSize(u32),
+    /// This many flash chips, the zone size kept by resizing the erase block (figure 16b's
+    /// method); SSTs shrink to fit the smaller subzones of more chips.
+    Chips(u32),
 }
 
 /// Percent of the study's load the sweeps load: at the full load, 8 of the 26 sweep runs at
@@ -193,9 +199,8 @@ pub enum Variant {
 pub const SWEEP_LOAD_PCT: u64 = 70;
 
 /// Figure 16's sweeps: (sweep name, workload, points). Value size and `compaction_pri` on
-/// overwrite, skew on YCSB-A (after a load of the same skew). The paper's chip-count sweep
-/// (figure 16b) is not here: it needs a profile per chip count.
-pub const SWEEPS: [(&str, &str, &[Variant]); 3] = [
+/// overwrite, skew and chip count on YCSB-A (after a load of the same skew).
+pub const SWEEPS: [(&str, &str, &[Variant]); 4] = [
     (
         "value_size",
         "overwrite",
@@ -227,7 +232,72 @@ pub const SWEEPS: [(&str, &str, &[Variant]); 3] = [
             Variant::Pri("kOldestSmallestSeqFirst"),
         ],
     ),
+    (
+        "chips",
+        "ycsb-a",
+        &[
+            Variant::Chips(8),
+            Variant::Chips(16),
+            Variant::Chips(32),
+            Variant::Chips(64),
+        ],
+    ),
 ];
+
+/// Figure 3's zone sizes, MiB at full scale (LDP; the paper normalizes to 128 MiB).
+pub const FIG3_ZONE_MIB: [u32; 4] = [128, 256, 512, 1024];
+
+/// Figure 3's workload (and figure 4's uniform one): the sweeps' load ([`SWEEP_LOAD_PCT`]),
+/// then 10 M overwrites at paper scale ("write another 10 million key value pairs"), 4
+/// threads.
+pub const FIG3_WORKLOAD: &str = "overwrite-10m";
+
+/// Figure 4's skewed workload: the zipfian (0.99) load, then 10 M zipfian updates.
+pub const FIG4_SKEWED_WORKLOAD: &str = "update-10m";
+
+/// Writes of figure 3's measured overwrite at paper scale.
+pub const FIG3_WRITES: u64 = 10_000_000;
+
+/// The paper's figure 3(c): (zone MiB, migrated MiB per GC, GC count), the two ends the text
+/// gives.
+pub const FIG3_PAPER: [(u32, f64, u64); 2] = [(128, 43.0, 298), (1024, 386.0, 144)];
+
+/// Which keys the measured overwrites hit. db_bench's `--num` is both the key space and the
+/// writes per thread, so "4 threads x 1 M operations" after a 50 GiB load reads two ways.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OverwriteKeys {
+    /// `--num <loaded keys> --writes 1000000 --threads 4`: spread uniformly over every loaded
+    /// key, as the paper's text reads (the workloads run on the 50 GiB database).
+    #[default]
+    Spread,
+    /// `--num 1000000 --threads 4` (db_bench run again with its literal flags): the first
+    /// 1 M keys of the 47 M loaded, a hot range of 2 % of the key space.
+    FirstKeys,
+}
+
+impl OverwriteKeys {
+    /// The form's name (`spread`, `first-keys`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Spread => "spread",
+            Self::FirstKeys => "first-keys",
+        }
+    }
+
+    /// The form called `name`.
+    ///
+    /// # Errors
+    /// [`HarnessError::Config`] naming the known forms.
+    pub fn parse(name: &str) -> Result<Self, HarnessError> {
+        match name {
+            "spread" => Ok(Self::Spread),
+            "first-keys" => Ok(Self::FirstKeys),
+            other => Err(HarnessError::Config(format!(
+                "overwrite keys '{other}'; known: spread, first-keys"
+            ))),
+        }
+    }
+}
 
 impl Variant {
     /// The point's label (`128`, `uniform`, `0.99`, `kMinOverlappingRatio`).
@@ -238,18 +308,42 @@ impl Variant {
             Self::Skew(None) => "uniform".into(),
             Self::Skew(Some(c)) => c.to_string(),
             Self::Pri(p) => p.to_owned(),
+            Self::ZoneSize(m) => m.to_string(),
+            Self::Chips(n) => n.to_string(),
         }
+    }
+
+    /// The erase block this point sets, bytes at full scale (`None`: the profile's 8 MiB).
+    fn block_bytes(self) -> Option<u64> {
+        match self {
+            // 16 chips x 4 planes per row.
+            Self::ZoneSize(m) => Some(u64::from(m) * MIB / 64),
+            // 512 MiB zones over `n` chips x 4 planes.
+            Self::Chips(n) => Some(512 * MIB / (u64::from(n) * 4)),
+            _ => None,
+        }
+    }
+
+    /// Whether the point exists at `scale`: its erase block, divided by the scale, is still
+    /// whole 16 KiB pages (`tiny` cannot take the 2 MiB blocks of 128 MiB zones or of 64
+    /// chips).
+    pub fn fits(self, scale: ReproScale) -> bool {
+        self.block_bytes()
+            .is_none_or(|b| (b / divisor(scale)).is_multiple_of(16 << 10) && b / divisor(scale) > 0)
     }
 }
 
 /// The paper's SplitZNS over LDP at a sweep point (figure 16, §5.5), where the text gives it.
 fn paper_sweep(v: Variant) -> Option<f64> {
     match v {
-        Variant::Pri("kByCompensatedSize") => Some(1.50),
+        Variant::Pri("kByCompensatedSize") | Variant::Chips(32) => Some(1.50),
         Variant::Pri("kMinOverlappingRatio") => Some(1.72),
         Variant::Pri("kOldestLargestSeqFirst") => Some(1.37),
         Variant::Pri("kOldestSmallestSeqFirst") => Some(1.91),
         Variant::Skew(Some(c)) if (c - 0.99).abs() < 1e-9 => Some(1.66),
+        Variant::Chips(8) => Some(1.79),
+        Variant::Chips(16) => Some(1.75),
+        Variant::Chips(64) => Some(1.20),
         _ => None,
     }
 }
@@ -260,6 +354,7 @@ fn workload_toml(
     w: &str,
     (load, ops, value): (u64, u64, u64),
     dist: &str,
+    keys: OverwriteKeys,
 ) -> Result<String, HarnessError> {
     let db_bench = |then: &str| {
         format!(
@@ -271,12 +366,34 @@ fn workload_toml(
     let ycsb_load = format!(
         "[workload]\nkind = \"ycsb\"\nycsb_load = false\n[workload.ycsb]\nrecordcount = {load}\noperationcount = {load}\nreadproportion = 0.0\nupdateproportion = 1.0\nupsert = true\n{dist}fieldcount = 1\nfieldlength = {value}\n"
     );
+    // Overwrites of `per` per thread, over the keys `keys` says.
+    let overwrite = |per: u64| {
+        db_bench(&match keys {
+            OverwriteKeys::Spread => format!(
+                "[[workload.then]]\nbenchmarks = \"overwrite\"\nnum = {load}\nwrites = {per}\nthreads = {THREADS}\n"
+            ),
+            OverwriteKeys::FirstKeys => format!(
+                "[[workload.then]]\nbenchmarks = \"overwrite\"\nnum = {per}\nthreads = {THREADS}\n"
+            ),
+        })
+    };
+    let d10 = |d: u64| (FIG3_WRITES * ops / PAPER_OPS_PER_THREAD / d).max(1);
     Ok(match w {
         "fillrandom" => db_bench(""),
-        "overwrite" | "readrandom" => db_bench(&format!(
-            "[[workload.then]]\nbenchmarks = \"{w}\"\nnum = {n}\nreads = {ops}\nthreads = {THREADS}\n",
-            n = if w == "overwrite" { ops } else { load },
+        "overwrite" => overwrite(ops),
+        "readrandom" => db_bench(&format!(
+            "[[workload.then]]\nbenchmarks = \"readrandom\"\nnum = {load}\nreads = {ops}\nthreads = {THREADS}\n"
         )),
+        FIG3_WORKLOAD => overwrite(d10(THREADS)),
+        FIG4_SKEWED_WORKLOAD => {
+            let mut t = ycsb_load;
+            let _ = write!(
+                t,
+                "[[workload.then]]\n[workload.then.ycsb]\noperationcount = {}\nthreadcount = {THREADS}\nreadproportion = 0.0\nupdateproportion = 1.0\n",
+                d10(1)
+            );
+            t
+        }
         "ycsb-l" => ycsb_load,
         other => {
             let mix = ycsb_mix(other).ok_or_else(|| {
@@ -320,14 +437,45 @@ pub fn scenario_at(
     seed: u64,
     variant: Variant,
 ) -> Result<Scenario, HarnessError> {
+    scenario_with(scheme, w, scale, seed, variant, OverwriteKeys::default())
+}
+
+/// [`scenario_at`] with the measured overwrites' keys of `keys`.
+///
+/// # Errors
+/// As [`scenario`].
+pub fn scenario_with(
+    scheme: &str,
+    w: &str,
+    scale: ReproScale,
+    seed: u64,
+    variant: Variant,
+    keys: OverwriteKeys,
+) -> Result<Scenario, HarnessError> {
     let d = divisor(scale);
     let (device, fs, engine) = scheme_toml(scheme)?;
+    // The device lines of the point (before the scheme's, which may open a sub-table).
+    let point_device = match variant {
+        Variant::ZoneSize(m) => format!("zone_size_mib = {m}\n"),
+        Variant::Chips(n) => format!("chips = {n}\n"),
+        _ => String::new(),
+    } + &variant
+        .block_bytes()
+        .map_or(String::new(), |b| format!("block_kib = {}\n", b >> 10));
+    // SSTs fit a subzone: 30 MiB, or 15/16 of a smaller one (512 MiB over more than 16
+    // chips); the same for every scheme of the point.
+    let sst_full = match variant {
+        Variant::Chips(n) => (30 * MIB).min(512 * MIB / u64::from(n) * 15 / 16),
+        _ => 30 * MIB,
+    };
     let value = match variant {
         Variant::ValueSize(v) => v,
         _ => 1024,
     };
     // The same bytes loaded whatever the value size; the sweeps load less (see
     // [`SWEEP_LOAD_PCT`]).
+    // Figure 3's 10 M overwrites after the full load ran the device out of space at 512 MiB
+    // and 1 GiB zones (measured), so its points load as the sweeps do.
     let pct = if variant == Variant::Base {
         100
     } else {
@@ -356,14 +504,14 @@ pub fn scenario_at(
     // compactions at once (21 jobs: 5 flushes + 16 compactions); the guest's 32 vCPUs.
     let text = format!(
         "name = \"{scheme} {w}\"\nseed = {seed}\nsample_interval_ms = 1000\nhost_cores = 32\n\
-         [device]\nprofile = \"splitzns-paper\"\nscale = \"1/{d}\"\n{device}\
+         [device]\nprofile = \"splitzns-paper\"\nscale = \"1/{d}\"\n{point_device}{device}\
          [fs]\ncleaner = \"greedy\"\ngc_threshold = 20\n{fs}\
          [engine]\nwrite_buffer_size = {wb}\ntarget_file_size_base = {sst}\nmax_bytes_for_level_base = {l1}\nmax_background_jobs = 21\nlevel_compaction_dynamic_level_bytes = false\ncompression = \"none\"\n{engine}{pri}\
          {workload}",
         wb = 64 * MIB / d,
-        sst = 30 * MIB / d,
+        sst = sst_full / d,
         l1 = 256 * MIB / d,
-        workload = workload_toml(w, (load, ops, value), &dist)?,
+        workload = workload_toml(w, (load, ops, value), &dist, keys)?,
     );
     Scenario::base(&text)
 }
@@ -377,8 +525,11 @@ pub struct SplitPlan {
     pub workloads: Vec<String>,
     /// Also the breakdown (figures 13-15).
     pub breakdown: bool,
-    /// Also figure 16's sweeps ([`SWEEPS`], LDP and SplitZNS).
+    /// Also figure 16's sweeps ([`SWEEPS`], LDP and SplitZNS), figure 3's zone sizes and
+    /// figure 4's skewed lifetimes (LDP).
     pub sweeps: bool,
+    /// The keys the measured overwrites hit.
+    pub overwrite_keys: OverwriteKeys,
 }
 
 /// Every simulation of the study: per seed, the main schemes on the workloads, then the
@@ -409,7 +560,7 @@ pub fn cells(scale: ReproScale, plan: &SplitPlan) -> Result<Vec<Cell>, HarnessEr
             level_constraint: None,
             ablation_step: None,
             seed,
-            scenario: scenario(scheme, w, scale, seed)?,
+            scenario: scenario_with(scheme, w, scale, seed, Variant::Base, plan.overwrite_keys)?,
         })
     };
     for &seed in &plan.seeds {
@@ -419,23 +570,36 @@ pub fn cells(scale: ReproScale, plan: &SplitPlan) -> Result<Vec<Cell>, HarnessEr
             }
         }
         if plan.sweeps {
+            let point = |group, scheme, w: &str, key: String, v: Variant| {
+                Ok::<_, HarnessError>(Cell {
+                    group,
+                    scheme,
+                    form: Form::Code,
+                    workload: key,
+                    turning_point: None,
+                    level_constraint: None,
+                    ablation_step: None,
+                    seed,
+                    scenario: scenario_with(scheme, w, scale, seed, v, plan.overwrite_keys)?,
+                })
+            };
             for (sweep, w, points) in SWEEPS {
-                for &v in points {
+                for &v in points.iter().filter(|v| v.fits(scale)) {
                     for scheme in ["LDP", "SplitZNS"] {
-                        out.push(Cell {
-                            group: "sweep",
-                            scheme,
-                            form: Form::Code,
-                            workload: format!("{w}@{sweep}={}", v.label()),
-                            turning_point: None,
-                            level_constraint: None,
-                            ablation_step: None,
-                            seed,
-                            scenario: scenario_at(scheme, w, scale, seed, v)?,
-                        });
+                        let key = format!("{w}@{sweep}={}", v.label());
+                        out.push(point("sweep", scheme, w, key, v)?);
                     }
                 }
             }
+            for m in FIG3_ZONE_MIB {
+                let v = Variant::ZoneSize(m);
+                if v.fits(scale) {
+                    let key = format!("{FIG3_WORKLOAD}@zone_size={m}");
+                    out.push(point("zone_size", "LDP", FIG3_WORKLOAD, key, v)?);
+                }
+            }
+            let w = FIG4_SKEWED_WORKLOAD;
+            out.push(point("lifetime", "LDP", w, w.to_owned(), Variant::Base)?);
         }
         if plan.breakdown {
             for w in BREAKDOWN_WORKLOADS.iter().filter(|w| runs(w)) {
@@ -543,15 +707,109 @@ pub fn json(scale: ReproScale, results: &[CellResult]) -> serde_json::Value {
             sweeps.insert(sweep.to_owned(), serde_json::Value::Object(per));
         }
     }
+    let mut zone_size = serde_json::Map::new();
+    for p in fig3_points(results) {
+        zone_size.insert(p.mib.to_string(), p.json());
+    }
+    if !zone_size.is_empty() {
+        zone_size.insert(
+            "paper".into(),
+            serde_json::json!({
+                "migrated_mib_per_gc": {"128": FIG3_PAPER[0].1, "1024": FIG3_PAPER[1].1},
+                "gc_count": {"128": FIG3_PAPER[0].2, "1024": FIG3_PAPER[1].2},
+                "migration_wa_vs_128_max": 1.9,
+                "ops_per_s_1024_vs_128": 0.27,
+            }),
+        );
+    }
+    let mut lifetimes = serde_json::Map::new();
+    for (name, w) in fig4_workloads() {
+        if let Some(m) = mean_of(results, "LDP", &w).and_then(|f| f.measured) {
+            lifetimes.insert(
+                name.to_owned(),
+                serde_json::json!({
+                    "workload": w,
+                    "percentiles": (0..=20).map(|i| i * 5).collect::<Vec<u32>>(),
+                    "cdf_s_by_level": m.sst_lifetime_cdf_s_by_level,
+                }),
+            );
+        }
+    }
     serde_json::json!({
         "study": "splitzns",
         "scale": scale.name(),
         "seeds": seeds,
         "schemes": schemes,
         "sweeps": sweeps,
+        "zone_size": zone_size,
+        "sst_lifetimes": lifetimes,
         "must_show": must_show_json(results, &by_seed),
         "failed": failed,
     })
+}
+
+/// One zone size of figure 3 (LDP after the load and 10 M overwrites at paper scale).
+struct Fig3Point {
+    mib: u32,
+    /// Overwrite throughput, ops/s.
+    ops_per_s: f64,
+    /// Zone resets by cleaning over the run (the paper's GC count).
+    gc_count: u64,
+    /// Bytes cleaning copied over the run.
+    gc_copied_bytes: u64,
+    /// Device bytes over the file system's (the write amplification of migration).
+    migration_wa: f64,
+    /// Write-stall time of the overwrite phase, s.
+    stall_s: f64,
+}
+
+impl Fig3Point {
+    fn migrated_mib_per_gc(&self) -> f64 {
+        if self.gc_count == 0 {
+            0.0
+        } else {
+            mib(self.gc_copied_bytes) / self.gc_count as f64
+        }
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "ops_per_s": self.ops_per_s,
+            "gc_count": self.gc_count,
+            "gc_copied_bytes": self.gc_copied_bytes,
+            "migrated_mib_per_gc": self.migrated_mib_per_gc(),
+            "migration_wa": self.migration_wa,
+            "stall_s": self.stall_s,
+        })
+    }
+}
+
+/// Figure 3's points that ran, smallest zone first.
+fn fig3_points(results: &[CellResult]) -> Vec<Fig3Point> {
+    FIG3_ZONE_MIB
+        .iter()
+        .filter_map(|&mib| {
+            let f = mean_of(results, "LDP", &format!("{FIG3_WORKLOAD}@zone_size={mib}"))?;
+            let m = f.measured.clone().unwrap_or_default();
+            Some(Fig3Point {
+                mib,
+                ops_per_s: m.ops_per_s,
+                gc_count: f.gc_zone_resets,
+                gc_copied_bytes: f.gc_copied_bytes,
+                migration_wa: f.zone_write_amplification,
+                stall_s: m.stall_ns as f64 / 1e9,
+            })
+        })
+        .collect()
+}
+
+/// Figure 4's two workloads: (name, workload key) for uniform (figure 3's 512 MiB point, the
+/// profile's own zones) and zipfian 0.99.
+fn fig4_workloads() -> [(&'static str, String); 2] {
+    [
+        ("uniform", format!("{FIG3_WORKLOAD}@zone_size=512")),
+        ("zipfian", FIG4_SKEWED_WORKLOAD.to_owned()),
+    ]
 }
 
 /// One of the issue's "must show" comparisons.
@@ -916,7 +1174,56 @@ pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
                 );
             }
         }
-        md.push_str("\nPaper: 1.13x-2.03x over value sizes 128 B-4 KiB (more with larger values); under skew up to 1.66x over LDP, 1.55x-1.9x over the competitors on uniform.\n");
+        md.push_str("\nPaper: 1.13x-2.03x over value sizes 128 B-4 KiB (more with larger values); under skew up to 1.66x over LDP, 1.55x-1.9x over the competitors on uniform; by chips (8, 16, 32, 64; zone size kept by resizing the erase block) 1.79x, 1.75x, 1.50x, 1.20x.\n");
+    }
+    let f3 = fig3_points(results);
+    if let Some(first) = f3.first() {
+        let _ = writeln!(
+            md,
+            "\n## Zone size (figure 3): LDP after the load and {} M overwrites (paper scale), every zone over all 16 chips\n\n| zone (paper scale) | ops/s | x {} MiB | GC count | migrated MiB per GC (paper scale) | cleaning copy MiB | migration WA | x {} MiB | stall s |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+            FIG3_WRITES / 1_000_000,
+            first.mib,
+            first.mib
+        );
+        let d = divisor(scale) as f64;
+        for p in &f3 {
+            let _ = writeln!(
+                md,
+                "| {} MiB | {:.0} | {:.2}x | {} | {:.1} | {:.1} | {:.3} | {:.2}x | {:.2} |",
+                p.mib,
+                p.ops_per_s,
+                p.ops_per_s / first.ops_per_s.max(1e-9),
+                p.gc_count,
+                p.migrated_mib_per_gc() * d,
+                mib(p.gc_copied_bytes),
+                p.migration_wa,
+                p.migration_wa / first.migration_wa.max(1e-9),
+                p.stall_s,
+            );
+        }
+        md.push_str("\nPaper (128 MiB to 1 GiB): migrated data per GC 43 -> 386 MiB, GC count 298 -> 144, migration write amplification up to 1.9x, throughput -73%.\n");
+    }
+    let lt: Vec<(&str, Measured)> = fig4_workloads()
+        .into_iter()
+        .filter_map(|(n, w)| Some((n, mean_of(results, "LDP", &w)?.measured?)))
+        .collect();
+    if !lt.is_empty() {
+        let _ = writeln!(
+            md,
+            "\n## SST lifetimes (figure 4), LDP: seconds, 10th / 50th / 90th percentile by the level written to\n\n| workload | level | SSTs' lifetimes p10 / p50 / p90 s |\n|---|---|---|"
+        );
+        for (name, m) in &lt {
+            for (level, cdf) in m.sst_lifetime_cdf_s_by_level.iter().enumerate() {
+                if cdf.len() == 21 {
+                    let _ = writeln!(
+                        md,
+                        "| {name} | L{level} | {:.1} / {:.1} / {:.1} |",
+                        cdf[2], cdf[10], cdf[18]
+                    );
+                }
+            }
+        }
+        md.push_str("\nPaper: L0-L3 from about 0 to 100 s; L4 from about 10 to 800 s (uniform) and 10 to 4000 s (zipfian 0.99).\n");
     }
     let _ = writeln!(
         md,
@@ -1035,6 +1342,61 @@ pub(crate) fn bars(
     Ok(())
 }
 
+/// Figure 4: one panel per workload, the CDF of SST lifetimes (log seconds) of each level
+/// written to, from the 21 percentiles of [`Measured::sst_lifetime_cdf_s_by_level`].
+fn cdf_plot(path: &std::path::Path, panels: &[(&str, Vec<Vec<f64>>)]) -> Result<(), HarnessError> {
+    use plotters::prelude::*;
+    let err =
+        |e: &dyn std::fmt::Display| HarnessError::Config(format!("plot {}: {e}", path.display()));
+    let all = panels.iter().flat_map(|(_, l)| l.iter().flatten().copied());
+    let (lo, hi) = all.fold((f64::MAX, 0.0_f64), |(a, b), v| (a.min(v), b.max(v)));
+    let lo = lo.max(1e-3).min(hi.max(1e-3));
+    let hi = hi.max(lo * 10.0);
+    let root = SVGBackend::new(path, (960, 420)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let areas = root.split_evenly((1, panels.len().max(1)));
+    for ((name, levels), area) in panels.iter().zip(&areas) {
+        let mut chart = ChartBuilder::on(area)
+            .caption(
+                format!("SST lifetime CDF, {name} (figure 4)"),
+                ("sans-serif", 18),
+            )
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(50)
+            .build_cartesian_2d((lo..hi).log_scale(), 0.0..1.0)
+            .map_err(|e| err(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc("lifetime, s")
+            .y_desc("fraction of SSTs")
+            .draw()
+            .map_err(|e| err(&e))?;
+        for (level, cdf) in levels.iter().enumerate().filter(|(_, c)| c.len() == 21) {
+            let color = Palette99::pick(level).to_rgba();
+            let points: Vec<(f64, f64)> = cdf
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| (v.max(lo), i as f64 / 20.0))
+                .collect();
+            chart
+                .draw_series(LineSeries::new(points, color.stroke_width(2)))
+                .map_err(|e| err(&e))?
+                .label(format!("L{level}"))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], color));
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(|e| err(&e))?;
+    }
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
 /// The study's plots in `dir`: figure 9 (throughput over LDP per workload), figure 10 (P99 per
 /// workload), the breakdown (throughput over native). Returns the files written.
 ///
@@ -1067,6 +1429,47 @@ pub fn plots(dir: &std::path::Path, results: &[CellResult]) -> Result<Vec<String
             &MAIN_SCHEMES,
             &|s, w| mean_of(results, s, w).map(|f| p99(&f)),
         )?;
+        out.push(f.to_owned());
+    }
+    let f3 = fig3_points(results);
+    if let Some(first) = f3.first() {
+        let f = "reproduce-splitzns-fig3.svg";
+        let labels: Vec<String> = f3.iter().map(|p| format!("{} MiB", p.mib)).collect();
+        let series: Vec<&str> = labels.iter().map(String::as_str).collect();
+        let metric = |p: &Fig3Point, g: &str| match g {
+            "throughput" => p.ops_per_s / first.ops_per_s.max(1e-9),
+            "migration WA" => p.migration_wa / first.migration_wa.max(1e-9),
+            "migrated per GC" => p.migrated_mib_per_gc() / first.migrated_mib_per_gc().max(1e-9),
+            _ => p.gc_count as f64 / (first.gc_count.max(1)) as f64,
+        };
+        bars(
+            &dir.join(f),
+            &format!("Zone size, normalized to {} MiB (figure 3)", first.mib),
+            &format!("x {} MiB", first.mib),
+            &["throughput", "migration WA", "migrated per GC", "GC count"],
+            &series,
+            &|s, g| {
+                f3.iter()
+                    .find(|p| format!("{} MiB", p.mib) == s)
+                    .map(|p| metric(p, g))
+            },
+        )?;
+        out.push(f.to_owned());
+    }
+    let lt: Vec<(&str, Vec<Vec<f64>>)> = fig4_workloads()
+        .into_iter()
+        .filter_map(|(n, w)| {
+            Some((
+                n,
+                mean_of(results, "LDP", &w)?
+                    .measured?
+                    .sst_lifetime_cdf_s_by_level,
+            ))
+        })
+        .collect();
+    if !lt.is_empty() {
+        let f = "reproduce-splitzns-fig4.svg";
+        cdf_plot(&dir.join(f), &lt)?;
         out.push(f.to_owned());
     }
     let bw: Vec<&str> = BREAKDOWN_WORKLOADS
@@ -1129,9 +1532,15 @@ mod tests {
             workloads: Vec::new(),
             breakdown: true,
             sweeps: true,
+            overwrite_keys: OverwriteKeys::Spread,
         };
         let c = cells(ReproScale::Small, &plan).unwrap();
-        assert_eq!(c.len(), 4 * 10 + 8 * 2 + 2 * (4 + 5 + 4));
+        // Schemes x workloads, the breakdown, figure 16's sweeps (LDP and SplitZNS), figure
+        // 3's zone sizes and figure 4's skewed run (LDP).
+        assert_eq!(c.len(), 4 * 10 + 8 * 2 + 2 * (4 + 5 + 4 + 4) + 4 + 1);
+        // `tiny` cannot take 2 MiB blocks / 256: no 128 MiB zones and no 64 chips.
+        let t = cells(ReproScale::Tiny, &plan).unwrap();
+        assert_eq!(t.len(), c.len() - 1 - 2);
         // A sweep's base point is the study's own configuration.
         let named = |scheme: &str, w: &str| {
             let mut x = c
@@ -1192,6 +1601,64 @@ mod tests {
             ..plan
         };
         assert!(cells(ReproScale::Small, &bad).is_err());
+    }
+
+    /// Figure 3's points keep every zone over all 16 chips (the block resized), figure 16b's
+    /// keep 512 MiB zones over more chips (the block resized, SSTs fit the smaller
+    /// subzones); the overwrite forms differ only in the key space of the measured phase.
+    #[test]
+    fn zone_size_and_chip_points_resize_the_block_and_overwrites_pick_their_keys() {
+        use crate::experiment::spec_of;
+        let at = |w: &str, v: Variant, keys: OverwriteKeys| {
+            scenario_with("LDP", w, ReproScale::Small, 1, v, keys).unwrap()
+        };
+        for (m, count) in [(128, 640), (256, 320), (512, 160), (1024, 80)] {
+            let s = at(FIG3_WORKLOAD, Variant::ZoneSize(m), OverwriteKeys::Spread);
+            let p = spec_of(&s).unwrap().profile().unwrap();
+            assert_eq!(p.chips_per_zone, 16, "{m}");
+            assert_eq!(p.zones.zone_count, count);
+            assert_eq!(p.zones.zone_size_bytes, u64::from(m) * MIB / 64);
+            assert_eq!(p.layout().unwrap().rows_per_zone(), 1);
+            let ph = s.workload.phases().unwrap();
+            assert_eq!(ph[1].writes, Some(FIG3_WRITES / 64 / THREADS));
+            assert_eq!(ph[1].num, PAPER_LOAD_PUTS * SWEEP_LOAD_PCT / 100 / 64);
+        }
+        for n in [8, 16, 32, 64] {
+            let s = scenario_with(
+                "SplitZNS",
+                "ycsb-a",
+                ReproScale::Small,
+                1,
+                Variant::Chips(n),
+                OverwriteKeys::Spread,
+            )
+            .unwrap();
+            let p = spec_of(&s).unwrap().profile().unwrap();
+            assert_eq!((p.flash.chips(), p.chips_per_zone), (n, n));
+            assert_eq!(p.zones.zone_size_bytes, 8 * MIB);
+            assert_eq!(p.layout().unwrap().rows_per_zone(), 1);
+            let sst = s.db_options().unwrap().target_file_size_base;
+            assert!(sst <= p.zones.zone_size_bytes / u64::from(n), "{n}: {sst}");
+        }
+        let spread = at("overwrite", Variant::Base, OverwriteKeys::Spread);
+        let first = at("overwrite", Variant::Base, OverwriteKeys::FirstKeys);
+        let (a, b) = (
+            spread.workload.phases().unwrap(),
+            first.workload.phases().unwrap(),
+        );
+        let per = PAPER_OPS_PER_THREAD / 64;
+        assert_eq!((a[1].num, a[1].writes), (PAPER_LOAD_PUTS / 64, Some(per)));
+        assert_eq!((b[1].num, b[1].writes), (per, None));
+        assert_eq!(a[0], b[0]);
+        assert_eq!(spread.device, first.device);
+        assert_eq!(
+            OverwriteKeys::parse("first-keys").unwrap(),
+            OverwriteKeys::FirstKeys
+        );
+        assert!(OverwriteKeys::parse("last-keys").is_err());
+        let skewed = at(FIG4_SKEWED_WORKLOAD, Variant::Base, OverwriteKeys::Spread);
+        let ph = skewed.workload.ycsb_phases().unwrap();
+        assert_eq!(ph[1].operationcount, FIG3_WRITES / 64);
     }
 
     fn run(scheme: &str, w: &str, seed: u64, ops_per_s: f64, p99: f64) -> CellResult {
