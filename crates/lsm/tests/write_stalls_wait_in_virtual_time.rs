@@ -9,9 +9,9 @@ mod common;
 
 use zonedb_env::{Env, SimConfig, SimEnv};
 use zonedb_lsm::Db;
+use zonedb_lsm::options::WriteDelay;
 
-#[test]
-fn stalled_writers_wait_and_all_writes_land() {
+fn stalled_writers_wait_and_all_writes_land(write_delay: WriteDelay) -> zonedb_lsm::DbStats {
     let env = SimEnv::new(SimConfig {
         seed: 5,
         ..SimConfig::default()
@@ -28,6 +28,7 @@ fn stalled_writers_wait_and_all_writes_land() {
                 max_write_buffer_number: 2,
                 max_background_jobs: 2,
                 delayed_write_rate: 1 << 20,
+                write_delay,
                 ..common::small_options()
             };
             let db = Db::open(fs, opts).await.unwrap();
@@ -64,4 +65,20 @@ fn stalled_writers_wait_and_all_writes_land() {
     assert!(stats.stall_delays > 0, "no slowdown: {stats:?}");
     assert!(stats.stall_stops > 0, "no stop: {stats:?}");
     assert!(stats.stall_stop_ns > 0 && stats.stall_delay_ns > 0);
+    stats
+}
+
+#[test]
+fn stalled_writers_wait_and_all_writes_land_with_per_write_delays() {
+    stalled_writers_wait_and_all_writes_land(WriteDelay::PerWrite);
+}
+
+/// RocksDB's token bucket: a delayed write that waits waits at least the 1 ms refill step.
+#[test]
+fn stalled_writers_wait_and_all_writes_land_with_rocksdbs_token_bucket() {
+    let s = stalled_writers_wait_and_all_writes_land(WriteDelay::TokenBucket);
+    assert!(
+        s.stall_delay_ns >= s.stall_delays * 1_000_000,
+        "a wait under 1 ms: {s:?}"
+    );
 }

@@ -17,6 +17,7 @@ pub mod stats;
 pub(crate) mod tree_view;
 pub mod wal_recovery;
 pub mod write;
+pub mod write_controller;
 pub(crate) mod zones;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -117,6 +118,8 @@ pub(crate) struct State {
     pub(crate) closing: bool,
     pub(crate) closed: bool,
     pub(crate) next_job: u64,
+    /// The delayed-write token bucket.
+    pub(crate) write_ctl: write_controller::WriteController,
     pub(crate) stats: DbStats,
 }
 
@@ -146,6 +149,7 @@ impl State {
             closing: false,
             closed: false,
             next_job: 1,
+            write_ctl: write_controller::WriteController::default(),
             stats: DbStats::default(),
         }
     }

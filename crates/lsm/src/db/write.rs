@@ -7,7 +7,9 @@
 //! Stalls follow RocksDB's write controller: writes **stop** while the immutable memtables
 //! reach `max_write_buffer_number`, L0 reaches `level0_stop_writes_trigger` files, or the
 //! estimated pending compaction bytes reach `hard_pending_compaction_bytes_limit`; they are
-//! **delayed** (at `delayed_write_rate`) past `level0_slowdown_writes_trigger`,
+//! **delayed** (at `delayed_write_rate`: each group its bytes' worth, or with `write_delay =
+//! "token-bucket"` through RocksDB's token bucket, [`super::write_controller`]) past
+//! `level0_slowdown_writes_trigger`,
 //! `soft_pending_compaction_bytes_limit`, or with more than three write buffers and only one
 //! left. Stopped writers wait on a notification from background work, never spin.
 
@@ -18,6 +20,7 @@ use zonedb_env::Env;
 use zonedb_fs::WritableFile;
 use zonedb_fs::placement::Lifetime;
 
+use super::write_controller::DELAY_INTERVAL_NS;
 use super::{Inner, apply_batch, background};
 use crate::LsmError;
 use crate::batch::WriteBatch;
@@ -26,6 +29,7 @@ use crate::error::BackgroundError;
 use crate::hints::Hint;
 use crate::log_format::LogWriter;
 use crate::memtable::MemTable;
+use crate::options::WriteDelay;
 use crate::version::manifest::wal_name;
 
 /// The WAL being written.
@@ -327,8 +331,7 @@ async fn make_room<E: Env, D: ZonedDevice>(
         let notified = inner.bg_done.notified();
         let mut notified = std::pin::pin!(notified);
         notified.as_mut().enable();
-        let room = room(inner, delayed)?;
-        match room {
+        match room(inner, delayed)? {
             Room::Ready => return Ok(()),
             Room::Switch => {
                 switch_memtable(inner, w, false).await?;
@@ -347,7 +350,7 @@ async fn make_room<E: Env, D: ZonedDevice>(
                 st.stats.stall_stops += 1;
                 st.stats.stall_stop_ns += inner.env.now() - t0;
             }
-            Room::Delay => {
+            Room::Delay if o.write_delay == WriteDelay::PerWrite => {
                 delayed = true;
                 let ns = bytes.saturating_mul(1_000_000_000) / o.delayed_write_rate.max(1);
                 let t0 = inner.env.now();
@@ -355,6 +358,32 @@ async fn make_room<E: Env, D: ZonedDevice>(
                 let mut st = inner.lock();
                 st.stats.stall_delays += 1;
                 st.stats.stall_delay_ns += inner.env.now() - t0;
+            }
+            Room::Delay => {
+                delayed = true;
+                let t0 = inner.env.now();
+                let ns = inner
+                    .lock()
+                    .write_ctl
+                    .delay_ns(t0, bytes, o.delayed_write_rate);
+                if ns > 0 {
+                    // RocksDB's DelayWrite: 1001 µs sleeps until the delay is served or
+                    // writes need none any more.
+                    loop {
+                        inner.env.sleep(DELAY_INTERVAL_NS).await;
+                        if inner.env.now() >= t0 + ns || !inner.lock().write_ctl.delaying() {
+                            break;
+                        }
+                        // Whether the tree still asks for a delay (updates the controller).
+                        room(inner, true)?;
+                        if !inner.lock().write_ctl.delaying() {
+                            break;
+                        }
+                    }
+                    let mut st = inner.lock();
+                    st.stats.stall_delays += 1;
+                    st.stats.stall_delay_ns += inner.env.now() - t0;
+                }
             }
         }
     }
@@ -364,7 +393,7 @@ async fn make_room<E: Env, D: ZonedDevice>(
 /// delayed once already).
 fn room<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, delayed: bool) -> Result<Room, LsmError> {
     let o = &inner.opts;
-    let st = inner.lock();
+    let mut st = inner.lock();
     if let Some(e) = &st.bg_error {
         return Err(LsmError::Background(e.clone()));
     }
@@ -373,13 +402,17 @@ fn room<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, delayed: bool) -> Result<Ro
     }
     let l0 = st.version.levels[0].len() as u64;
     let imm = st.imm.len() as u64;
+    let max_wb = u64::from(o.max_write_buffer_number);
+    let slow = l0 >= u64::from(o.level0_slowdown_writes_trigger)
+        || st.pending_compaction_bytes >= o.soft_pending_compaction_bytes_limit
+        || (max_wb > 3 && imm + 1 >= max_wb);
+    st.write_ctl.set_delaying(slow);
     // RocksDB's SwitchWAL: past `max_total_wal_size` the memtable is switched and everything
     // flushed (once: not again while that flush is pending).
     let wal_full = o.max_total_wal_size > 0
         && !st.flush_requested
         && !st.mem.is_empty()
         && st.wal_bytes.values().sum::<u64>() >= o.max_total_wal_size;
-    let max_wb = u64::from(o.max_write_buffer_number);
     Ok(
         if imm >= max_wb
             || l0 >= u64::from(o.level0_stop_writes_trigger)
@@ -390,11 +423,7 @@ fn room<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, delayed: bool) -> Result<Ro
             Room::SwitchWal
         } else if st.mem.approximate_bytes() >= o.write_buffer_size {
             Room::Switch
-        } else if !delayed
-            && (l0 >= u64::from(o.level0_slowdown_writes_trigger)
-                || st.pending_compaction_bytes >= o.soft_pending_compaction_bytes_limit
-                || (max_wb > 3 && imm + 1 >= max_wb))
-        {
+        } else if !delayed && slow {
             Room::Delay
         } else {
             Room::Ready
