@@ -238,6 +238,29 @@ impl Profile {
         Ok(self)
     }
 
+    /// With a block erase latency (tBERS) of `ns`: with [`Profile::with_block_bytes`], an
+    /// ablation of SplitZNS's Fig 3 (blocks resized with the zone at a fixed tBERS make a
+    /// byte of a small zone dearer to erase; scaled with the block, they do not). The name
+    /// records it (`+erase750us`).
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidConfig`] for 0.
+    pub fn with_block_erase_ns(mut self, ns: u64) -> Result<Self, DeviceError> {
+        if ns == 0 {
+            return Err(DeviceError::InvalidConfig(format!(
+                "profile {}: a block erase takes time (tBERS 0)",
+                self.name
+            )));
+        }
+        if ns == self.timing.block_erase_ns {
+            return Ok(self);
+        }
+        self.timing.block_erase_ns = ns;
+        self.name = format!("{}+erase{}us", self.name, ns / 1_000);
+        self.validate()?;
+        Ok(self)
+    }
+
     /// With zones of `bytes` each at the same total capacity (SplitZNS Fig 3's knob): a zone
     /// takes one block row on as many chips as it fills (`bytes` over a chip's row: planes x
     /// dies x flash block), or every chip and as many rows as it needs past that; the zone
@@ -671,6 +694,12 @@ mod tests {
         assert!(p.clone().with_block_bytes(16 * KIB + 1).is_err());
         assert!(p.clone().with_block_bytes(0).is_err());
         assert_eq!(p.clone().with_block_bytes(8 * MIB).unwrap(), p);
+        let e = p.clone().with_block_erase_ns(750_000).unwrap();
+        assert_eq!(
+            (e.timing.block_erase_ns, e.name.as_str()),
+            (750_000, "splitzns-paper+erase750us")
+        );
+        assert!(p.clone().with_block_erase_ns(0).is_err());
     }
 
     /// SplitZNS Fig 3's zone sizes at the fixed capacity of 160 x 512 MiB: chips per zone

@@ -188,6 +188,7 @@ pub fn device_spec_of(s: &Scenario) -> Result<DeviceSpec, HarnessError> {
         (d.chips_per_zone.is_some(), "chips_per_zone"),
         (d.zone_size_mib.is_some(), "zone_size_mib"),
         (d.block_kib.is_some(), "block_kib"),
+        (d.block_erase_us.is_some(), "block_erase_us"),
         (d.zone_count.is_some(), "zone_count"),
         (d.max_open_zones.is_some(), "max_open_zones"),
         (d.max_active_zones.is_some(), "max_active_zones"),
@@ -254,6 +255,7 @@ fn section_spec(
         .chips_per_zone(d.chips_per_zone)
         .zone_size_mib(d.zone_size_mib)
         .block_kib(d.block_kib)
+        .block_erase_us(d.block_erase_us)
         .zone_count(d.zone_count)
         .zone_limits(d.max_open_zones, d.max_active_zones)
         .scheduler(scheduler)

@@ -63,6 +63,10 @@ pub struct DeviceSection {
     /// serialized scenarios when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub block_kib: Option<u32>,
+    /// Block erase latency (tBERS) in µs (the profile's own if absent). Left out of
+    /// serialized scenarios when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block_erase_us: Option<u32>,
     /// Only the first this many zones of the profile (all if absent); open / active limits
     /// above it are clipped to it. Left out of serialized scenarios when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -110,6 +114,7 @@ impl Default for DeviceSection {
             chips_per_zone: None,
             zone_size_mib: None,
             block_kib: None,
+            block_erase_us: None,
             zone_count: None,
             max_open_zones: None,
             max_active_zones: None,

@@ -64,6 +64,9 @@ pub struct SimDeviceSpec {
     /// Erase block size in KiB at full scale ([`Profile::with_block_bytes`], applied first,
     /// before the zone size and the scale; the profile's own if `None`; flash only).
     pub block_kib: Option<u32>,
+    /// Block erase latency in µs (tBERS; the profile's own if `None`; flash only). Applied
+    /// with `block_kib`, before the scale (which keeps latencies).
+    pub block_erase_us: Option<u32>,
     /// Only the first this many zones of the profile (all if `None`); open / active limits
     /// above it are clipped to it.
     pub zone_count: Option<u32>,
@@ -93,6 +96,7 @@ impl SimDeviceSpec {
             chips_per_zone: None,
             zone_size_mib: None,
             block_kib: None,
+            block_erase_us: None,
             zone_count: None,
             max_open_zones: None,
             max_active_zones: None,
@@ -146,6 +150,13 @@ impl SimDeviceSpec {
         self
     }
 
+    /// With a block erase latency of `us` µs (`None`: the profile's own).
+    #[must_use]
+    pub fn block_erase_us(mut self, us: Option<u32>) -> Self {
+        self.block_erase_us = us;
+        self
+    }
+
     /// With only the first `zones` zones (`None`: all of the profile's).
     #[must_use]
     pub fn zone_count(mut self, zones: Option<u32>) -> Self {
@@ -196,6 +207,9 @@ impl SimDeviceSpec {
         if let Some(kib) = self.block_kib {
             p = p.with_block_bytes(u64::from(kib) << 10)?;
         }
+        if let Some(us) = self.block_erase_us {
+            p = p.with_block_erase_ns(u64::from(us) * 1_000)?;
+        }
         if let Some(mib) = self.zone_size_mib {
             p = p.with_zone_size(u64::from(mib) << 20)?;
         }
@@ -231,6 +245,7 @@ impl SimDeviceSpec {
             (self.chips_per_zone.is_some(), "chips_per_zone"),
             (self.zone_size_mib.is_some(), "zone_size_mib"),
             (self.block_kib.is_some(), "block_kib"),
+            (self.block_erase_us.is_some(), "block_erase_us"),
             (self.scheduler.is_some(), "scheduler"),
             (self.splitzns.is_some(), "splitzns"),
         ];
