@@ -672,34 +672,37 @@ mod tests {
     /// a zone more rows; the size survives the scale.
     #[test]
     fn block_size_keeps_zones_over_every_chip() {
-        let p = Profile::by_name("splitzns-paper").unwrap();
-        let b = p.clone().with_block_bytes(2 * MIB).unwrap();
-        assert_eq!(b.flash.pages_per_block, 128);
-        assert_eq!(b.name, "splitzns-paper+block2048KiB");
+        let paper = Profile::by_name("splitzns-paper").unwrap();
+        let two_mib = paper.clone().with_block_bytes(2 * MIB).unwrap();
+        assert_eq!(two_mib.flash.pages_per_block, 128);
+        assert_eq!(two_mib.name, "splitzns-paper+block2048KiB");
         // Smaller blocks: the profile's 512 MiB zones take more rows of them.
         let rows = |q: &Profile| q.layout().unwrap().rows_per_zone();
         assert_eq!(
-            (rows(&p), rows(&p.clone().with_block_bytes(MIB).unwrap())),
+            (
+                rows(&paper),
+                rows(&paper.clone().with_block_bytes(MIB).unwrap())
+            ),
             (1, 8)
         );
-        let z = b.with_zone_size(128 * MIB).unwrap();
-        assert_eq!((z.chips_per_zone, z.zones.zone_count), (16, 640));
-        assert_eq!(z.layout().unwrap().rows_per_zone(), 1);
-        let s = z.scaled(64).unwrap();
-        assert_eq!(s.flash.pages_per_block, 2);
-        assert_eq!(s.zones.zone_size_bytes, 2 * MIB);
-        let big = p.clone().with_block_bytes(16 * MIB).unwrap();
-        let g = big.with_zone_size(GIB).unwrap();
-        assert_eq!((g.chips_per_zone, g.zones.zone_count), (16, 80));
-        assert!(p.clone().with_block_bytes(16 * KIB + 1).is_err());
-        assert!(p.clone().with_block_bytes(0).is_err());
-        assert_eq!(p.clone().with_block_bytes(8 * MIB).unwrap(), p);
-        let e = p.clone().with_block_erase_ns(750_000).unwrap();
+        let zoned = two_mib.with_zone_size(128 * MIB).unwrap();
+        assert_eq!((zoned.chips_per_zone, zoned.zones.zone_count), (16, 640));
+        assert_eq!(zoned.layout().unwrap().rows_per_zone(), 1);
+        let scaled = zoned.scaled(64).unwrap();
+        assert_eq!(scaled.flash.pages_per_block, 2);
+        assert_eq!(scaled.zones.zone_size_bytes, 2 * MIB);
+        let big = paper.clone().with_block_bytes(16 * MIB).unwrap();
+        let one_gib = big.with_zone_size(GIB).unwrap();
+        assert_eq!((one_gib.chips_per_zone, one_gib.zones.zone_count), (16, 80));
+        assert!(paper.clone().with_block_bytes(16 * KIB + 1).is_err());
+        assert!(paper.clone().with_block_bytes(0).is_err());
+        assert_eq!(paper.clone().with_block_bytes(8 * MIB).unwrap(), paper);
+        let erased = paper.clone().with_block_erase_ns(750_000).unwrap();
         assert_eq!(
-            (e.timing.block_erase_ns, e.name.as_str()),
+            (erased.timing.block_erase_ns, erased.name.as_str()),
             (750_000, "splitzns-paper+erase750us")
         );
-        assert!(p.clone().with_block_erase_ns(0).is_err());
+        assert!(paper.clone().with_block_erase_ns(0).is_err());
     }
 
     /// SplitZNS Fig 3's zone sizes at the fixed capacity of 160 x 512 MiB: chips per zone

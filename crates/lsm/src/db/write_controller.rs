@@ -106,12 +106,12 @@ mod tests {
         assert!(waits[16] >= REFILL_NS, "{waits:?}");
         // Long run: bytes through over time stay near the rate.
         let start = now;
-        let mut bytes = 0;
+        let mut bytes = 0_u32;
         for _ in 0..20_000 {
             now += 1_000 + c.delay_ns(now, 1024, MB16);
             bytes += 1024;
         }
-        let rate = bytes as f64 / ((now - start) as f64 / 1e9);
+        let rate = f64::from(bytes) / ((now - start) as f64 / 1e9);
         assert!((rate / MB16 as f64 - 1.0).abs() < 0.1, "{rate}");
     }
 
