@@ -109,7 +109,7 @@ impl Profile {
                 "logical block larger than a flash page".into(),
             ));
         }
-        if self.scheduler == Scheduler::Priority && self.timing.write_buffer_bytes > 0 {
+        if self.scheduler != Scheduler::Fifo && self.timing.write_buffer_bytes > 0 {
             return Err(DeviceError::InvalidConfig(format!(
                 "profile {}: the priority scheduler does not model a device write buffer yet",
                 self.name

@@ -32,6 +32,10 @@ pub enum Scheduler {
     /// Per-die queues: when a die frees, the waiting operation of the highest class is served
     /// next (query reads, then background reads, then programs, then erases).
     Priority,
+    /// Per-die queues with query reads first and everything else in issue order: SplitZNS's
+    /// Read Scheduler as its text states it ("assigns query requests the highest priority"),
+    /// without ranking background reads over programs over erases.
+    QueryFirst,
 }
 
 impl Scheduler {
@@ -44,7 +48,7 @@ impl Scheduler {
         *self == Self::Fifo
     }
 
-    /// The scheduler called `name` (`fifo`, `priority`).
+    /// The scheduler called `name` (`fifo`, `priority`, `query-first`).
     ///
     /// # Errors
     /// [`crate::DeviceError::InvalidConfig`] naming the known ones.
@@ -52,8 +56,9 @@ impl Scheduler {
         match name {
             "fifo" => Ok(Self::Fifo),
             "priority" => Ok(Self::Priority),
+            "query-first" => Ok(Self::QueryFirst),
             _ => Err(crate::DeviceError::InvalidConfig(format!(
-                "unknown scheduler '{name}'; known: fifo, priority"
+                "unknown scheduler '{name}'; known: fifo, priority, query-first"
             ))),
         }
     }
@@ -98,6 +103,8 @@ struct Request {
 /// die that frees at `t` serves what is queued at `t`.
 #[derive(Debug, Clone, Default)]
 pub struct DieQueues {
+    /// Only query reads are ranked (`Scheduler::QueryFirst`); the rest go in issue order.
+    query_first: bool,
     queues: Vec<Vec<Op>>,
     requests: BTreeMap<u64, Request>,
     next_ticket: u64,
@@ -193,10 +200,14 @@ impl DieQueues {
                 return;
             };
             let q = &mut self.queues[d];
-            let Some(i) = (0..q.len())
-                .filter(|&i| q[i].ready <= at)
-                .min_by_key(|&i| (q[i].class, q[i].seq))
-            else {
+            let Some(i) = (0..q.len()).filter(|&i| q[i].ready <= at).min_by_key(|&i| {
+                let class = if self.query_first && q[i].class != IoClass::QueryRead {
+                    IoClass::BackgroundRead
+                } else {
+                    q[i].class
+                };
+                (class, q[i].seq)
+            }) else {
                 return;
             };
             let op = q.swap_remove(i);
@@ -228,16 +239,20 @@ impl TimingEngine {
         self.queues = match scheduler {
             Scheduler::Fifo => None,
             Scheduler::Priority => Some(DieQueues::new(self.dies.len())),
+            Scheduler::QueryFirst => Some(DieQueues {
+                query_first: true,
+                ..DieQueues::new(self.dies.len())
+            }),
         };
         self
     }
 
     /// The scheduler in force.
     pub fn scheduler(&self) -> Scheduler {
-        if self.queues.is_some() {
-            Scheduler::Priority
-        } else {
-            Scheduler::Fifo
+        match &self.queues {
+            None => Scheduler::Fifo,
+            Some(q) if q.query_first => Scheduler::QueryFirst,
+            Some(_) => Scheduler::Priority,
         }
     }
 
@@ -626,6 +641,26 @@ mod tests {
             "{prio:?}"
         );
         assert!(prio[5] > prio[4]);
+    }
+
+    /// Query-first (the SplitZNS text's Read Scheduler): the query still overtakes, at the
+    /// same time as under the class order, but background reads, the program and the erase
+    /// keep their issue order among themselves.
+    #[test]
+    fn query_first_ranks_only_queries() {
+        let prio = contended(Scheduler::Priority);
+        let qf = contended(Scheduler::QueryFirst);
+        assert_eq!(qf[6], prio[6], "{qf:?} {prio:?}");
+        assert!(qf[..6].windows(2).all(|w| w[0] <= w[1]), "{qf:?}");
+        assert!(qf[..6].iter().all(|&b| b != qf[6]));
+        assert_eq!(
+            engine(Scheduler::QueryFirst).scheduler(),
+            Scheduler::QueryFirst
+        );
+        assert_eq!(
+            Scheduler::by_name("query-first").unwrap(),
+            Scheduler::QueryFirst
+        );
     }
 
     #[test]

@@ -79,7 +79,8 @@ pub struct SimDeviceSpec {
     /// Where written bytes live.
     pub payload: SimPayload,
     /// A SplitZNS device with these accelerations (`None`: a ZNS SSD). With the Read
-    /// Scheduler on, the dies get per-die priority queues whatever `scheduler` says.
+    /// Scheduler on, the dies get per-die queues: query-first, or the class order when
+    /// `scheduler` is `priority`.
     pub splitzns: Option<SplitZnsConfig>,
     /// A ZNS+ SSD (IZC and threaded logging) with these parameters (`None`: a ZNS SSD).
     pub znsplus: Option<crate::flash::ZnsPlusConfig>,

@@ -230,7 +230,13 @@ impl<E: Env> SimZonedDevice<E, SplitZnsMedia> {
         payload: crate::payload::Payload,
     ) -> Result<Self, DeviceError> {
         if config.read_scheduler {
-            profile = profile.with_scheduler(crate::flash::Scheduler::Priority)?;
+            // The text's query-first order, unless the profile asks for the class order.
+            use crate::flash::Scheduler;
+            let order = match profile.scheduler {
+                Scheduler::Priority => Scheduler::Priority,
+                Scheduler::Fifo | Scheduler::QueryFirst => Scheduler::QueryFirst,
+            };
+            profile = profile.with_scheduler(order)?;
         }
         let zones = profile.zones.clone();
         Self::with_media(env, zones, SplitZnsMedia::new(profile, config)?, payload)

@@ -63,8 +63,11 @@ pub struct SplitZnsConfig {
     pub ring_bytes: Option<u64>,
     /// Read Scheduler (§4.4.2): subzone reads the device takes for queries (not at the
     /// subzone's read pointer) go before every other queued die operation; compaction reads
-    /// (at the read pointer) after. Needs the per-die priority scheduler (the device turns it
-    /// on). Off: subzone reads keep the host's class.
+    /// (at the read pointer) after. Needs per-die queues, which the device turns on: the
+    /// text's query-first order ([`crate::flash::Scheduler::QueryFirst`]: queries first, the
+    /// rest in issue order), or the class order of [`crate::flash::Scheduler::Priority`]
+    /// (background reads, then programs, then erases) when the profile asks for it. Off:
+    /// subzone reads keep the host's class.
     pub read_scheduler: bool,
     /// Read Prefetcher (§4.4.2): a compaction read that goes to flash prereads, on every other
     /// chip, the next bytes of one subzone that is a compaction input with an empty buffer.
