@@ -111,7 +111,7 @@ impl Profile {
         }
         if self.scheduler != Scheduler::Fifo && self.timing.write_buffer_bytes > 0 {
             return Err(DeviceError::InvalidConfig(format!(
-                "profile {}: the priority scheduler does not model a device write buffer yet",
+                "profile {}: the per-die queue schedulers do not model a device write buffer yet",
                 self.name
             )));
         }
@@ -223,7 +223,7 @@ impl Profile {
     pub fn with_block_bytes(mut self, bytes: u64) -> Result<Self, DeviceError> {
         let page = self.flash.page_size_bytes;
         let pages = u32::try_from(bytes / page).unwrap_or(0);
-        if bytes == 0 || !bytes.is_multiple_of(page) || pages == 0 {
+        if !bytes.is_multiple_of(page) || pages == 0 {
             return Err(DeviceError::InvalidConfig(format!(
                 "profile {}: erase block of {bytes} bytes is not a whole number of {page}-byte pages",
                 self.name

@@ -231,12 +231,9 @@ impl<E: Env> SimZonedDevice<E, SplitZnsMedia> {
     ) -> Result<Self, DeviceError> {
         if config.read_scheduler {
             // The text's query-first order, unless the profile asks for the class order.
-            use crate::flash::Scheduler;
-            let order = match profile.scheduler {
-                Scheduler::Priority => Scheduler::Priority,
-                Scheduler::Fifo | Scheduler::QueryFirst => Scheduler::QueryFirst,
-            };
-            profile = profile.with_scheduler(order)?;
+            if profile.scheduler != crate::flash::Scheduler::Priority {
+                profile = profile.with_scheduler(crate::flash::Scheduler::QueryFirst)?;
+            }
         }
         let zones = profile.zones.clone();
         Self::with_media(env, zones, SplitZnsMedia::new(profile, config)?, payload)

@@ -220,7 +220,7 @@ impl Measured {
             .unwrap_or_else(|| (Sample::default(), Sample::default()));
         let device = after.device_bytes.saturating_sub(before.device_bytes);
         let gc = after.gc_copied_bytes.saturating_sub(before.gc_copied_bytes);
-        let lifetimes = r
+        let mut lifetimes = r
             .sst_lifetimes_ns
             .iter()
             .map(|(&level, ns)| {
@@ -243,7 +243,10 @@ impl Measured {
                 }
             })
             .collect::<std::collections::BTreeMap<u32, (Vec<f64>, Vec<f64>)>>();
-        let levels = lifetimes.keys().next_back().map_or(0, |&l| l as usize + 1);
+        let levels = lifetimes.keys().next_back().map_or(0, |&l| l + 1);
+        let (percentiles, cdfs): (Vec<_>, Vec<_>) = (0..levels)
+            .map(|l| lifetimes.remove(&l).unwrap_or_default())
+            .unzip();
         Self {
             ops: last.map_or(0, |b| b.ops),
             ops_per_s: last.map_or(0.0, crate::db_bench::BenchResult::ops_per_sec),
@@ -264,22 +267,8 @@ impl Measured {
             },
             subzone_ssts: r.fs.subzone_allocations,
             trivial_moves: r.db.trivial_moves,
-            sst_lifetime_s_by_level: (0..levels)
-                .map(|l| {
-                    lifetimes
-                        .get(&(l as u32))
-                        .map(|x| x.0.clone())
-                        .unwrap_or_default()
-                })
-                .collect(),
-            sst_lifetime_cdf_s_by_level: (0..levels)
-                .map(|l| {
-                    lifetimes
-                        .get(&(l as u32))
-                        .map(|x| x.1.clone())
-                        .unwrap_or_default()
-                })
-                .collect(),
+            sst_lifetime_s_by_level: percentiles,
+            sst_lifetime_cdf_s_by_level: cdfs,
         }
     }
 }

@@ -368,10 +368,11 @@ async fn make_room<E: Env, D: ZonedDevice>(
                     .delay_ns(t0, bytes, o.delayed_write_rate);
                 if ns > 0 {
                     // RocksDB's DelayWrite: 1001 µs sleeps until the delay is served or
-                    // writes need none any more.
+                    // writes need none any more. Only this leader calls `room`, so the
+                    // controller's state changes only through the call below.
                     loop {
                         inner.env.sleep(DELAY_INTERVAL_NS).await;
-                        if inner.env.now() >= t0 + ns || !inner.lock().write_ctl.delaying() {
+                        if inner.env.now() >= t0 + ns {
                             break;
                         }
                         // Whether the tree still asks for a delay (updates the controller).
