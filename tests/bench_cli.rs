@@ -229,3 +229,20 @@ fn waitforcompaction_settles_the_tree_and_close_does_not() {
     assert!(settled["db"]["level_files"][0].as_u64().unwrap() < 4);
     assert!(settled["virtual_end_ns"].as_u64().unwrap() > open["virtual_end_ns"].as_u64().unwrap());
 }
+
+#[test]
+fn filluniquerandom_writes_every_key_once_where_fillrandom_repeats_some() {
+    let unique = json_run(&["--benchmarks", "filluniquerandom,readrandom"]);
+    assert_eq!(unique["benchmarks"][0]["ops"].as_u64(), Some(30000));
+    assert_eq!(
+        unique["benchmarks"][1]["found"].as_u64(),
+        Some(5000),
+        "every key was written"
+    );
+    let random = json_run(&["--benchmarks", "fillrandom,readrandom"]);
+    let found = random["benchmarks"][1]["found"].as_u64().unwrap();
+    assert!(
+        found < 4600,
+        "fillrandom draws with replacement: {found} of 5000 found"
+    );
+}

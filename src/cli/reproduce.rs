@@ -75,6 +75,12 @@ pub struct ReproduceArgs {
     /// 1 M keys, 2% of the key space).
     #[arg(long, default_value = "spread")]
     overwrite_keys: String,
+    /// splitzns: how the database is loaded: `random` (db_bench fillrandom of 45 GiB, keys
+    /// drawn with replacement, static level sizes; YCSB-L zipfian upserts) or `unique`
+    /// (filluniquerandom of 40 GiB, dynamic level sizes; YCSB-L is YCSB's load phase): the
+    /// device nearly full and LDP cleaning-bound.
+    #[arg(long, default_value = "random")]
+    load: String,
     /// Only these workloads in the scheme matrix, comma-separated (same-zone: fillrandom,
     /// zipfian, latest, uniform; oaza: fillrandom-8k; splitzns: fillrandom, overwrite,
     /// readrandom, ycsb-l, ycsb-a ... ycsb-f; hhzs: experiments, as --experiments). Default:
@@ -161,6 +167,7 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
         breakdown: !a.no_breakdown,
         overwrite_keys: reproduce::splitzns::OverwriteKeys::parse(&a.overwrite_keys)
             .map_err(usage)?,
+        load: reproduce::splitzns::LoadForm::parse(&a.load).map_err(usage)?,
     };
     let cells = reproduce::cells(study, scale, &plan).map_err(usage)?;
     if !a.json {
@@ -225,7 +232,18 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
         .collect();
     let mut j = reproduce::json(study, scale, &results);
     j["host"] = crate::host::json(wall.elapsed_ns(), Some(sim_ops));
-    let md = reproduce::markdown(study, scale, &results);
+    let mut md = reproduce::markdown(study, scale, &results);
+    if study == Study::SplitZns {
+        j["load"] = plan.load.name().into();
+        j["overwrite_keys"] = plan.overwrite_keys.name().into();
+        let form = format!(
+            "\nLoad: `{}` (`--load`); measured overwrites: `{}` (`--overwrite-keys`).\n",
+            plan.load.name(),
+            plan.overwrite_keys.name()
+        );
+        let at = md.find('\n').map_or(md.len(), |i| i + 1);
+        md.insert_str(at, &form);
+    }
     std::fs::create_dir_all(&a.out).map_err(|e| CliError::Usage(format!("report: {e}")))?;
     let write = |file: String, text: String| {
         std::fs::write(a.out.join(&file), text)

@@ -6,9 +6,10 @@ use std::fmt;
 use std::str::FromStr;
 
 /// Benchmarks this harness runs, in db_bench's names (the order `known:` lists them in).
-pub const BENCHMARKS: [&str; 10] = [
+pub const BENCHMARKS: [&str; 11] = [
     "fillseq",
     "fillrandom",
+    "filluniquerandom",
     "overwrite",
     "readrandom",
     "readseq",
@@ -26,6 +27,9 @@ pub enum Benchmark {
     FillSeq,
     /// `fillrandom`: `num` puts of uniformly drawn keys (fresh database).
     FillRandom,
+    /// `filluniquerandom`: `num` puts of every key once, in a shuffled order (fresh database).
+    /// As db_bench's, the permutation is per thread: unique within a thread.
+    FillUniqueRandom,
     /// `overwrite`: `num` puts of uniformly drawn keys.
     Overwrite,
     /// `readrandom`: `reads` gets of uniformly drawn keys.
@@ -51,9 +55,10 @@ pub struct UnknownBenchmark(pub String);
 
 impl Benchmark {
     /// Every benchmark, in the order of [`BENCHMARKS`].
-    pub const ALL: [Self; 10] = [
+    pub const ALL: [Self; 11] = [
         Self::FillSeq,
         Self::FillRandom,
+        Self::FillUniqueRandom,
         Self::Overwrite,
         Self::ReadRandom,
         Self::ReadSeq,
@@ -72,14 +77,21 @@ impl Benchmark {
     /// Whether db_bench starts it on a fresh database (readwhilewriting and
     /// readrandomwriterandom use the existing one, as in db_bench).
     pub fn is_fresh_db(self) -> bool {
-        matches!(self, Self::FillSeq | Self::FillRandom)
+        matches!(
+            self,
+            Self::FillSeq | Self::FillRandom | Self::FillUniqueRandom
+        )
     }
 
     /// Whether it writes `num` keys per thread (the others do `reads` operations).
     pub fn writes_num_keys(self) -> bool {
         matches!(
             self,
-            Self::FillSeq | Self::FillRandom | Self::Overwrite | Self::DeleteRandom
+            Self::FillSeq
+                | Self::FillRandom
+                | Self::FillUniqueRandom
+                | Self::Overwrite
+                | Self::DeleteRandom
         )
     }
 
@@ -138,8 +150,8 @@ mod tests {
         let e = Benchmark::parse_list("fillrandom,nosuch").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "unknown benchmark 'nosuch'; known: fillseq, fillrandom, overwrite, readrandom, \
-             readseq, seekrandom, deleterandom, readwhilewriting, readrandomwriterandom, \
+            "unknown benchmark 'nosuch'; known: fillseq, fillrandom, filluniquerandom, overwrite, \
+             readrandom, readseq, seekrandom, deleterandom, readwhilewriting, readrandomwriterandom, \
              waitforcompaction"
         );
         assert!(Benchmark::FillSeq.is_fresh_db() && !Benchmark::Overwrite.is_fresh_db());

@@ -540,6 +540,7 @@ async fn thread_body<E: Env, S: KvStore>(
     match bench {
         Benchmark::FillSeq
         | Benchmark::FillRandom
+        | Benchmark::FillUniqueRandom
         | Benchmark::Overwrite
         | Benchmark::DeleteRandom => {
             let r = write_ops(env, db, bench, cfg, &mut rng, &mut values, &mut out).await;
@@ -599,7 +600,8 @@ async fn thread_body<E: Env, S: KvStore>(
     Ok(out)
 }
 
-/// fillseq, fillrandom, overwrite, deleterandom: `num` keys in batches of `batch_size`.
+/// fillseq, fillrandom, filluniquerandom, overwrite, deleterandom: `num` keys (`writes` if
+/// set) in batches of `batch_size`.
 async fn write_ops<E: Env, S: KvStore>(
     env: &E,
     db: &S,
@@ -625,6 +627,7 @@ async fn write_ops<E: Env, S: KvStore>(
     let mut wrote: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::new();
     let mut i = 0;
     let total = cfg.writes.unwrap_or(cfg.num);
+    let order = (bench == Benchmark::FillUniqueRandom).then(|| unique_order(cfg.num, rng));
     while i < total {
         let n = batch.min(total - i);
         let mut b = (!single_put).then(|| {
@@ -633,10 +636,11 @@ async fn write_ops<E: Env, S: KvStore>(
         let mut single = None;
         wrote.clear();
         for j in 0..n {
-            let k = if bench == Benchmark::FillSeq {
-                i + j
-            } else {
-                rng.gen_range(0..cfg.num)
+            let k = match &order {
+                // `writes` beyond `num` start the permutation again, as db_bench's generator.
+                Some(o) => o[usize::try_from((i + j) % cfg.num).unwrap_or(0)],
+                None if bench == Benchmark::FillSeq => i + j,
+                None => rng.gen_range(0..cfg.num),
             };
             make_key_into(k, ks, &mut key);
             if bench == Benchmark::DeleteRandom {
@@ -693,6 +697,13 @@ async fn write_ops<E: Env, S: KvStore>(
         i += n;
     }
     Ok(())
+}
+
+/// filluniquerandom's key order: `0..num` shuffled (Fisher-Yates) by the thread's generator.
+fn unique_order(num: u64, rng: &mut SimRng) -> Vec<u64> {
+    let mut o: Vec<u64> = (0..num).collect();
+    rng.shuffle(&mut o);
+    o
 }
 
 /// A put of the next value of `values`, recorded in the ledger under `--verify` (which is held

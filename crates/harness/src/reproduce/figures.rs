@@ -210,12 +210,15 @@ pub struct Measured {
 }
 
 impl Measured {
-    /// From a run's last phase and end state.
+    /// From a run's last phase with operations and its end state.
     pub fn of(r: &RunReport) -> Self {
-        let last = r.benchmarks.last();
+        let skip = trailing_empty_phases(r);
+        let last = r.benchmarks.iter().rev().nth(skip);
         let (before, after) = r
             .phase_marks
-            .last()
+            .iter()
+            .rev()
+            .nth(skip)
             .cloned()
             .unwrap_or_else(|| (Sample::default(), Sample::default()));
         let device = after.device_bytes.saturating_sub(before.device_bytes);
@@ -270,6 +273,17 @@ impl Measured {
             sst_lifetime_s_by_level: percentiles,
             sst_lifetime_cdf_s_by_level: cdfs,
         }
+    }
+}
+
+/// Phases at the end of `r` that did no operation (a YCSB load with `operationcount = 0`
+/// has one): the measured phase is the last one with operations, if any has.
+fn trailing_empty_phases(r: &RunReport) -> usize {
+    let empty = r.benchmarks.iter().rev().take_while(|b| b.ops == 0).count();
+    if empty == r.benchmarks.len() {
+        0
+    } else {
+        empty
     }
 }
 

@@ -153,6 +153,8 @@ pub struct Plan {
     pub breakdown: bool,
     /// The keys the measured overwrites hit (splitzns).
     pub overwrite_keys: splitzns::OverwriteKeys,
+    /// How the database is loaded (splitzns).
+    pub load: splitzns::LoadForm,
 }
 
 impl Plan {
@@ -166,6 +168,7 @@ impl Plan {
             workloads: Vec::new(),
             breakdown: true,
             overwrite_keys: splitzns::OverwriteKeys::default(),
+            load: splitzns::LoadForm::default(),
         }
     }
 
@@ -363,6 +366,7 @@ pub fn cells(study: Study, scale: ReproScale, plan: &Plan) -> Result<Vec<Cell>, 
                 breakdown: plan.breakdown,
                 sweeps: plan.sweep,
                 overwrite_keys: plan.overwrite_keys,
+                load: plan.load,
             },
         );
     }

@@ -98,6 +98,11 @@ pub const BREAKDOWN_WORKLOADS: [&str; 2] = ["overwrite", "readrandom"];
 /// the paper notes the "space spike during compactions" that kept its load at 50 GiB).
 pub const PAPER_LOAD_PUTS: u64 = 47_185_920;
 
+/// Puts of the `unique` load at paper scale ([`LoadForm::Unique`]): 40 GiB of 1 KiB values,
+/// every key once. 42.5 GiB still runs LDP and SplitZNS; 45 GiB runs SplitZNS out of space
+/// (measured at `small`, `scenarios/splitzns-unique-load.toml`).
+pub const PAPER_UNIQUE_LOAD_PUTS: u64 = 41_943_040;
+
 /// Operations per thread of a measured workload at paper scale (§5.1.4: 4 threads x 1 M).
 pub const PAPER_OPS_PER_THREAD: u64 = 1_000_000;
 
@@ -317,6 +322,56 @@ impl OverwriteKeys {
     }
 }
 
+/// How the database is loaded before the measured workloads. The paper loads "approximately 50
+/// GiB" and names neither the benchmark nor the level sizing; its trees are large (41.95 GiB
+/// after YCSB-L, figure 12) and its LDP is cleaning-bound (figure 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LoadForm {
+    /// db_bench's `fillrandom` of 45 GiB ([`PAPER_LOAD_PUTS`]: keys drawn with replacement,
+    /// so about 63% of them distinct), RocksDB 7.6's static level sizes; YCSB-L is the load's
+    /// count of zipfian (0.99) upserts. The paper's text read literally.
+    #[default]
+    Random,
+    /// db_bench's `filluniquerandom` of 40 GiB ([`PAPER_UNIQUE_LOAD_PUTS`]: every key once),
+    /// dynamic level sizes (with static ones a 40 GiB unique load runs every scheme out of
+    /// space, LDP included: the cleaner finds no zone to migrate into, as ZenFS's GC); YCSB-L
+    /// is YCSB's own load phase of as many records. The device ends nearly full and LDP
+    /// cleaning-bound, the regime of the paper's figures.
+    Unique,
+}
+
+impl LoadForm {
+    /// The form's name (`random`, `unique`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Random => "random",
+            Self::Unique => "unique",
+        }
+    }
+
+    /// The form called `name`.
+    ///
+    /// # Errors
+    /// [`HarnessError::Config`] naming the known forms.
+    pub fn parse(name: &str) -> Result<Self, HarnessError> {
+        match name {
+            "random" => Ok(Self::Random),
+            "unique" => Ok(Self::Unique),
+            other => Err(HarnessError::Config(format!(
+                "load '{other}'; known: random, unique"
+            ))),
+        }
+    }
+
+    /// Puts of the full load at paper scale with 1 KiB values.
+    pub fn paper_puts(self) -> u64 {
+        match self {
+            Self::Random => PAPER_LOAD_PUTS,
+            Self::Unique => PAPER_UNIQUE_LOAD_PUTS,
+        }
+    }
+}
+
 impl Variant {
     /// The point's label (`128`, `uniform`, `0.99`, `kMinOverlappingRatio`).
     pub fn label(self) -> String {
@@ -372,18 +427,29 @@ fn workload_toml(
     w: &str,
     (load, ops, value): (u64, u64, u64),
     dist: &str,
-    keys: OverwriteKeys,
+    (keys, form): (OverwriteKeys, LoadForm),
 ) -> Result<String, HarnessError> {
+    let fill = match form {
+        LoadForm::Random => "fillrandom",
+        LoadForm::Unique => "filluniquerandom",
+    };
     let db_bench = |then: &str| {
         format!(
-            "[workload]\nbenchmarks = \"fillrandom\"\nnum = {load}\nkey_size = 16\nvalue_size = {value}\n{then}"
+            "[workload]\nbenchmarks = \"{fill}\"\nnum = {load}\nkey_size = 16\nvalue_size = {value}\n{then}"
         )
     };
-    // The skewed load: `load` writes (upserts) of zipfian keys over `load` records, without
-    // YCSB's load phase.
-    let ycsb_load = format!(
-        "[workload]\nkind = \"ycsb\"\nycsb_load = false\n[workload.ycsb]\nrecordcount = {load}\noperationcount = {load}\nreadproportion = 0.0\nupdateproportion = 1.0\nupsert = true\n{dist}fieldcount = 1\nfieldlength = {value}\n"
-    );
+    let ycsb_load = match form {
+        // The skewed load: `load` writes (upserts) of zipfian keys over `load` records,
+        // without YCSB's load phase.
+        LoadForm::Random => format!(
+            "[workload]\nkind = \"ycsb\"\nycsb_load = false\n[workload.ycsb]\nrecordcount = {load}\noperationcount = {load}\nreadproportion = 0.0\nupdateproportion = 1.0\nupsert = true\n{dist}fieldcount = 1\nfieldlength = {value}\n"
+        ),
+        // YCSB's load phase of `load` records (each once), and no transactions with it: the
+        // measured phase is the load itself, or the mix after it.
+        LoadForm::Unique => format!(
+            "[workload]\nkind = \"ycsb\"\n[workload.ycsb]\nrecordcount = {load}\noperationcount = 0\nreadproportion = 0.0\nupdateproportion = 1.0\n{dist}fieldcount = 1\nfieldlength = {value}\n"
+        ),
+    };
     // Overwrites of `per` per thread, over the keys `keys` says.
     let overwrite = |per: u64| {
         db_bench(&match keys {
@@ -455,10 +521,10 @@ pub fn scenario_at(
     seed: u64,
     variant: Variant,
 ) -> Result<Scenario, HarnessError> {
-    scenario_with(scheme, w, scale, seed, variant, OverwriteKeys::default())
+    scenario_with(scheme, w, scale, seed, variant, Default::default())
 }
 
-/// [`scenario_at`] with the measured overwrites' keys of `keys`.
+/// [`scenario_at`] with the measured overwrites' keys and the load of `form`.
 ///
 /// # Errors
 /// As [`scenario`].
@@ -468,7 +534,7 @@ pub fn scenario_with(
     scale: ReproScale,
     seed: u64,
     variant: Variant,
-    keys: OverwriteKeys,
+    form: (OverwriteKeys, LoadForm),
 ) -> Result<Scenario, HarnessError> {
     let d = divisor(scale);
     let (device, fs, engine) = scheme_toml(scheme)?;
@@ -499,7 +565,7 @@ pub fn scenario_with(
     } else {
         SWEEP_LOAD_PCT
     };
-    let load = PAPER_LOAD_PUTS * (16 + 1024) / (16 + value) * pct / 100 / d;
+    let load = form.1.paper_puts() * (16 + 1024) / (16 + value) * pct / 100 / d;
     let dist = match variant {
         Variant::Skew(None) => "requestdistribution = \"uniform\"\n".to_owned(),
         Variant::Skew(Some(c)) => {
@@ -515,6 +581,7 @@ pub fn scenario_with(
         _ => String::new(),
     };
     let ops = PAPER_OPS_PER_THREAD / d;
+    let dynamic = form.1 == LoadForm::Unique;
     // The paper's RocksDB (v7.6.0: static level sizes by default), values stored
     // uncompressed (the paper's LDP cleans heavily at 50 GiB on 80: its data was not halved
     // by compression): 64 MiB memtables, SSTs the size of a subzone (32 MiB; 30 MiB here
@@ -524,12 +591,12 @@ pub fn scenario_with(
         "name = \"{scheme} {w}\"\nseed = {seed}\nsample_interval_ms = 1000\nhost_cores = 32\n\
          [device]\nprofile = \"splitzns-paper\"\nscale = \"1/{d}\"\n{point_device}{device}\
          [fs]\ncleaner = \"greedy\"\ngc_threshold = 20\n{fs}\
-         [engine]\nwrite_buffer_size = {wb}\ntarget_file_size_base = {sst}\nmax_bytes_for_level_base = {l1}\nmax_background_jobs = 21\nlevel_compaction_dynamic_level_bytes = false\ncompression = \"none\"\n{engine}{pri}\
+         [engine]\nwrite_buffer_size = {wb}\ntarget_file_size_base = {sst}\nmax_bytes_for_level_base = {l1}\nmax_background_jobs = 21\nlevel_compaction_dynamic_level_bytes = {dynamic}\ncompression = \"none\"\n{engine}{pri}\
          {workload}",
         wb = 64 * MIB / d,
         sst = sst_full / d,
         l1 = 256 * MIB / d,
-        workload = workload_toml(w, (load, ops, value), &dist, keys)?,
+        workload = workload_toml(w, (load, ops, value), &dist, form)?,
     );
     Scenario::base(&text)
 }
@@ -548,6 +615,8 @@ pub struct SplitPlan {
     pub sweeps: bool,
     /// The keys the measured overwrites hit.
     pub overwrite_keys: OverwriteKeys,
+    /// How the database is loaded.
+    pub load: LoadForm,
 }
 
 /// Every simulation of the study: per seed, the main schemes on the workloads, then the
@@ -567,6 +636,7 @@ pub fn cells(scale: ReproScale, plan: &SplitPlan) -> Result<Vec<Cell>, HarnessEr
         )));
     }
     let runs = |w: &str| plan.workloads.is_empty() || plan.workloads.iter().any(|x| x == w);
+    let form = (plan.overwrite_keys, plan.load);
     let mut out = Vec::new();
     let cell = |group: &'static str, scheme: &'static str, w: &str, seed: u64| {
         Ok::<_, HarnessError>(Cell {
@@ -578,7 +648,7 @@ pub fn cells(scale: ReproScale, plan: &SplitPlan) -> Result<Vec<Cell>, HarnessEr
             level_constraint: None,
             ablation_step: None,
             seed,
-            scenario: scenario_with(scheme, w, scale, seed, Variant::Base, plan.overwrite_keys)?,
+            scenario: scenario_with(scheme, w, scale, seed, Variant::Base, form)?,
         })
     };
     for &seed in &plan.seeds {
@@ -598,7 +668,7 @@ pub fn cells(scale: ReproScale, plan: &SplitPlan) -> Result<Vec<Cell>, HarnessEr
                     level_constraint: None,
                     ablation_step: None,
                     seed,
-                    scenario: scenario_with(scheme, w, scale, seed, v, plan.overwrite_keys)?,
+                    scenario: scenario_with(scheme, w, scale, seed, v, form)?,
                 })
             };
             for (sweep, w, points) in SWEEPS {
@@ -1553,6 +1623,7 @@ mod tests {
             breakdown: true,
             sweeps: true,
             overwrite_keys: OverwriteKeys::Spread,
+            load: LoadForm::Random,
         };
         let c = cells(ReproScale::Small, &plan).unwrap();
         // Schemes x workloads, the breakdown, figure 16's sweeps (LDP and SplitZNS), figure
@@ -1630,7 +1701,7 @@ mod tests {
     fn zone_size_and_chip_points_resize_the_block_and_overwrites_pick_their_keys() {
         use crate::experiment::spec_of;
         let at = |w: &str, v: Variant, keys: OverwriteKeys| {
-            scenario_with("LDP", w, ReproScale::Small, 1, v, keys).unwrap()
+            scenario_with("LDP", w, ReproScale::Small, 1, v, (keys, LoadForm::Random)).unwrap()
         };
         for (m, count) in [(128, 640), (256, 320), (512, 160), (1024, 80)] {
             let s = at(FIG3_WORKLOAD, Variant::ZoneSize(m), OverwriteKeys::Spread);
@@ -1650,7 +1721,7 @@ mod tests {
                 ReproScale::Small,
                 1,
                 Variant::Chips(n),
-                OverwriteKeys::Spread,
+                Default::default(),
             )
             .unwrap();
             let p = spec_of(&s).unwrap().profile().unwrap();
@@ -1679,6 +1750,43 @@ mod tests {
         let skewed = at(FIG4_SKEWED_WORKLOAD, Variant::Base, OverwriteKeys::Spread);
         let ph = skewed.workload.ycsb_phases().unwrap();
         assert_eq!(ph[1].operationcount, FIG3_WRITES / 64);
+    }
+
+    #[test]
+    fn the_unique_load_fills_every_key_once_on_dynamic_levels() {
+        let unique = |w: &str| {
+            let form = (OverwriteKeys::Spread, LoadForm::Unique);
+            scenario_with("LDP", w, ReproScale::Small, 1, Variant::Base, form).unwrap()
+        };
+        let ow = unique("overwrite");
+        let ph = ow.workload.phases().unwrap();
+        assert_eq!(ph[0].benchmarks, "filluniquerandom");
+        assert_eq!(ph[0].num, PAPER_UNIQUE_LOAD_PUTS / 64);
+        assert_eq!(ph[1].num, PAPER_UNIQUE_LOAD_PUTS / 64);
+        let dynamic = |s: &Scenario| s.engine["level_compaction_dynamic_level_bytes"].as_bool();
+        assert_eq!(dynamic(&ow), Some(true));
+        let random = scenario("LDP", "overwrite", ReproScale::Small, 1).unwrap();
+        assert_eq!(dynamic(&random), Some(false));
+        assert_eq!(
+            random.workload.phases().unwrap()[0].benchmarks,
+            "fillrandom"
+        );
+        // YCSB-L is YCSB's own load phase, with no transactions after it.
+        let l = unique("ycsb-l");
+        assert!(l.workload.ycsb_load);
+        let lp = l.workload.ycsb_phases().unwrap();
+        assert_eq!(lp.len(), 1);
+        assert_eq!(
+            (lp[0].recordcount, lp[0].operationcount),
+            (PAPER_UNIQUE_LOAD_PUTS / 64, 0)
+        );
+        let a = unique("ycsb-a").workload.ycsb_phases().unwrap();
+        assert_eq!(
+            (a.len(), a[1].operationcount),
+            (2, THREADS * PAPER_OPS_PER_THREAD / 64)
+        );
+        assert_eq!(LoadForm::parse("unique").unwrap(), LoadForm::Unique);
+        assert!(LoadForm::parse("sequential").is_err());
     }
 
     fn run(scheme: &str, w: &str, seed: u64, ops_per_s: f64, p99: f64) -> CellResult {
