@@ -159,7 +159,8 @@ pub struct EngineArgs {
     compaction_pri: Option<CompactionPri>,
     /// Victim selection: rocksdb (compaction_pri order; the MSST'24 Baseline), sica, zaca,
     /// acc (the paper's text), zaca-artifact, acc-artifact (the paper's code), llc
-    /// (Lifetime-Leveling Compaction).
+    /// (Lifetime-Leveling Compaction), llc-relocate (llc with its code's next-level cursor
+    /// sweep).
     #[arg(long, value_parser = parse_scheme)]
     compaction_scheme: Option<CompactionScheme>,
     /// ACC: ZACA only at or below this free space, percent (25).

@@ -34,11 +34,14 @@ pub enum CompactionScheme {
     /// Lifetime-Leveling Compaction (HotStorage'22): key-order round robin per level, L0
     /// drained eagerly, greedy input expansion, outputs split at the output level's cursor.
     Llc,
+    /// [`Self::Llc`] with the code's next-level cursor sweep: the next-level files it passes
+    /// are rewritten into the output level's active zone with the compaction.
+    LlcRelocate,
 }
 
 impl CompactionScheme {
     /// Every scheme, by its name.
-    pub const NAMES: [&'static str; 7] = [
+    pub const NAMES: [&'static str; 8] = [
         "rocksdb",
         "sica",
         "zaca",
@@ -46,6 +49,7 @@ impl CompactionScheme {
         "zaca-artifact",
         "acc-artifact",
         "llc",
+        "llc-relocate",
     ];
 
     /// The scheme called `name`.
@@ -61,6 +65,7 @@ impl CompactionScheme {
             "zaca-artifact" => Ok(Self::ZacaArtifact),
             "acc-artifact" => Ok(Self::AccArtifact),
             "llc" => Ok(Self::Llc),
+            "llc-relocate" => Ok(Self::LlcRelocate),
             other => Err(LsmError::InvalidArgument(format!(
                 "compaction_scheme '{other}': known: {}",
                 Self::NAMES.join(", ")

@@ -128,3 +128,11 @@ fn liza_with_llc_keeps_every_write_under_cleaning() {
     assert!(stats.zone_compaction.compactions > 0);
     assert!(resets > 0);
 }
+
+#[test]
+fn liza_with_llc_relocate_keeps_every_write_under_cleaning() {
+    // Rule 3: the next-level files the cursor sweep passes are rewritten with the compaction.
+    let (stats, _, resets) = run("liza", CompactionScheme::LlcRelocate, 6);
+    assert!(stats.zone_compaction.compactions > 0);
+    assert!(resets > 0);
+}

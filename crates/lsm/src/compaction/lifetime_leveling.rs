@@ -24,6 +24,17 @@
 //!    next-level file is being compacted, or if its range overlaps a running compaction into
 //!    the same output level. `kRoundRobin` stops at a busy file instead; this skips it, as
 //!    the other pickers do.
+//! 3. **The next-level cursor sweep** (`compaction_scheme = "llc-relocate"` only). The
+//!    next-level files the sweep passes, those lying wholly after the start level's cursor and
+//!    before the picked inputs, join the compaction's next-level inputs, so they are read and
+//!    written again into the output level's active zone, as the code's `move_file` relocates
+//!    them (its copy counted as compaction writes here). They are taken from the picked inputs
+//!    backwards and the run stops at a file being compacted or at the cursor; the step is
+//!    dropped if the grown set has no clean cut or meets a running compaction. Rule 4's
+//!    expansion runs first, on the overlapping files alone, as the code's ratio counts only
+//!    `inputs_[1]`. The wrapped case (no start-level file past the cursor, so every
+//!    next-level file past it is relocated) is not taken: those files are not contiguous with
+//!    the picked ones.
 //! 4. **Greedy input expansion** (`EXPAND_SST`). Only when the next level has inputs: while
 //!    there is a next file in the level (key order, no wrap), tentatively add it. Its clean
 //!    cut must not need a file being compacted. Also add the next-level files the grown range
@@ -50,9 +61,8 @@
 //!
 //! Left out:
 //!
-//! - **Rule 3, the next-level cursor sweep.** Next-level files the cursor passes over are not
-//!   physically relocated into that level's active zone. That is data placement (a copy per
-//!   file), not picking.
+//! - **Rule 3 in plain `llc`**, whose results the studies published first; `llc-relocate`
+//!   has it.
 //! - **Rule 6's `TEMP_FILE` cut** at the start level's new cursor, and the **level-7
 //!   temporary zone group** its outputs go to. They need a zone stream per level, which the
 //!   engine does not have.
@@ -73,13 +83,17 @@ use crate::key;
 /// (LevelDB's `ExpandedCompactionByteSizeLimit`, 25 × the target file size).
 pub const EXPANSION_LIMIT_FILES: u64 = 25;
 
-/// Lifetime-Leveling Compaction (`compaction_scheme = "llc"`).
+/// Lifetime-Leveling Compaction (`compaction_scheme = "llc"`, or `"llc-relocate"` with rule
+/// 3's relocation).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct LlcPicker;
+pub struct LlcPicker {
+    /// Rule 3: the next-level files the cursor sweep passes are rewritten with the compaction.
+    pub relocate: bool,
+}
 
 impl CompactionPicker for LlcPicker {
     fn name(&self) -> &'static str {
-        "llc"
+        if self.relocate { "llc-relocate" } else { "llc" }
     }
 
     fn pick(&self, input: &PickerInput<'_>) -> Option<CompactionPlan> {
@@ -99,7 +113,7 @@ impl CompactionPicker for LlcPicker {
             let group = if start == 0 {
                 pick_l0(&v, input, base)
             } else {
-                pick_level(&v, input, &targets, start)
+                pick_level(&v, input, &targets, start, self.relocate)
             };
             let Some(g) = group else {
                 skipped_l0_to_base |= start == 0;
@@ -190,6 +204,7 @@ fn pick_level(
     input: &PickerInput<'_>,
     targets: &LevelTargets,
     start: usize,
+    relocate: bool,
 ) -> Option<Group> {
     let output = start + 1;
     if output >= v.levels.len() {
@@ -223,6 +238,9 @@ fn pick_level(
             continue;
         }
         expand(v, start, output, &mut inputs, &mut out, limit);
+        if relocate {
+            sweep_passed(v, start, output, cursor, &inputs, &mut out);
+        }
         return Some(Group {
             output,
             inputs,
@@ -230,6 +248,51 @@ fn pick_level(
         });
     }
     None
+}
+
+/// Rule 3: prepends to `out` the `output` files lying wholly after `cursor` (an internal key
+/// of `start`) and before the `start` inputs, back from the inputs to the first file at or
+/// before the cursor or being compacted. Leaves `out` alone if the grown set has no clean cut
+/// or its range meets a running compaction into `output`.
+fn sweep_passed(
+    v: &PickView<'_>,
+    start: usize,
+    output: usize,
+    cursor: &[u8],
+    inputs: &[usize],
+    out: &mut Picked,
+) {
+    if cursor.is_empty() {
+        return;
+    }
+    let Some((lo, _)) = v.range_of(start, inputs) else {
+        return;
+    };
+    let cur = key::user_key(cursor);
+    let files = &v.levels[output];
+    let mut i = out
+        .first()
+        .copied()
+        .unwrap_or_else(|| files.partition_point(|f| key::user_key(&f.largest) < lo.as_slice()));
+    let mut grown: Picked = Vec::new();
+    while i > 0 {
+        let f = &files[i - 1];
+        if key::user_key(&f.smallest) <= cur || f.being_compacted {
+            break;
+        }
+        grown.push(i - 1);
+        i -= 1;
+    }
+    if grown.is_empty() {
+        return;
+    }
+    grown.reverse();
+    grown.extend(out.iter().copied());
+    if v.expand_to_clean_cut(output, &mut grown)
+        && !overlaps_running(v, start, inputs, output, &grown)
+    {
+        *out = grown;
+    }
 }
 
 /// The user-key range of `inputs` and `out` overlaps a running compaction into `output`.
@@ -440,6 +503,48 @@ mod tests {
         cursors[1] = cursor("cc");
         let p = pick(&levels, &[], &[], &cursors, &o).unwrap();
         assert_eq!(inputs(&p, 1), vec![3]);
+    }
+
+    #[test]
+    fn llc_relocate_rewrites_the_next_level_files_the_cursor_sweep_passes() {
+        // Cursor at L1's "b": file 2 [c-d] is next. L2 file 21 lies wholly between the cursor
+        // and file 2 (relocated with llc-relocate), 20 is at the cursor (never), 22 overlaps.
+        let levels = tree(
+            300,
+            vec![
+                meta(20, "a", "b", 300),
+                meta(21, "b5", "b7", 300),
+                meta(22, "c", "d", 300),
+                meta(23, "e", "f", 300),
+                meta(24, "g", "h", 300),
+            ],
+        );
+        let cursors = vec![Vec::new(), cursor("b")];
+        let plain = pick(&levels, &[], &[], &cursors, &opts()).unwrap();
+        assert_eq!((inputs(&plain, 1), inputs(&plain, 2)), (vec![2], vec![22]));
+        let o = DbOptions {
+            compaction_scheme: CompactionScheme::LlcRelocate,
+            ..opts()
+        };
+        assert_eq!(crate::compaction::picker_for(&o).name(), "llc-relocate");
+        let swept = pick(&levels, &[], &[], &cursors, &o).unwrap();
+        assert_eq!(
+            (inputs(&swept, 1), inputs(&swept, 2)),
+            (vec![2], vec![21, 22])
+        );
+        // A passed file being compacted stops the sweep; so does a running compaction into L2
+        // over its range.
+        let busy = pick(&levels, &[21], &[], &cursors, &o).unwrap();
+        assert_eq!(inputs(&busy, 2), vec![22]);
+        let held = pick(&levels, &[], &[running(1, "b6", "b6")], &cursors, &o).unwrap();
+        assert_eq!(inputs(&held, 2), vec![22]);
+        // With no overlapping L2 file the passed ones still join: no trivial move then.
+        let sparse = tree(
+            300,
+            vec![meta(21, "b5", "b7", 300), meta(23, "e", "f", 300)],
+        );
+        let p = pick(&sparse, &[], &[], &cursors, &o).unwrap();
+        assert_eq!((inputs(&p, 1), inputs(&p, 2)), (vec![2], vec![21]));
     }
 
     #[test]

@@ -79,6 +79,7 @@ pub fn picker_for(options: &crate::options::DbOptions) -> Arc<dyn CompactionPick
         CompactionScheme::ZacaArtifact => {
             Arc::new(RulePicker::new(Arc::new(start_file::ZacaArtifact)))
         }
-        CompactionScheme::Llc => Arc::new(LlcPicker),
+        CompactionScheme::Llc => Arc::new(LlcPicker { relocate: false }),
+        CompactionScheme::LlcRelocate => Arc::new(LlcPicker { relocate: true }),
     }
 }
