@@ -35,8 +35,8 @@ pub struct BenchArgs {
     /// Reads per thread (-1 = num).
     #[arg(long, default_value_t = -1, allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(-1..))]
     reads: i64,
-    /// Writes per thread of fillseq, fillrandom, overwrite and deleterandom, keys still drawn
-    /// from the `num` keys (-1 = num).
+    /// Writes per thread of fillseq, fillrandom, filluniquerandom, overwrite and deleterandom,
+    /// keys still drawn from the `num` keys (-1 = num).
     #[arg(long, default_value_t = -1, allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(-1..))]
     writes: i64,
     /// Key size in bytes (at least 8).

@@ -370,6 +370,14 @@ impl LoadForm {
             Self::Unique => PAPER_UNIQUE_LOAD_PUTS,
         }
     }
+
+    /// The db_bench benchmark that loads.
+    fn fill_benchmark(self) -> &'static str {
+        match self {
+            Self::Random => "fillrandom",
+            Self::Unique => "filluniquerandom",
+        }
+    }
 }
 
 impl Variant {
@@ -429,27 +437,23 @@ fn workload_toml(
     dist: &str,
     (keys, form): (OverwriteKeys, LoadForm),
 ) -> Result<String, HarnessError> {
-    let fill = match form {
-        LoadForm::Random => "fillrandom",
-        LoadForm::Unique => "filluniquerandom",
-    };
+    let fill = form.fill_benchmark();
     let db_bench = |then: &str| {
         format!(
             "[workload]\nbenchmarks = \"{fill}\"\nnum = {load}\nkey_size = 16\nvalue_size = {value}\n{then}"
         )
     };
-    let ycsb_load = match form {
+    let (load_phase, updates, upsert) = match form {
         // The skewed load: `load` writes (upserts) of zipfian keys over `load` records,
         // without YCSB's load phase.
-        LoadForm::Random => format!(
-            "[workload]\nkind = \"ycsb\"\nycsb_load = false\n[workload.ycsb]\nrecordcount = {load}\noperationcount = {load}\nreadproportion = 0.0\nupdateproportion = 1.0\nupsert = true\n{dist}fieldcount = 1\nfieldlength = {value}\n"
-        ),
+        LoadForm::Random => ("ycsb_load = false\n", load, "upsert = true\n"),
         // YCSB's load phase of `load` records (each once), and no transactions with it: the
         // measured phase is the load itself, or the mix after it.
-        LoadForm::Unique => format!(
-            "[workload]\nkind = \"ycsb\"\n[workload.ycsb]\nrecordcount = {load}\noperationcount = 0\nreadproportion = 0.0\nupdateproportion = 1.0\n{dist}fieldcount = 1\nfieldlength = {value}\n"
-        ),
+        LoadForm::Unique => ("", 0, ""),
     };
+    let ycsb_load = format!(
+        "[workload]\nkind = \"ycsb\"\n{load_phase}[workload.ycsb]\nrecordcount = {load}\noperationcount = {updates}\nreadproportion = 0.0\nupdateproportion = 1.0\n{upsert}{dist}fieldcount = 1\nfieldlength = {value}\n"
+    );
     // Overwrites of `per` per thread, over the keys `keys` says.
     let overwrite = |per: u64| {
         db_bench(&match keys {
@@ -534,7 +538,7 @@ pub fn scenario_with(
     scale: ReproScale,
     seed: u64,
     variant: Variant,
-    form: (OverwriteKeys, LoadForm),
+    (keys, load_form): (OverwriteKeys, LoadForm),
 ) -> Result<Scenario, HarnessError> {
     let d = divisor(scale);
     let (device, fs, engine) = scheme_toml(scheme)?;
@@ -565,7 +569,7 @@ pub fn scenario_with(
     } else {
         SWEEP_LOAD_PCT
     };
-    let load = form.1.paper_puts() * (16 + 1024) / (16 + value) * pct / 100 / d;
+    let load = load_form.paper_puts() * (16 + 1024) / (16 + value) * pct / 100 / d;
     let dist = match variant {
         Variant::Skew(None) => "requestdistribution = \"uniform\"\n".to_owned(),
         Variant::Skew(Some(c)) => {
@@ -581,7 +585,8 @@ pub fn scenario_with(
         _ => String::new(),
     };
     let ops = PAPER_OPS_PER_THREAD / d;
-    let dynamic = form.1 == LoadForm::Unique;
+    // The unique load fits only on dynamic level sizes (see [`LoadForm::Unique`]).
+    let dynamic = load_form == LoadForm::Unique;
     // The paper's RocksDB (v7.6.0: static level sizes by default), values stored
     // uncompressed (the paper's LDP cleans heavily at 50 GiB on 80: its data was not halved
     // by compression): 64 MiB memtables, SSTs the size of a subzone (32 MiB; 30 MiB here
@@ -596,7 +601,7 @@ pub fn scenario_with(
         wb = 64 * MIB / d,
         sst = sst_full / d,
         l1 = 256 * MIB / d,
-        workload = workload_toml(w, (load, ops, value), &dist, form)?,
+        workload = workload_toml(w, (load, ops, value), &dist, (keys, load_form))?,
     );
     Scenario::base(&text)
 }
