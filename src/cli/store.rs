@@ -139,6 +139,10 @@ pub struct EngineArgs {
     max_write_buffer_number: Option<u32>,
     #[arg(long)]
     target_file_size_base: Option<u64>,
+    /// Compaction outputs never pass the target file size, footer included (RocksDB's rule,
+    /// the default false, ends them a little past it)
+    #[arg(long, value_parser = flag_bool, num_args = 0..=1, default_missing_value = "true")]
+    target_file_size_hard_cap: Option<bool>,
     #[arg(long)]
     max_bytes_for_level_base: Option<u64>,
     #[arg(long)]
@@ -222,6 +226,7 @@ pub fn engine_options(a: &EngineArgs, use_existing_db: bool) -> Result<DbOptions
         write_buffer_size,
         max_write_buffer_number,
         target_file_size_base,
+        target_file_size_hard_cap,
         max_bytes_for_level_base,
         max_bytes_for_level_multiplier,
         level_compaction_dynamic_level_bytes,

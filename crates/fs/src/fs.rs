@@ -788,6 +788,11 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         self.lock().views()
     }
 
+    /// Where the IO zones' bytes are, by zone kind (wide; split zones' subzones).
+    pub fn space_report(&self) -> crate::space::SpaceReport {
+        crate::space::SpaceReport::of(&self.lock())
+    }
+
     /// Device index of the first IO zone.
     pub fn first_io_zone(&self) -> u32 {
         self.lock().first_io_zone

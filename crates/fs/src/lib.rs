@@ -46,6 +46,7 @@ mod mount;
 pub mod page_cache;
 pub mod placement;
 pub mod record;
+pub mod space;
 mod ssd_cache;
 pub use ssd_cache::SsdCacheStats;
 mod state;

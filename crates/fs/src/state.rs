@@ -365,6 +365,18 @@ impl State {
         self.zones.iter().map(ZoneAcct::view).collect()
     }
 
+    /// The zones cleaning judges and picks from: the wide ones. Split zones are left out
+    /// whole: their subzones are never cleaned (a deleted SST's subzone is merged), and their
+    /// free subzones take no writer of a wide zone, so counting them as free space would hold
+    /// cleaning back while the wide zones fill with garbage.
+    pub(crate) fn cleaning_views(&self) -> Vec<ZoneView> {
+        self.zones
+            .iter()
+            .filter(|z| z.split.is_none())
+            .map(ZoneAcct::view)
+            .collect()
+    }
+
     pub(crate) fn alloc_view<'a>(&self, views: &'a [ZoneView]) -> AllocView<'a> {
         AllocView {
             zones: views,

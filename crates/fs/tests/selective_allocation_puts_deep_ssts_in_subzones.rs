@@ -83,6 +83,17 @@ fn split_zones(dev: &Dev) -> Vec<u32> {
         .collect()
 }
 
+/// The layer with the selective allocator and the greedy cleaner, cleaning below
+/// `threshold_pct` free, woken at every allocation.
+async fn mount_with_greedy(env: SimEnv, dev: &Arc<Dev>, threshold_pct: u32) -> Arc<Fs> {
+    let opts = FsOptions {
+        cleaner: zonedb_fs::cleaning::by_name("greedy", threshold_pct).unwrap(),
+        cleaning_interval_ns: 0,
+        ..opts(Selective::default())
+    };
+    Fs::mount(env, dev.clone(), opts).await.unwrap()
+}
+
 fn run<T: Send + 'static>(f: impl AsyncFnOnce(SimEnv, Arc<Dev>) -> T + Send + 'static) -> T {
     let env = SimEnv::new(SimConfig::with_seed(1));
     let dev = device(&env);
@@ -258,18 +269,8 @@ fn deleting_an_sst_merges_its_subzone_and_an_empty_split_zone_goes_back_to_wide(
 #[test]
 fn cleaning_never_picks_a_split_zone() {
     run(async |env, dev| {
-        let fs = Fs::mount(
-            env,
-            dev.clone(),
-            FsOptions {
-                // Cleans whenever anything is used.
-                cleaner: zonedb_fs::cleaning::by_name("greedy", 100).unwrap(),
-                cleaning_interval_ns: 0,
-                ..opts(Selective::default())
-            },
-        )
-        .await
-        .unwrap();
+        // Cleans whenever anything is used.
+        let fs = mount_with_greedy(env, &dev, 100).await;
         // Four small SSTs fill the four subzones of one split zone: it is full, and most of
         // it is finish padding, the greedy cleaner's ideal victim were it a wide zone.
         let mut names = Vec::new();
@@ -379,4 +380,67 @@ fn remount_after_power_loss_finds_every_file_and_fsck_is_clean() {
     })
     .unwrap();
     env.kill_all_tasks();
+}
+
+/// `100 * free / (free + live + garbage of full zones)` over `zones`, as cleaning computes it.
+fn free_pct(zones: &[zonedb_fs::placement::ZoneView]) -> u64 {
+    zonedb_fs::cleaning::CleaningView { zones }.free_percent()
+}
+
+#[test]
+fn free_subzones_do_not_hold_back_cleaning_of_wide_zones() {
+    run(async |env, dev| {
+        // The papers' trigger: below 20 % free.
+        let fs = mount_with_greedy(env, &dev, 20).await;
+        // Two split zones of four subzones, three of each merged again: six free subzones.
+        let mut deep = Vec::new();
+        for n in 0..8u64 {
+            deep.push(write_sst(&fs, 100 + n, 4, 8 * KIB).await);
+        }
+        assert_eq!(split_zones(&dev).len(), 2);
+        let mut kept_deep = Vec::new();
+        for (i, name) in deep.into_iter().enumerate() {
+            if i % 4 == 0 {
+                kept_deep.push(name);
+            } else {
+                fs.delete(&name).await.unwrap();
+            }
+        }
+        assert_eq!(split_zones(&dev).len(), 2, "one live SST keeps each split");
+        // Wide zones: twenty SSTs of half a zone, nine of them deleted once all are written
+        // (a zone with no live byte left would be reset at once).
+        let mut wide = Vec::new();
+        for n in 0..20u64 {
+            wide.push(write_sst(&fs, 200 + n, 1, 96 * KIB).await);
+        }
+        let mut kept = Vec::new();
+        for (i, name) in wide.into_iter().enumerate() {
+            if i % 2 == 0 && i < 18 {
+                fs.delete(&name).await.unwrap();
+            } else {
+                kept.push(name);
+            }
+        }
+        let wide = kept;
+        let report = fs.zone_report();
+        let split = split_zones(&dev);
+        let wide_only: Vec<_> = report
+            .iter()
+            .filter(|z| !split.contains(&z.index))
+            .copied()
+            .collect();
+        // The device as a whole looks free enough; its wide zones are not.
+        assert!(free_pct(&report) >= 20, "{}", free_pct(&report));
+        assert!(free_pct(&wide_only) < 20, "{}", free_pct(&wide_only));
+        assert!(fs.clean_once().await.unwrap(), "cleaning held back");
+        assert!(fs.stats().gc_zone_resets > 0);
+        assert_eq!(split_zones(&dev), split, "split zones are never cleaned");
+        for name in wide.iter().chain(&kept_deep) {
+            assert_eq!(
+                fs.read_all(name).await.unwrap().len(),
+                fs.stat(name).unwrap().size as usize
+            );
+        }
+        assert_eq!(fs.fsck(), Vec::new());
+    });
 }

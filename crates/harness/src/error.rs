@@ -17,6 +17,18 @@ pub enum HarnessError {
     /// the engine option it names.
     #[error(transparent)]
     Lsm(#[from] LsmError),
+    /// A simulated run filled its device: the engine's `NoSpace` error, with where the space
+    /// was when it failed (the tree's level sizes; live, garbage and free bytes of the wide
+    /// zones and of the split zones' subzones). Give the run a larger device (profile or
+    /// `--scale`) or fewer keys; the snapshot says whether garbage (cleaning), live data (the
+    /// load) or a placement rule (split zones, subzone tails) took the space.
+    #[error("{source}; at {at}")]
+    OutOfSpace {
+        /// The engine's error.
+        source: LsmError,
+        /// The space when it failed.
+        at: Box<SpaceAtFailure>,
+    },
     /// The zone file layer failed outside the engine (formatting or mounting a study's
     /// device). Fix what it names: a device too small or with too tight zone limits for the
     /// layer (a larger scale or higher limits), or the device error in its source chain.
@@ -55,6 +67,47 @@ pub enum HarnessError {
     /// A bug in the engine or the zone layer: report it with the scenario and seed.
     #[error("invariant check failed, the run's figures are void: {0}")]
     Invariant(String),
+}
+
+/// Where a simulated run's space was when the device filled up.
+#[derive(Debug, Clone)]
+pub struct SpaceAtFailure {
+    /// Virtual time, ns.
+    pub t_ns: u64,
+    /// The tree's bytes per level.
+    pub level_bytes: Vec<u64>,
+    /// SSTs out of the tree that older versions still hold (running compactions'): files and
+    /// bytes.
+    pub obsolete_sst: (u64, u64),
+    /// SSTs on the device that the tree does not list (outputs of flushes and compactions
+    /// not installed yet, and the obsolete ones above): files and bytes.
+    pub outside_tree_sst: (u64, u64),
+    /// The zone layer's space by zone kind.
+    pub zones: zonedb_fs::space::SpaceReport,
+}
+
+/// MiB, one decimal.
+fn mib(b: u64) -> String {
+    format!("{:.1}", b as f64 / f64::from(1u32 << 20))
+}
+
+impl std::fmt::Display for SpaceAtFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let levels: Vec<String> = self.level_bytes.iter().map(|b| mib(*b)).collect();
+        write!(
+            f,
+            "{:.3} s: tree {} MiB by level [{}]; SSTs outside the tree {} ({} MiB), of which \
+             obsolete and still held {} ({} MiB); {}",
+            self.t_ns as f64 / 1e9,
+            mib(self.level_bytes.iter().sum::<u64>()),
+            levels.join(", "),
+            self.outside_tree_sst.0,
+            mib(self.outside_tree_sst.1),
+            self.obsolete_sst.0,
+            mib(self.obsolete_sst.1),
+            self.zones
+        )
+    }
 }
 
 impl HarnessError {

@@ -401,48 +401,54 @@ pub fn run_with_progress(
             let mut results = Vec::new();
             let mut marks = Vec::new();
             let mut ledger = None;
-            if s2.workload.kind == "ycsb" {
-                let how = crate::ycsb::runner::PhaseOptions {
-                    elide_values: s2.workload.elide_values,
-                    progress,
-                };
-                for (i, w) in s2.workload.ycsb_phases()?.iter().enumerate() {
-                    let with_load = i == 0 && s2.workload.ycsb_load;
-                    for load in [true, false].into_iter().filter(|&l| !l || with_load) {
-                        let before = sample(&e2, &db, &fs);
-                        let r = crate::ycsb::runner::run_phase_with_progress(
-                            &e2, &db, w, s2.seed, load, &how,
-                        )
-                        .await?;
-                        results.push(ycsb_as_bench(&r, w.threadcount));
-                        marks.push((before, sample(&e2, &db, &fs)));
+            let workload = async {
+                if s2.workload.kind == "ycsb" {
+                    let how = crate::ycsb::runner::PhaseOptions {
+                        elide_values: s2.workload.elide_values,
+                        progress,
+                    };
+                    for (i, w) in s2.workload.ycsb_phases()?.iter().enumerate() {
+                        let with_load = i == 0 && s2.workload.ycsb_load;
+                        for load in [true, false].into_iter().filter(|&l| !l || with_load) {
+                            let before = sample(&e2, &db, &fs);
+                            let r = crate::ycsb::runner::run_phase_with_progress(
+                                &e2, &db, w, s2.seed, load, &how,
+                            )
+                            .await?;
+                            results.push(ycsb_as_bench(&r, w.threadcount));
+                            marks.push((before, sample(&e2, &db, &fs)));
+                        }
+                    }
+                } else {
+                    let phases = s2.workload.phases()?;
+                    let mut cfgs: Vec<_> = phases
+                        .iter()
+                        .map(|p| db_bench::BenchConfig {
+                            progress: progress.clone(),
+                            ..p.bench_config(s2.seed)
+                        })
+                        .collect();
+                    if cfgs.iter().all(|c| c.threads == 1) {
+                        ledger = Some(Arc::new(crate::invariants::WriteSample::new()));
+                        for c in &mut cfgs {
+                            c.record.clone_from(&ledger);
+                        }
+                    }
+                    let mut threads = 0;
+                    for (p, cfg) in phases.iter().zip(&cfgs) {
+                        for b in p.benchmark_list()? {
+                            let before = sample(&e2, &db, &fs);
+                            results.push(db_bench::run_one(&e2, &db, b, cfg, &mut threads).await?);
+                            marks.push((before, sample(&e2, &db, &fs)));
+                        }
                     }
                 }
-            } else {
-                let phases = s2.workload.phases()?;
-                let mut cfgs: Vec<_> = phases
-                    .iter()
-                    .map(|p| db_bench::BenchConfig {
-                        progress: progress.clone(),
-                        ..p.bench_config(s2.seed)
-                    })
-                    .collect();
-                if cfgs.iter().all(|c| c.threads == 1) {
-                    ledger = Some(Arc::new(crate::invariants::WriteSample::new()));
-                    for c in &mut cfgs {
-                        c.record.clone_from(&ledger);
-                    }
-                }
-                let mut threads = 0;
-                for (p, cfg) in phases.iter().zip(&cfgs) {
-                    for b in p.benchmark_list()? {
-                        let before = sample(&e2, &db, &fs);
-                        results.push(db_bench::run_one(&e2, &db, b, cfg, &mut threads).await?);
-                        marks.push((before, sample(&e2, &db, &fs)));
-                    }
-                }
+                db.wait_for_compactions().await?;
+                Ok::<(), HarnessError>(())
+            };
+            if let Err(e) = workload.await {
+                return Err(with_space_at_failure(e, &e2, &db, &fs));
             }
-            db.wait_for_compactions().await?;
             stop.store(true, Ordering::Relaxed);
             let mut series = sampler.await.map_err(HarnessError::task("sampler"))?;
             series.push(sample(&e2, &db, &fs));
@@ -457,6 +463,42 @@ pub fn run_with_progress(
             finish(&e2, &d2, db, &fs, opts_check, ledger.as_deref(), run).await
         }),
     )
+}
+
+/// `e`, and when it is the device running out of space, where the space was at that moment
+/// ([`HarnessError::OutOfSpace`]).
+fn with_space_at_failure<E: Env, D: ZonedDevice>(
+    e: HarnessError,
+    env: &E,
+    db: &Db<E, D>,
+    fs: &ZoneFs<E, D>,
+) -> HarnessError {
+    match e {
+        HarnessError::Lsm(source) if source.kind() == zonedb_lsm::LsmErrorKind::NoSpace => {
+            let stats = db.stats();
+            let tree: std::collections::BTreeSet<u64> =
+                db.files().iter().map(|(_, f)| f.number).collect();
+            let mut untracked = (0u64, 0u64);
+            for f in fs.files() {
+                let sst = zonedb_lsm::version::manifest::parse_name(&f.name)
+                    .filter(|(_, kind)| *kind == "sst");
+                if sst.is_some_and(|(n, _)| !tree.contains(&n)) {
+                    untracked = (untracked.0 + 1, untracked.1 + f.size);
+                }
+            }
+            HarnessError::OutOfSpace {
+                source,
+                at: Box::new(crate::error::SpaceAtFailure {
+                    t_ns: env.now(),
+                    level_bytes: stats.level_bytes,
+                    obsolete_sst: (stats.obsolete_sst_files, stats.obsolete_sst_bytes),
+                    outside_tree_sst: untracked,
+                    zones: fs.space_report(),
+                }),
+            }
+        }
+        e => e,
+    }
 }
 
 /// The outcome of a simulation's main future: a deadlock or livelock of the simulation is

@@ -81,3 +81,45 @@ fn fillrandom_and_overwrite_use_subzones_and_pass_the_invariants() {
     let json = serde_json::to_string(&r.fs).unwrap();
     assert!(json.contains("\"subzone_allocations\""), "{json}");
 }
+
+#[test]
+fn a_run_that_fills_the_device_says_where_the_space_went() {
+    let mut s = small(preset().remove(0), 0, 0);
+    s.device.scale = "1/256".into();
+    s.engine.insert(
+        "target_file_size_base".into(),
+        toml::Value::Integer(120 << 10),
+    );
+    s.workload.benchmarks = "filluniquerandom".into();
+    // 400 MiB of unique keys on a device of 160 zones of 2 MiB.
+    s.workload.num = 400_000;
+    s.workload.then.clear();
+    let e = experiment::run(&s).unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        matches!(e, zonedb_harness::error::HarnessError::OutOfSpace { .. }),
+        "{msg}"
+    );
+    for part in [
+        "no space left",
+        "tree ",
+        "SSTs outside the tree",
+        "wide zones ",
+        "split zones ",
+        "subzones ",
+        " live",
+        " garbage",
+    ] {
+        assert!(msg.contains(part), "{part:?} missing from {msg}");
+    }
+    let zonedb_harness::error::HarnessError::OutOfSpace { at, .. } = e else {
+        unreachable!()
+    };
+    // Everything written is accounted for: live, garbage or free, in either kind of zone.
+    for r in [at.zones.wide, at.zones.subzones] {
+        assert_eq!(r.written_bytes + r.free_bytes, r.capacity_bytes, "{r:?}");
+        assert!(r.live_bytes <= r.written_bytes, "{r:?}");
+    }
+    assert!(at.zones.split_zones > 0);
+    assert!(at.level_bytes.iter().sum::<u64>() > 0);
+}

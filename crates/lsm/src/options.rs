@@ -175,6 +175,12 @@ pub struct DbOptions {
     pub target_file_size_base: u64,
     /// Growth of the target file size per level (1).
     pub target_file_size_multiplier: u32,
+    /// Compaction outputs never pass their level's target file size, index, filter,
+    /// properties and footer included (false: RocksDB's rule, an output is closed once it
+    /// has reached the target, so it ends a little past it). SplitZNS sizes its SSTs to the
+    /// subzone, which an SST cannot pass. Left out of serialized options while false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub target_file_size_hard_cap: bool,
     /// Target size of level 1 (256 MiB).
     pub max_bytes_for_level_base: u64,
     /// Growth of level targets (10).
@@ -264,6 +270,7 @@ impl Default for DbOptions {
             max_total_wal_size: 0,
             target_file_size_base: 64 << 20,
             target_file_size_multiplier: 1,
+            target_file_size_hard_cap: false,
             max_bytes_for_level_base: 256 << 20,
             max_bytes_for_level_multiplier: 10.0,
             level_compaction_dynamic_level_bytes: true,

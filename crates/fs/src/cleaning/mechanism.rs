@@ -85,7 +85,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         let t0 = self.env.now();
         let victims = {
             let s = self.lock();
-            let mut views = s.views();
+            let mut views = s.cleaning_views();
             // Zones holding data of files still being written cannot be emptied now (their
             // extents are not migrated): to the policy they are as good as busy.
             for f in s.files.values().filter(|f| f.writing) {

@@ -65,6 +65,7 @@ pub struct OutputCutter<'a> {
     max_file_size: u64,
     last_user_key: Vec<u8>,
     split_at: Option<&'a [u8]>,
+    hard_cap: bool,
 }
 
 impl<'a> OutputCutter<'a> {
@@ -80,7 +81,18 @@ impl<'a> OutputCutter<'a> {
             max_file_size,
             last_user_key: Vec::new(),
             split_at: None,
+            hard_cap: false,
         }
+    }
+
+    /// Makes `max_file_size` a hard cap: the caller passes, as the open output's size, what
+    /// the finished file would take with the next entry in it, and the output is closed when
+    /// that passes the cap (RocksDB closes an output once it has reached its target, so its
+    /// files end a little past it).
+    #[must_use]
+    pub fn with_hard_cap(mut self, hard_cap: bool) -> Self {
+        self.hard_cap = hard_cap;
+        self
     }
 
     /// Also closes an output before the first key past the user key `split_at` when the
@@ -102,9 +114,17 @@ impl<'a> OutputCutter<'a> {
             .is_some_and(|s| self.last_user_key.as_slice() <= s && uk > s);
         let cut = open.is_some()
             && uk != self.last_user_key
-            && (size >= self.max_file_size || grandparent_cut || split_cut);
+            && (self.full(size) || grandparent_cut || split_cut);
         uk.clone_into(&mut self.last_user_key);
         cut
+    }
+
+    fn full(&self, size: u64) -> bool {
+        if self.hard_cap {
+            size > self.max_file_size
+        } else {
+            size >= self.max_file_size
+        }
     }
 }
 
@@ -115,6 +135,25 @@ mod tests {
 
     fn k(u: &str, seq: u64) -> Vec<u8> {
         internal_key(u.as_bytes(), seq, ValueType::Value)
+    }
+
+    #[test]
+    fn a_hard_cap_cuts_only_past_the_cap_where_the_target_cuts_at_it() {
+        let mut soft = OutputCutter::new(&[], 100, u64::MAX);
+        let mut hard = OutputCutter::new(&[], 100, u64::MAX).with_hard_cap(true);
+        for c in [&mut soft, &mut hard] {
+            assert!(!c.cut_before(&k("a", 5), None));
+        }
+        assert!(soft.cut_before(&k("b", 5), Some(100)), "reached the target");
+        assert!(
+            !hard.cut_before(&k("b", 5), Some(100)),
+            "exactly at the cap fits"
+        );
+        assert!(hard.cut_before(&k("c", 5), Some(101)));
+        assert!(
+            !hard.cut_before(&k("c", 4), Some(500)),
+            "never inside a user key"
+        );
     }
 
     #[test]

@@ -628,6 +628,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
             .map(|l| st.version.level_bytes(l))
             .collect();
         s.pending_compaction_bytes = st.pending_compaction_bytes;
+        (s.obsolete_sst_files, s.obsolete_sst_bytes) = self.inner.graveyard.pinned();
         s.block_cache = self.inner.block_cache.stats();
         s
     }

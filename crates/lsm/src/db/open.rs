@@ -2,7 +2,7 @@
 //! MANIFEST an open writes, the sweep of files nothing refers to, and `Db::open` itself.
 
 use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use zonedb_device::ZonedDevice;
 use zonedb_env::Env;
@@ -89,10 +89,7 @@ async fn recover_version<E: Env, D: ZonedDevice>(
         }
     }
     // Files dropped by old edits are long gone (or orphans, removed after recovery).
-    graveyard
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .clear();
+    graveyard.take_dead();
     for (_, f) in version.all_files() {
         if !fs.exists(&sst_name(f.meta.number)) {
             return Err(LsmError::corruption(

@@ -56,6 +56,11 @@ pub struct DbStats {
     pub level_bytes: Vec<u64>,
     /// Estimated bytes compaction still has to rewrite.
     pub pending_compaction_bytes: u64,
+    /// SSTs out of the tree that an older version still holds (a running compaction keeps
+    /// the version it started from, as RocksDB's does), so they stay on the device.
+    pub obsolete_sst_files: u64,
+    /// Their bytes (RocksDB's `rocksdb.obsolete-sst-files-size`).
+    pub obsolete_sst_bytes: u64,
     /// Block cache counters.
     pub block_cache: CacheStats,
     /// Zone-aware compaction statistics (the Same-Zone Compaction paper's measures).

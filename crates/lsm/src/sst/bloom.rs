@@ -35,6 +35,14 @@ impl BloomBuilder {
         }
     }
 
+    /// Length of [`BloomBuilder::finish`]'s filter after one more distinct key.
+    pub fn finished_len_with_one_more(&self) -> u64 {
+        ((self.hashes.len() as u64 + 1) * u64::from(self.bits_per_key))
+            .max(64)
+            .div_ceil(8)
+            + 1
+    }
+
     /// The filter bytes.
     pub fn finish(&self) -> Vec<u8> {
         let k = probes(self.bits_per_key);

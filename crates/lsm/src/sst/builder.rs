@@ -179,6 +179,32 @@ impl TableBuilder {
         self.pos() + self.data.estimated_size() as u64
     }
 
+    /// An upper bound of the finished table's size if the entry `ikey` with a value of
+    /// `value_len` logical bytes were added next: data blocks written, the open block with the
+    /// entry and its trailer, the filter with one more key, the index with entries for the
+    /// open block and a block the entry may start, properties, footer. Compaction outputs
+    /// under `target_file_size_hard_cap` are cut when this passes the cap.
+    pub fn final_size_with(&self, ikey: &[u8], value_len: u64) -> u64 {
+        use super::format::{FOOTER_LEN, TRAILER_LEN};
+        let key = ikey.len() as u64;
+        // Three varints of at most 5 bytes (lengths below 2^32) and a restart offset.
+        let entry = key + value_len + 15 + 4;
+        let data = self.data.estimated_size() as u64 + entry + TRAILER_LEN as u64;
+        let index_entry = key + 1 + 10 + 10 + 15 + 4;
+        let index = self.index.estimated_size() as u64 + 2 * index_entry + TRAILER_LEN as u64;
+        let filter = self
+            .bloom
+            .as_ref()
+            .map_or(0, |b| b.finished_len_with_one_more() + TRAILER_LEN as u64);
+        // Ten varints, two length-prefixed keys (the largest becomes `ikey`).
+        let props = 10 * 10
+            + 2 * 5
+            + self.props.smallest_key.len().max(ikey.len()) as u64
+            + key
+            + TRAILER_LEN as u64;
+        self.pos() + data + index + filter + props + FOOTER_LEN as u64
+    }
+
     /// `raw` compressed with the table's codec when that is worth keeping (RocksDB's
     /// `GoodCompressionRatio`): the body to store and its compression byte.
     fn compress(&self, raw: &[u8], compress: bool) -> Option<(Vec<u8>, u8)> {

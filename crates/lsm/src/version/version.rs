@@ -3,16 +3,41 @@
 //! device until the last reader lets go (see [`LiveFile`]).
 
 use std::cmp::Ordering;
-use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use super::edit::VersionEdit;
 use super::file_meta::FileMeta;
 use crate::LsmError;
 use crate::key;
 
-/// Numbers of files that no version uses any more, waiting to be deleted.
-pub type Graveyard = Arc<Mutex<Vec<u64>>>;
+/// Files removed from the tree ([`Graveyard`]): the numbers of those no version uses any
+/// more, waiting to be deleted, and a gauge of those some older version still holds.
+#[derive(Debug, Default)]
+pub struct Obsolete {
+    dead: Mutex<Vec<u64>>,
+    pinned_files: AtomicU64,
+    pinned_bytes: AtomicU64,
+}
+
+impl Obsolete {
+    /// Takes the numbers of the files no version uses any more.
+    pub fn take_dead(&self) -> Vec<u64> {
+        std::mem::take(&mut *self.dead.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Files out of the tree that an older version still holds (a running compaction's or
+    /// an iterator's), and their bytes: RocksDB's `rocksdb.obsolete-sst-files-size`.
+    pub fn pinned(&self) -> (u64, u64) {
+        (
+            self.pinned_files.load(AtomicOrdering::Relaxed),
+            self.pinned_bytes.load(AtomicOrdering::Relaxed),
+        )
+    }
+}
+
+/// The files removed from a tree, shared by its versions' files.
+pub type Graveyard = Arc<Obsolete>;
 
 /// An SST known to the tree. When a compaction removes it from the current version it is
 /// marked obsolete; its number goes to the graveyard when the last version holding it drops.
@@ -36,7 +61,14 @@ impl LiveFile {
 
     /// Marks the file as no longer part of the tree.
     pub fn mark_obsolete(&self) {
-        self.obsolete.store(true, AtomicOrdering::Release);
+        if !self.obsolete.swap(true, AtomicOrdering::AcqRel) {
+            self.graveyard
+                .pinned_files
+                .fetch_add(1, AtomicOrdering::Relaxed);
+            self.graveyard
+                .pinned_bytes
+                .fetch_add(self.meta.file_size, AtomicOrdering::Relaxed);
+        }
     }
 
     /// Smallest user key.
@@ -52,10 +84,15 @@ impl LiveFile {
 
 impl Drop for LiveFile {
     fn drop(&mut self) {
-        if self.obsolete.load(AtomicOrdering::Acquire)
-            && let Ok(mut g) = self.graveyard.lock()
-        {
-            g.push(self.meta.number);
+        if self.obsolete.load(AtomicOrdering::Acquire) {
+            let g = &self.graveyard;
+            g.pinned_files.fetch_sub(1, AtomicOrdering::Relaxed);
+            g.pinned_bytes
+                .fetch_sub(self.meta.file_size, AtomicOrdering::Relaxed);
+            g.dead
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(self.meta.number);
         }
     }
 }

@@ -82,6 +82,7 @@ pub(super) async fn compact<E: Env, D: ZonedDevice>(
             smallest_snapshot,
             base_level,
             grandparents: grandparent_files(&version, plan),
+            hard_cap: inner.opts.target_file_size_hard_cap,
         };
         record = Some(zone_record(inner, job, plan, read_bytes));
         let boundaries = boundaries_of(inner, &version, plan)?;
@@ -354,6 +355,8 @@ pub(super) struct MergeContext {
     pub(super) base_level: u32,
     /// Grandparent files, in key order.
     pub(super) grandparents: Vec<Grandparent>,
+    /// `target_file_size_hard_cap`: outputs end before they would pass their target.
+    pub(super) hard_cap: bool,
 }
 
 /// A merge's outputs, their bytes, and the time it waited for input reads (ns, waits).
@@ -444,7 +447,8 @@ pub(super) async fn merge_loop<T: Tables, K: MergeSink>(
         plan.max_output_file_size,
         plan.max_compaction_bytes,
     )
-    .with_split_at(plan.split_at.as_deref());
+    .with_split_at(plan.split_at.as_deref())
+    .with_hard_cap(ctx.hard_cap);
     // CompactionRead: time spent waiting for input blocks.
     sink.before_io();
     match range.0 {
@@ -466,7 +470,13 @@ pub(super) async fn merge_loop<T: Tables, K: MergeSink>(
         entries += 1;
         input_bytes += k.len() as u64 + crate::elided::logical_entry_value_len(k, v);
         if filter.keep(k) {
-            let open = builder.as_ref().map(TableBuilder::estimated_file_size);
+            let open = builder.as_ref().map(|b| {
+                if ctx.hard_cap {
+                    b.final_size_with(k, crate::elided::logical_entry_value_len(k, v))
+                } else {
+                    b.estimated_file_size()
+                }
+            });
             if cutter.cut_before(k, open)
                 && let Some(b) = builder.take()
             {

@@ -30,12 +30,7 @@ pub(super) async fn delete_sst<E: Env, D: ZonedDevice>(
 pub(crate) async fn delete_obsolete<E: Env, D: ZonedDevice>(
     inner: &Arc<Inner<E, D>>,
 ) -> Result<(), LsmError> {
-    let dead: Vec<u64> = std::mem::take(
-        &mut *inner
-            .graveyard
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner),
-    );
+    let dead = inner.graveyard.take_dead();
     for n in dead {
         delete_sst(inner, n).await?;
         let now = inner.env.now();
