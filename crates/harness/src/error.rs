@@ -82,6 +82,9 @@ pub struct SpaceAtFailure {
     /// SSTs on the device that the tree does not list (outputs of flushes and compactions
     /// not installed yet, and the obsolete ones above): files and bytes.
     pub outside_tree_sst: (u64, u64),
+    /// Compactions running: (job, start level, output level, start time ns, input files),
+    /// oldest first.
+    pub running_compactions: Vec<(u64, u32, u32, u64, u32)>,
     /// The zone layer's space by zone kind.
     pub zones: zonedb_fs::space::SpaceReport,
 }
@@ -97,7 +100,7 @@ impl std::fmt::Display for SpaceAtFailure {
         write!(
             f,
             "{:.3} s: tree {} MiB by level [{}]; SSTs outside the tree {} ({} MiB), of which \
-             obsolete and still held {} ({} MiB); {}",
+             obsolete and still held {} ({} MiB); {} compactions running{}; {}",
             self.t_ns as f64 / 1e9,
             mib(self.level_bytes.iter().sum::<u64>()),
             levels.join(", "),
@@ -105,6 +108,14 @@ impl std::fmt::Display for SpaceAtFailure {
             mib(self.outside_tree_sst.1),
             self.obsolete_sst.0,
             mib(self.obsolete_sst.1),
+            self.running_compactions.len(),
+            self.running_compactions.first().map_or(
+                String::new(),
+                |(job, from, to, t, files)| format!(
+                    ", the oldest job {job} (L{from} -> L{to}, {files} input files) for {:.3} s",
+                    self.t_ns.saturating_sub(*t) as f64 / 1e9
+                )
+            ),
             self.zones
         )
     }

@@ -493,6 +493,7 @@ fn with_space_at_failure<E: Env, D: ZonedDevice>(
                     level_bytes: stats.level_bytes,
                     obsolete_sst: (stats.obsolete_sst_files, stats.obsolete_sst_bytes),
                     outside_tree_sst: untracked,
+                    running_compactions: db.running_compactions(),
                     zones: fs.space_report(),
                 }),
             }

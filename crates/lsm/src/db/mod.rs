@@ -633,6 +633,28 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
         s
     }
 
+    /// The compactions running now, oldest first: (job, start level, output level, start
+    /// time, input files). A running compaction holds the version it started from, so the
+    /// oldest one bounds what `obsolete_sst_bytes` counts.
+    pub fn running_compactions(&self) -> Vec<(u64, u32, u32, u64, u32)> {
+        let st = self.inner.lock();
+        let mut out: Vec<_> = st
+            .running
+            .iter()
+            .map(|r| {
+                (
+                    r.job,
+                    r.view.start_level,
+                    r.view.output_level,
+                    r.started_ns,
+                    r.input_files,
+                )
+            })
+            .collect();
+        out.sort_by_key(|r| (r.3, r.0));
+        out
+    }
+
     /// The current files, level by level: (level, metadata).
     pub fn files(&self) -> Vec<(u32, FileMeta)> {
         let v = self.inner.lock().version.clone();

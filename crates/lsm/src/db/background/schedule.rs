@@ -25,6 +25,10 @@ use crate::options::DbOptions;
 pub(crate) struct RunningCompaction {
     pub(crate) job: u64,
     pub(crate) view: PickerRunning,
+    /// When it started (the environment's clock).
+    pub(crate) started_ns: u64,
+    /// Its input files.
+    pub(crate) input_files: u32,
 }
 
 pub(super) fn max_compactions(opts: &DbOptions) -> u32 {
@@ -106,6 +110,8 @@ pub(crate) fn maybe_schedule<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
         }
         st.running.push(RunningCompaction {
             job,
+            started_ns: inner.env.now(),
+            input_files: u32::try_from(inputs.len()).unwrap_or(u32::MAX),
             view: PickerRunning {
                 start_level: plan.start_level,
                 output_level: plan.output_level,
