@@ -102,7 +102,7 @@ fn fs_kind(e: &FsError) -> LsmErrorKind {
 /// The engine's kind of a harness error (None: the harness's own, such as a failed check).
 fn harness_kind(e: &HarnessError) -> Option<LsmErrorKind> {
     Some(match e {
-        HarnessError::Lsm(e) => e.kind(),
+        HarnessError::Lsm(e) | HarnessError::OutOfSpace { source: e, .. } => e.kind(),
         HarnessError::Fs(e) => fs_kind(e),
         HarnessError::Device(e) => device_kind(e),
         HarnessError::Config(_) => LsmErrorKind::InvalidArgument,
