@@ -5,7 +5,7 @@
 //! left (reclaimable whole). A subzone holds one SST, so a subzone's garbage while its SST
 //! lives is the tail the SST left short of the subzone, lost until MERGE.
 
-use crate::state::{State, ZoneAcct};
+use crate::state::State;
 
 /// Bytes of one kind of region (wide zones, or subzones).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -83,19 +83,15 @@ impl SpaceReport {
                             .add(u.capacity, u.written(), u.used, u.remaining());
                     }
                 }
-                None => add_wide(&mut r.wide, z),
+                None => r.wide.add(z.capacity, z.written(), z.used, z.remaining()),
             }
         }
         r
     }
 }
 
-fn add_wide(w: &mut RegionSpace, z: &ZoneAcct) {
-    w.add(z.capacity, z.written(), z.used, z.remaining());
-}
-
-/// MiB, one decimal.
-fn mib(b: u64) -> String {
+/// Bytes as MiB with one decimal, as the report prints them.
+pub fn mib(b: u64) -> String {
     format!("{:.1}", b as f64 / f64::from(1u32 << 20))
 }
 

@@ -82,20 +82,15 @@ pub struct SpaceAtFailure {
     /// SSTs on the device that the tree does not list (outputs of flushes and compactions
     /// not installed yet, and the obsolete ones above): files and bytes.
     pub outside_tree_sst: (u64, u64),
-    /// Compactions running: (job, start level, output level, start time ns, input files),
-    /// oldest first.
-    pub running_compactions: Vec<(u64, u32, u32, u64, u32)>,
+    /// Compactions running, oldest first.
+    pub running_compactions: Vec<zonedb_lsm::RunningCompactionInfo>,
     /// The zone layer's space by zone kind.
     pub zones: zonedb_fs::space::SpaceReport,
 }
 
-/// MiB, one decimal.
-fn mib(b: u64) -> String {
-    format!("{:.1}", b as f64 / f64::from(1u32 << 20))
-}
-
 impl std::fmt::Display for SpaceAtFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use zonedb_fs::space::mib;
         let levels: Vec<String> = self.level_bytes.iter().map(|b| mib(*b)).collect();
         write!(
             f,
@@ -109,13 +104,16 @@ impl std::fmt::Display for SpaceAtFailure {
             self.obsolete_sst.0,
             mib(self.obsolete_sst.1),
             self.running_compactions.len(),
-            self.running_compactions.first().map_or(
-                String::new(),
-                |(job, from, to, t, files)| format!(
-                    ", the oldest job {job} (L{from} -> L{to}, {files} input files) for {:.3} s",
-                    self.t_ns.saturating_sub(*t) as f64 / 1e9
-                )
-            ),
+            self.running_compactions
+                .first()
+                .map_or(String::new(), |r| format!(
+                    ", the oldest job {} (L{} -> L{}, {} input files) for {:.3} s",
+                    r.job,
+                    r.start_level,
+                    r.output_level,
+                    r.input_files,
+                    self.t_ns.saturating_sub(r.started_ns) as f64 / 1e9
+                )),
             self.zones
         )
     }

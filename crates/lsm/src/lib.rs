@@ -36,5 +36,7 @@ pub mod options;
 pub mod sst;
 pub mod version;
 
-pub use db::{Db, DbConfig, DbIter, DbStats, Snapshot, WalDrop, WalRecovery};
+pub use db::{
+    Db, DbConfig, DbIter, DbStats, RunningCompactionInfo, Snapshot, WalDrop, WalRecovery,
+};
 pub use error::{BackgroundError, LsmError, LsmErrorKind};

@@ -91,7 +91,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             let Some((cand, valid)) = s.threaded_candidate(block, min_garbage) else {
                 return Ok(None);
             };
-            let views = s.views();
+            let views = s.cleaning_views();
             let cleaning_live = self
                 .opts
                 .cleaner

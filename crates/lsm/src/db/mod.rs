@@ -41,7 +41,7 @@ use crate::version::manifest::{ManifestWriter, sst_name};
 use crate::version::{FileMeta, Graveyard, Version};
 
 pub use iter::DbIter;
-pub use stats::DbStats;
+pub use stats::{DbStats, RunningCompactionInfo};
 pub use wal_recovery::{WalDrop, WalRecovery};
 
 use background::RunningCompaction;
@@ -633,25 +633,22 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
         s
     }
 
-    /// The compactions running now, oldest first: (job, start level, output level, start
-    /// time, input files). A running compaction holds the version it started from, so the
-    /// oldest one bounds what `obsolete_sst_bytes` counts.
-    pub fn running_compactions(&self) -> Vec<(u64, u32, u32, u64, u32)> {
+    /// The compactions running now, oldest first. A running compaction holds the version it
+    /// started from, so the oldest one bounds what `obsolete_sst_bytes` counts.
+    pub fn running_compactions(&self) -> Vec<RunningCompactionInfo> {
         let st = self.inner.lock();
         let mut out: Vec<_> = st
             .running
             .iter()
-            .map(|r| {
-                (
-                    r.job,
-                    r.view.start_level,
-                    r.view.output_level,
-                    r.started_ns,
-                    r.input_files,
-                )
+            .map(|r| RunningCompactionInfo {
+                job: r.job,
+                start_level: r.view.start_level,
+                output_level: r.view.output_level,
+                started_ns: r.started_ns,
+                input_files: r.input_files,
             })
             .collect();
-        out.sort_by_key(|r| (r.3, r.0));
+        out.sort_by_key(|r| (r.started_ns, r.job));
         out
     }
 

@@ -67,6 +67,21 @@ pub struct DbStats {
     pub zone_compaction: ZoneCompactionStats,
 }
 
+/// A compaction running now ([`crate::Db::running_compactions`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunningCompactionInfo {
+    /// Job id.
+    pub job: u64,
+    /// Start level.
+    pub start_level: u32,
+    /// Output level.
+    pub output_level: u32,
+    /// When it started (the environment's clock), ns.
+    pub started_ns: u64,
+    /// Its input files.
+    pub input_files: u32,
+}
+
 /// One merging compaction as the Same-Zone Compaction paper measures it.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct CompactionRecord {

@@ -468,11 +468,12 @@ pub(super) async fn merge_loop<T: Tables, K: MergeSink>(
             break;
         }
         entries += 1;
-        input_bytes += k.len() as u64 + crate::elided::logical_entry_value_len(k, v);
+        let value_len = crate::elided::logical_entry_value_len(k, v);
+        input_bytes += k.len() as u64 + value_len;
         if filter.keep(k) {
             let open = builder.as_ref().map(|b| {
                 if ctx.hard_cap {
-                    b.final_size_with(k, crate::elided::logical_entry_value_len(k, v))
+                    b.final_size_with(k, value_len)
                 } else {
                     b.estimated_file_size()
                 }
