@@ -11,6 +11,7 @@ use zonedb_device::flash::Scheduler;
 use zonedb_device::payload::PayloadKind;
 use zonedb_device::profile::PROFILE_NAMES;
 use zonedb_device::sim::spec::SimPayload;
+use zonedb_device::splitzns::SplitZnsConfig;
 use zonedb_device::{Profile, SimDeviceSpec};
 use zonedb_env::{SimConfig, SimEnv};
 
@@ -46,9 +47,14 @@ pub struct BenchArgs {
     /// How queued die work is ordered: fifo or priority (default: the profile's, fifo).
     #[arg(long)]
     scheduler: Option<String>,
-    /// seq-write, seq-read, rand-read or mixed.
+    /// seq-write, seq-read, rand-read, mixed or subzone-write (needs `--splitzns`).
     #[arg(long, default_value = "seq-write")]
     workload: String,
+    /// Make the device a SplitZNS device: `native` (split zones, no acceleration), `ring`
+    /// (with the SubZone Ring) or `all` (ring, Read Prefetcher and Read Scheduler). Default:
+    /// zones are not split.
+    #[arg(long)]
+    splitzns: Option<String>,
     /// Request size in bytes (default: 1 MiB for sequential, one flash page for random).
     #[arg(long)]
     block_size: Option<u64>,
@@ -189,9 +195,24 @@ pub fn build_profile(
 
 fn bench_cmd(a: &BenchArgs) -> Result<ExitCode, CliError> {
     let scheduler = a.scheduler.as_deref().map(Scheduler::by_name).transpose()?;
+    let split = match a.splitzns.as_deref() {
+        None => None,
+        Some("native") => Some(SplitZnsConfig::native()),
+        Some("ring") => Some(SplitZnsConfig {
+            ring: true,
+            ..SplitZnsConfig::native()
+        }),
+        Some("all") => Some(SplitZnsConfig::default()),
+        Some(other) => {
+            return Err(CliError::Usage(format!(
+                "unknown --splitzns '{other}'; known: native, ring, all"
+            )));
+        }
+    };
     let mut spec = SimDeviceSpec::new(&a.profile, &a.scale)
         .chips_per_zone(a.chips_per_zone)
-        .scheduler(scheduler);
+        .scheduler(scheduler)
+        .splitzns(split);
     let workload = Workload::parse(&a.workload)?;
     // The full profile (for --json), its name, chips per zone (flash), zone geometry and the
     // default random request (a flash page; a disk's block).
@@ -223,6 +244,8 @@ fn bench_cmd(a: &BenchArgs) -> Result<ExitCode, CliError> {
     };
     let block_size_bytes = a.block_size.unwrap_or(match workload {
         Workload::SeqWrite | Workload::SeqRead => (1u64 << 20).min(zones.zone_capacity_bytes),
+        // Zone appends: at most the device's append limit.
+        Workload::SubzoneWrite => (1u64 << 20).min(zones.zone_append_max_bytes),
         Workload::RandRead | Workload::Mixed => rand_bs,
     });
     let opts = BenchOptions {

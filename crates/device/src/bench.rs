@@ -2,12 +2,17 @@
 //!
 //! Workloads: `seq-write` (zones written front to back), `seq-read` (the same order, after a
 //! preconditioning fill), `rand-read` (block-aligned uniform random reads of filled zones), and
-//! `mixed` (random reads of filled zones interleaved with sequential writes to other zones).
+//! `mixed` (random reads of filled zones interleaved with sequential writes to other zones),
+//! and `subzone-write` (SplitZNS: the zones are split, each client writes one subzone at a
+//! time front to back with zone appends, finishes it and takes the next, as concurrent SST
+//! writers do; the measured time ends when every program the device has started is done,
+//! but a SubZone Ring acknowledges writes it still holds, up to its size (two wide zones by
+//! default): for a sustained rate, write many times that).
 //! `qd` client tasks keep that many requests in flight. Everything reported is a pure function
 //! of the profile, the options and the seed; wall-clock figures are added by the caller under
 //! `host`.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use hdrhistogram::Histogram;
@@ -27,6 +32,8 @@ pub enum Workload {
     RandRead,
     /// Random reads of preconditioned zones mixed with sequential writes to other zones.
     Mixed,
+    /// Subzones of split zones written one per client at a time (SplitZNS devices).
+    SubzoneWrite,
 }
 
 impl Workload {
@@ -40,8 +47,9 @@ impl Workload {
             "seq-read" => Ok(Self::SeqRead),
             "rand-read" => Ok(Self::RandRead),
             "mixed" => Ok(Self::Mixed),
+            "subzone-write" => Ok(Self::SubzoneWrite),
             _ => Err(DeviceError::InvalidConfig(format!(
-                "unknown workload '{s}'; known: seq-write, seq-read, rand-read, mixed"
+                "unknown workload '{s}'; known: seq-write, seq-read, rand-read, mixed, subzone-write"
             ))),
         }
     }
@@ -235,6 +243,36 @@ struct Clients<D> {
     issued: AtomicU64,
     pattern: Vec<u8>,
     rec: Mutex<Recorder>,
+    /// `subzone-write`: the next subzone to hand to a client (over the split zones
+    /// `0..zones`, zone-major) and the subzone geometry.
+    subzones: Option<SubzoneCursor>,
+}
+
+/// The subzones of `subzone-write`, handed out in order. A zone is split when its first
+/// subzone is handed out and finished (deactivated) when its last one is full, so the split
+/// zones in use stay within the device's active-zone limit.
+#[derive(Debug)]
+struct SubzoneCursor {
+    next: AtomicU64,
+    per_zone: u32,
+    zones: u32,
+    capacity: u64,
+    /// Per zone: split on the device.
+    split: Vec<AtomicBool>,
+    /// Per zone: subzones finished.
+    full: Vec<AtomicU32>,
+}
+
+impl SubzoneCursor {
+    fn claim(&self) -> Option<crate::SubzoneId> {
+        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        let per = u64::from(self.per_zone.max(1));
+        let zone = u32::try_from(i / per).ok().filter(|&z| z < self.zones)?;
+        Some(crate::SubzoneId {
+            zone,
+            index: u32::try_from(i % per).ok()?,
+        })
+    }
 }
 
 impl<D: ZonedDevice> Clients<D> {
@@ -248,6 +286,8 @@ impl<D: ZonedDevice> Clients<D> {
         let t0 = env.now();
         let (target, read) = match self.opts.workload {
             Workload::SeqWrite => (self.seq.claim()?, false),
+            // Its clients run `write_subzones` instead.
+            Workload::SubzoneWrite => return None,
             Workload::SeqRead => (self.seq.claim()?, true),
             Workload::RandRead | Workload::Mixed => {
                 if self.issued.fetch_add(1, Ordering::Relaxed) >= self.opts.ops {
@@ -305,6 +345,109 @@ impl<D: ZonedDevice> Clients<D> {
     }
 }
 
+impl<D: ZonedDevice> Clients<D> {
+    /// `subzone-write`: claims subzones until none is left; each is appended to front to back,
+    /// `bs` at a time (the last append shorter), and finished.
+    async fn write_subzones<E: Env>(&self, env: &E) -> Result<(), DeviceError> {
+        let Some(cursor) = &self.subzones else {
+            return Ok(());
+        };
+        // A zone append is at most the device's append limit.
+        let bs = self
+            .opts
+            .block_size_bytes
+            .min(self.geometry.zone_append_max_bytes);
+        while let Some(id) = cursor.claim() {
+            let z = id.zone as usize;
+            if id.index == 0 {
+                self.dev.split_zone(id.zone, cursor.per_zone).await?;
+                cursor.split[z].store(true, Ordering::Release);
+            }
+            // Another client is splitting the zone: its SPLIT is in flight.
+            while !cursor.split[z].load(Ordering::Acquire) {
+                env.sleep(1_000).await;
+            }
+            let mut written = 0;
+            while written < cursor.capacity {
+                let len = bs.min(cursor.capacity - written);
+                let t0 = env.now();
+                self.dev
+                    .append_subzone(id, &self.pattern[..usize::try_from(len).unwrap_or(0)])
+                    .await?;
+                let lat = env.now() - t0;
+                self.rec
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .record(false, lat, len);
+                written += len;
+            }
+            self.dev.finish_subzone(id).await?;
+            if cursor.full[z].fetch_add(1, Ordering::AcqRel) + 1 == cursor.per_zone {
+                // Every subzone full: FINISH gives the split zone's tokens back.
+                self.dev.manage(id.zone, crate::ZoneOp::Finish).await?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The zones the workload touches, after checking the options against the device.
+///
+/// # Errors
+/// [`DeviceError::InvalidConfig`] for a block size, queue depth or zone count the device
+/// cannot run.
+fn zones_needed(opts: &BenchOptions, g: &crate::ZoneGeometry) -> Result<u32, DeviceError> {
+    let bs = opts.block_size_bytes;
+    if bs == 0 || !bs.is_multiple_of(g.block_size_bytes) {
+        return Err(DeviceError::InvalidConfig(format!(
+            "block size {bs} is not a multiple of the device block {}",
+            g.block_size_bytes
+        )));
+    }
+    if opts.qd == 0 || opts.qd > 4096 {
+        return Err(DeviceError::InvalidConfig("qd must be in 1..=4096".into()));
+    }
+    let needed = if opts.workload == Workload::Mixed {
+        opts.zones.max(2)
+    } else {
+        opts.zones.max(1)
+    };
+    if needed > g.zone_count {
+        return Err(DeviceError::InvalidConfig(format!(
+            "{needed} zones asked, the device has {}",
+            g.zone_count
+        )));
+    }
+    Ok(needed)
+}
+
+/// The subzones of `zones` zones for `subzone-write` (`None` for the other workloads).
+///
+/// # Errors
+/// [`DeviceError::InvalidConfig`] when the device does not split zones.
+fn subzone_cursor<D: ZonedDevice>(
+    dev: &D,
+    workload: Workload,
+    zones: u32,
+) -> Result<Option<SubzoneCursor>, DeviceError> {
+    if workload != Workload::SubzoneWrite {
+        return Ok(None);
+    }
+    let geo = dev.split_geometry().ok_or_else(|| {
+        DeviceError::InvalidConfig(
+            "subzone-write needs a device that splits zones (a SplitZNS device)".into(),
+        )
+    })?;
+    Ok(Some(SubzoneCursor {
+        next: AtomicU64::new(0),
+        per_zone: geo.subzones,
+        zones,
+        capacity: geo.subzone_capacity_bytes,
+        split: (0..zones).map(|_| AtomicBool::default()).collect(),
+        full: (0..zones).map(|_| AtomicU32::default()).collect(),
+    }))
+}
+
 /// Fills `zones` zones front to back and drains the write buffer, so measurement starts idle.
 async fn precondition<D: ZonedDevice>(
     dev: &D,
@@ -357,28 +500,9 @@ pub async fn run<E: Env, D: ZonedDevice>(
 ) -> Result<BenchReport, DeviceError> {
     let g = dev.geometry().clone();
     let bs = opts.block_size_bytes;
-    if bs == 0 || !bs.is_multiple_of(g.block_size_bytes) {
-        return Err(DeviceError::InvalidConfig(format!(
-            "block size {bs} is not a multiple of the device block {}",
-            g.block_size_bytes
-        )));
-    }
-    if opts.qd == 0 || opts.qd > 4096 {
-        return Err(DeviceError::InvalidConfig("qd must be in 1..=4096".into()));
-    }
-    let needed = if opts.workload == Workload::Mixed {
-        opts.zones.max(2)
-    } else {
-        opts.zones.max(1)
-    };
-    if needed > g.zone_count {
-        return Err(DeviceError::InvalidConfig(format!(
-            "{needed} zones asked, the device has {}",
-            g.zone_count
-        )));
-    }
+    let needed = zones_needed(&opts, &g)?;
     let (read_zones, write_first, write_zones) = match opts.workload {
-        Workload::SeqWrite => (0, 0, needed),
+        Workload::SeqWrite | Workload::SubzoneWrite => (0, 0, needed),
         Workload::SeqRead => (needed, 0, needed),
         Workload::RandRead => (needed, needed, 0),
         // Mixed: reads over half the zones asked, writes through every zone after them.
@@ -393,7 +517,9 @@ pub async fn run<E: Env, D: ZonedDevice>(
     if read_zones > 0 {
         precondition(dev.as_ref(), read_zones, bs, &pattern, opts.elide_payload).await?;
     }
+    let subzones = subzone_cursor(dev.as_ref(), opts.workload, needed)?;
     let clients = Arc::new(Clients {
+        subzones,
         seq: SeqCursor {
             next: AtomicU64::new(0),
             first_zone: write_first,
@@ -419,6 +545,9 @@ pub async fn run<E: Env, D: ZonedDevice>(
     for w in 0..opts.qd {
         let (env2, clients, mut rng) = (env.clone(), clients.clone(), env.rng());
         workers.push(env.spawn(&format!("bench-client-{w}"), async move {
+            if clients.subzones.is_some() {
+                return clients.write_subzones(&env2).await;
+            }
             while let Some(r) = clients.next(&env2, &mut rng).await {
                 r?;
             }
@@ -428,6 +557,11 @@ pub async fn run<E: Env, D: ZonedDevice>(
     for w in workers {
         w.await
             .map_err(|e| DeviceError::InvalidConfig(format!("benchmark client failed: {e}")))??;
+    }
+    if clients.subzones.is_some() {
+        // The programs started are part of the measured time (the ring's tail is
+        // power-loss protected: acknowledged and durable, not programmed yet).
+        dev.sync().await?;
     }
     let rec = clients.rec.lock().unwrap_or_else(PoisonError::into_inner);
     let elapsed = (env.now() - start).max(1);

@@ -87,14 +87,43 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                         // lifetime. LIZA leaves those alone, so with every active token held
                         // by nearly empty zones of other lifetimes it reports a full device
                         // while most of it is free; ZenFS then fails the write.
-                        return self
+                        let mut notified = pin!(self.tokens.notified());
+                        notified.as_mut().enable();
+                        match self
                             .try_acquire_zone(lifetime, kind, 0, AllocMode::LastResort, sst)
-                            .await;
+                            .await
+                        {
+                            // Every zone with room is held by a writer: when one of them is
+                            // an SST writer, it gives its zone back when its file is done
+                            // (the WAL's and the manifest's are kept), so wait for that
+                            // rather than fail a write with room on the device, then try
+                            // again from the policy.
+                            Err(FsError::NoSpace) if self.sst_writer_holds_room() => {
+                                let t1 = self.env.now();
+                                notified.await;
+                                let mut c = self.counters();
+                                c.last_resort_waits += 1;
+                                c.blocking_ns += self.env.now() - t1;
+                            }
+                            other => return other,
+                        }
                     }
                 }
                 other => return other,
             }
         }
+    }
+
+    /// Whether a zone an SST writer holds still has a block of room (it comes back to the
+    /// allocator when that SST is complete).
+    fn sst_writer_holds_room(&self) -> bool {
+        let s = self.lock();
+        s.zones.iter().any(|z| {
+            z.busy
+                && z.holder == Some(FileKind::Sst)
+                && z.split.is_none()
+                && z.remaining() >= self.block
+        })
     }
 
     /// The authors' retry loop (`ZoneFile::AllocateNewZone` of their ZenFS fork): while more
@@ -194,6 +223,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                     Placement::Active(z) | Placement::Empty(z) => {
                         if let Some(acct) = s.zone_mut(z) {
                             acct.busy = true;
+                            acct.holder = Some(kind);
                             if matches!(decision.outcome, Placement::Empty(_)) {
                                 acct.active = true;
                                 acct.lifetime = lifetime;
@@ -290,6 +320,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             }
             if let Some(z) = s.zone_mut(zone) {
                 z.busy = false;
+                z.holder = None;
                 if z.remaining() == 0 {
                     z.active = false;
                 }

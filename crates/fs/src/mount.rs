@@ -173,6 +173,7 @@ impl State {
                 used: 0,
                 lifetime: Lifetime::NotSet,
                 busy: false,
+                holder: None,
                 active: false,
                 readers: 0,
                 failed: false,

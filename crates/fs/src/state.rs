@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use zonedb_device::SubzoneId;
 
-use crate::file::{Extent, ExtentIndex, FileMeta};
+use crate::file::{Extent, ExtentIndex, FileKind, FileMeta};
 use crate::placement::{AllocView, Lifetime, ZoneView};
 
 /// Accounting of one IO zone.
@@ -20,6 +20,10 @@ pub(crate) struct ZoneAcct {
     pub(crate) used: u64,
     pub(crate) lifetime: Lifetime,
     pub(crate) busy: bool,
+    /// The kind of file whose writer holds the zone (busy with a writer's open token), so a
+    /// writer that finds no room can tell a zone an SST writer gives back soon from one the
+    /// WAL keeps.
+    pub(crate) holder: Option<FileKind>,
     /// Holds an active token (allocated empty, or partially written).
     pub(crate) active: bool,
     /// Reads in flight on the zone: it is not reset until they are done (a read that looked

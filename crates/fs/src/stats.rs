@@ -38,6 +38,13 @@ pub struct FsStats {
     /// Allocations the placement policy could not serve that took a partially written zone
     /// of another lifetime instead of failing (after cleaning freed nothing).
     pub last_resort_allocations: u64,
+    /// Times a writer found every zone with room held by other writers, one of them an SST
+    /// writer, and waited for a zone to come back instead of failing (its wait is in
+    /// `io_blocking_ns`).
+    pub last_resort_waits: u64,
+    /// SSTs that found no wide zone with room and went to a free subzone of an existing
+    /// split zone instead, whatever their level (SplitZNS).
+    pub last_resort_subzones: u64,
     /// Unwritten remaining capacity of the IO zones.
     pub free_bytes: u64,
     /// Live file bytes.

@@ -23,6 +23,7 @@ use zonedb_env::Env;
 use crate::FsError;
 use crate::file::FileKind;
 use crate::fs::ZoneFs;
+use crate::placement::selective::choose_subzone;
 use crate::placement::{
     Lifetime, PlacementRequest, SplitView, SplitZoneView, SstContext, SubzonePlacement,
     WideFallback,
@@ -43,6 +44,37 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         lifetime: Lifetime,
         kind: FileKind,
         sst: Option<&SstContext>,
+    ) -> Result<Option<SubzoneId>, FsError> {
+        self.take_subzone(lifetime, kind, sst, false).await
+    }
+
+    /// The last resort of an SST's first zone when no wide zone has room (after cleaning and
+    /// the wait for zones SST writers hold): a free subzone of a split zone that already
+    /// exists, whatever the SST's level, when the SST fits one. Split zones are capped and
+    /// hold deep SSTs by the policy's rule; a shallow SST there is merged (MERGE) when it is
+    /// deleted like any other, so the device's free subzones are not lost to a write that
+    /// would otherwise fail. `None`: no such subzone (or no split zones, or no plan).
+    ///
+    /// # Errors
+    /// As [`Self::acquire_subzone`] (no SPLIT is issued here).
+    pub(crate) async fn acquire_subzone_last_resort(
+        &self,
+        kind: FileKind,
+        sst: Option<&SstContext>,
+    ) -> Result<Option<SubzoneId>, FsError> {
+        self.take_subzone(Lifetime::NotSet, kind, sst, true).await
+    }
+
+    /// [`Self::acquire_subzone`], or with `last_resort` [`Self::acquire_subzone_last_resort`]:
+    /// the decision is the policy's, or the first rules of
+    /// [`choose_subzone`] without a new split (an empty wide zone would have been taken as a
+    /// wide zone) and without counting a fallback.
+    async fn take_subzone(
+        &self,
+        lifetime: Lifetime,
+        kind: FileKind,
+        sst: Option<&SstContext>,
+        last_resort: bool,
     ) -> Result<Option<SubzoneId>, FsError> {
         let (Some(geo), Some(sst)) = (self.split_geo, sst) else {
             return Ok(None);
@@ -67,14 +99,23 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                     subzone_capacity_bytes: geo.subzone_capacity_bytes,
                     block_bytes: self.block,
                 };
-                let Some(decision) = self.opts.placement.place_subzone(&view, &request) else {
-                    return Ok(None);
+                let decision = if last_resort {
+                    match choose_subzone(&view, &request, sst.size, split.len()) {
+                        SubzonePlacement::Split(_) | SubzonePlacement::Wide(_) => return Ok(None),
+                        d => d,
+                    }
+                } else {
+                    let Some(d) = self.opts.placement.place_subzone(&view, &request) else {
+                        return Ok(None);
+                    };
+                    d
                 };
                 self.take_decision(&mut s, decision);
                 if matches!(
                     decision,
                     SubzonePlacement::Subzone(_) | SubzonePlacement::Split(_)
                 ) {
+                    self.counters().last_resort_subzones += u64::from(last_resort);
                     let free: u64 = s.zones.iter().map(crate::state::ZoneAcct::remaining).sum();
                     self.counters().free_series.push((self.env.now(), free));
                 }

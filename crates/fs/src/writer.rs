@@ -421,7 +421,8 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
     /// file there ([`ZoneFs::acquire_subzone`]); otherwise a wide zone.
     async fn take_slot(&mut self) -> Result<Slot, FsError> {
         let fs = self.fs.clone();
-        if !self.asked {
+        let first = !self.asked;
+        if first {
             self.asked = true;
             if let Some(id) = fs
                 .acquire_subzone(self.lifetime, self.kind, self.sst.as_deref())
@@ -430,10 +431,18 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
                 return Ok(Slot::Subzone(id));
             }
         }
-        let z = fs
+        match fs
             .acquire_zone(self.lifetime, self.kind, self.sst.as_deref())
-            .await?;
-        Ok(Slot::Zone(z))
+            .await
+        {
+            // Nothing written yet and no wide zone has room: a free subzone, if the SST fits.
+            Err(FsError::NoSpace) if first => fs
+                .acquire_subzone_last_resort(self.kind, self.sst.as_deref())
+                .await?
+                .map(Slot::Subzone)
+                .ok_or(FsError::NoSpace),
+            other => other.map(Slot::Zone),
+        }
     }
 }
 

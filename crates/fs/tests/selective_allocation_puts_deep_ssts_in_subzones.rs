@@ -43,17 +43,7 @@ fn contents(number: u64, len: usize) -> Vec<u8> {
 
 /// Writes SST `number` of `len` bytes to `level`, planned as the engine plans it.
 async fn write_sst(fs: &Arc<Fs>, number: u64, level: u32, len: usize) -> String {
-    let name = format!("{number:06}.sst");
-    let plan = SstContext {
-        number,
-        level,
-        size: len as u64,
-        ..SstContext::default()
-    };
-    let mut f = fs.create_sst(&name, Lifetime::Extreme, plan).await.unwrap();
-    f.append(&contents(number, len)).await.unwrap();
-    f.close().await.unwrap();
-    name
+    try_write_sst(fs, number, level, len).await.unwrap()
 }
 
 /// The subzone holding a file of one extent, `None` if it lies in a wide zone.
@@ -442,5 +432,73 @@ fn free_subzones_do_not_hold_back_cleaning_of_wide_zones() {
             );
         }
         assert_eq!(fs.fsck(), Vec::new());
+    });
+}
+
+/// Writes SST `number` of `len` bytes to `level`; the layer's error if it finds no room.
+async fn try_write_sst(
+    fs: &Arc<Fs>,
+    number: u64,
+    level: u32,
+    len: usize,
+) -> Result<String, zonedb_fs::FsError> {
+    let name = format!("{number:06}.sst");
+    let plan = SstContext {
+        number,
+        level,
+        size: len as u64,
+        ..SstContext::default()
+    };
+    let mut f = fs.create_sst(&name, Lifetime::Extreme, plan).await?;
+    f.append(&contents(number, len)).await?;
+    f.close().await?;
+    Ok(name)
+}
+
+#[test]
+fn a_shallow_sst_takes_a_free_subzone_when_no_wide_zone_has_room() {
+    run(async |env, dev| {
+        let fs = Fs::mount(env, dev.clone(), opts(Selective::default()))
+            .await
+            .unwrap();
+        // One split zone, one of its four subzones used.
+        let deep = write_sst(&fs, 1, 5, 30 * KIB).await;
+        assert!(subzone_of(&fs, &deep).is_some());
+        // Wide zones filled with L1 SSTs larger than a subzone until one finds no room.
+        let mut number = 100;
+        let mut shallow = Vec::new();
+        loop {
+            match try_write_sst(&fs, number, 1, 60 * KIB).await {
+                Ok(name) => shallow.push(name),
+                Err(zonedb_fs::FsError::NoSpace) => break,
+                Err(e) => panic!("{e}"),
+            }
+            number += 1;
+            assert!(number < 200, "the wide zones never filled");
+        }
+        assert!(shallow.len() >= 30, "{}", shallow.len());
+        let _ = fs.delete(&format!("{number:06}.sst")).await;
+        assert_eq!(fs.stats().last_resort_subzones, 0);
+        // An L1 SST that fits a subzone goes to a free one of the split zone.
+        let l1 = write_sst(&fs, 300, 1, 30 * KIB).await;
+        let sub = subzone_of(&fs, &l1).expect("the L1 SST took a free subzone");
+        assert_eq!(sub.zone, subzone_of(&fs, &deep).unwrap().zone);
+        assert_eq!(fs.stats().last_resort_subzones, 1);
+        assert_eq!(fs.read_all(&l1).await.unwrap(), contents(300, 30 * KIB));
+        // One larger than a subzone still finds no room.
+        assert!(matches!(
+            try_write_sst(&fs, 301, 1, 60 * KIB).await,
+            Err(zonedb_fs::FsError::NoSpace)
+        ));
+        let _ = fs.delete("000301.sst").await;
+        // Deleting it merges its subzone as any other.
+        fs.delete(&l1).await.unwrap();
+        let info = dev.report_subzones(sub.zone).unwrap()[sub.index as usize];
+        assert_eq!(info.state, SubzoneState::Empty);
+        for name in shallow.iter().chain([&deep]) {
+            let n: u64 = name[..6].parse().unwrap();
+            let len = if n == 1 { 30 * KIB } else { 60 * KIB };
+            assert_eq!(fs.read_all(name).await.unwrap(), contents(n, len), "{name}");
+        }
     });
 }

@@ -1,0 +1,102 @@
+//! The last step before a writer fails for want of space: when every zone with room is held
+//! by other writers and one of them is an SST writer, the writer waits for that zone to come
+//! back (an SST is closed soon) instead of failing a write with room on the device; a zone the
+//! WAL holds is not waited for (the WAL keeps it), so that writer fails at once.
+#![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+use std::sync::Arc;
+
+use zonedb_device::payload::Payload;
+use zonedb_device::{Profile, ZnsSsd};
+use zonedb_env::{Env, SimConfig, SimEnv};
+use zonedb_fs::placement::Lifetime;
+use zonedb_fs::{FsError, FsOptions, ZoneFs};
+
+const SECOND_NS: u64 = 1_000_000_000;
+
+/// `holder` holds the only zone with room (4 KiB written of 192 KiB); a file fills every
+/// other zone; `holder` is closed 2.5 s later. Returns the blocked writer's outcome, the time
+/// it took, and the fs stats.
+fn blocked_writer(holder: &'static str) -> (Result<(), FsError>, u64, zonedb_fs::FsStats) {
+    let env = SimEnv::new(SimConfig::default());
+    let mut p = Profile::by_name("tiny").unwrap();
+    p.zones.max_open_zones = 6;
+    p.zones.max_active_zones = 6;
+    let dev = Arc::new(ZnsSsd::new(env.clone(), p, Payload::memory(16)).unwrap());
+    let (env2, dev2) = (env.clone(), dev.clone());
+    let out = env
+        .run(async move {
+            ZoneFs::<SimEnv, ZnsSsd<SimEnv>>::mkfs(dev2.as_ref(), 0)
+                .await
+                .unwrap();
+            let fs = ZoneFs::mount(
+                env2.clone(),
+                dev2.clone(),
+                FsOptions {
+                    write_buffer_bytes: 64 << 10,
+                    ..FsOptions::default()
+                },
+            )
+            .await
+            .unwrap();
+            let mut hold = fs.create(holder, Lifetime::Medium).await.unwrap();
+            hold.append(&[7; 4096]).await.unwrap();
+            hold.sync().await.unwrap();
+            let held = fs.file_zones(&[holder])[0][0].0;
+            let room = fs.stats().free_bytes;
+            let hold_room = 192 * 1024 - 4096 - if holder.ends_with(".log") { 8 } else { 0 };
+            let mut big = fs.create("big.sst", Lifetime::Long).await.unwrap();
+            big.append(&vec![1; usize::try_from(room - hold_room).unwrap()])
+                .await
+                .unwrap();
+            big.close().await.unwrap();
+            assert!(
+                fs.file_zones(&["big.sst"])[0]
+                    .iter()
+                    .all(|(z, _)| *z != held)
+            );
+            let t0 = env2.now();
+            let closer = {
+                let env = env2.clone();
+                env2.spawn("closer", async move {
+                    env.sleep_until(t0 + 5 * SECOND_NS / 2).await;
+                    hold.close().await.unwrap();
+                })
+            };
+            let mut w = fs.create("w.sst", Lifetime::Medium).await.unwrap();
+            let wrote = async {
+                w.append(&[2; 4096]).await?;
+                w.sync().await
+            }
+            .await;
+            let took = env2.now() - t0;
+            closer.await.unwrap();
+            if wrote.is_ok() {
+                w.close().await.unwrap();
+                assert_eq!(fs.read_all("w.sst").await.unwrap(), vec![2; 4096]);
+                assert_eq!(fs.file_zones(&["w.sst"])[0][0].0, held);
+                assert_eq!(fs.read_all(holder).await.unwrap().len(), 4096);
+            }
+            (wrote, took, fs.stats())
+        })
+        .unwrap();
+    env.kill_all_tasks();
+    out
+}
+
+#[test]
+fn a_writer_waits_for_the_zone_an_sst_writer_holds_and_takes_it() {
+    let (wrote, took, stats) = blocked_writer("hold.sst");
+    wrote.unwrap();
+    assert!(took >= 5 * SECOND_NS / 2, "took {took} ns");
+    assert!(stats.last_resort_waits >= 1, "{stats:?}");
+    assert!(stats.io_blocking_ns >= 5 * SECOND_NS / 2, "{stats:?}");
+}
+
+#[test]
+fn a_zone_the_wal_holds_is_not_waited_for() {
+    let (wrote, took, stats) = blocked_writer("000007.log");
+    assert!(matches!(wrote, Err(FsError::NoSpace)), "{wrote:?}");
+    assert!(took < SECOND_NS, "took {took} ns");
+    assert_eq!(stats.last_resort_waits, 0, "{stats:?}");
+}
