@@ -78,7 +78,13 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                     let freed = if self.opts.cleaner.name() == "none" {
                         false
                     } else {
-                        let freed = self.clean_once().await?;
+                        // Cleaning that found no zone to migrate into freed nothing: that
+                        // is no reason to fail the write before the last resort below.
+                        let freed = match self.clean_once().await {
+                            Ok(freed) => freed,
+                            Err(FsError::NoSpace) => false,
+                            Err(e) => return Err(e),
+                        };
                         self.counters().blocking_ns += self.env.now() - t0;
                         freed
                     };
