@@ -150,6 +150,9 @@ pub(crate) struct Counters {
     pub(crate) threaded_reclaims: u64,
     pub(crate) threaded_bytes: u64,
     pub(crate) threaded_declined: u64,
+    /// Background (compaction input) file reads by zone kind: `[wide, subzone]` of
+    /// (bytes, summed device-read latency ns).
+    pub(crate) background_reads: [(u64, u64); 2],
 }
 
 /// A mounted zone file layer on device `D` in environment `E`.
@@ -420,7 +423,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         let (pieces, _readers) = self.extent_pieces(id, offset, len)?;
         for (dev_off, n) in pieces {
             let (a, b) = self.block_span(dev_off, n);
+            let t0 = self.env.now();
             self.dev.read_discard(a, b - a, class).await?;
+            self.count_background_read(class, a, b - a, t0);
         }
         Ok(())
     }
@@ -438,7 +443,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         let mut out = ElidedBytes::new();
         for (dev_off, n) in pieces {
             let (a, b) = self.block_span(dev_off, n);
+            let t0 = self.env.now();
             let data = self.dev.read_elided(a, b - a, class).await?;
+            self.count_background_read(class, a, b - a, t0);
             if data.len() != b - a {
                 return Err(FsError::Corrupt("short device read".into()));
             }
@@ -473,6 +480,25 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             .get(name)
             .ok_or_else(|| FsError::NotFound(name.to_owned()))?;
         Ok((id, st.files.get(&id).map_or(0, |f| f.meta.size)))
+    }
+
+    /// Counts a device read of `bytes` at `at` begun at `t0` when it was for a background
+    /// file read (compaction inputs), by whether its zone is split (SplitZNS subzones).
+    fn count_background_read(&self, class: IoClass, at: u64, bytes: u64, t0: u64) {
+        if class != IoClass::BackgroundRead {
+            return;
+        }
+        let ns = self.env.now().saturating_sub(t0);
+        let split = {
+            let s = self.lock();
+            s.zone_of(at)
+                .and_then(|z| s.zone(z))
+                .is_some_and(|z| z.split.is_some())
+        };
+        let mut c = self.counters();
+        let (b, t) = &mut c.background_reads[usize::from(split)];
+        *b += bytes;
+        *t += ns;
     }
 
     /// The block-aligned device range `[a, b)` holding `n` bytes at `dev_off`.
@@ -555,7 +581,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         let mut out = Vec::with_capacity(usize::try_from(len).unwrap_or(0).min(1 << 30));
         for (dev_off, n) in pieces {
             let (a, b) = self.block_span(dev_off, n);
+            let t0 = self.env.now();
             let data = self.dev.read(a, b - a, class).await?;
+            self.count_background_read(class, a, b - a, t0);
             let from = usize::try_from(dev_off - a).unwrap_or(0);
             let to = from + usize::try_from(n).unwrap_or(0);
             out.extend_from_slice(
@@ -781,6 +809,10 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             threaded_reclaims: c.threaded_reclaims,
             threaded_bytes: c.threaded_bytes,
             threaded_declined: c.threaded_declined,
+            background_read_wide_bytes: c.background_reads[0].0,
+            background_read_wide_ns: c.background_reads[0].1,
+            background_read_subzone_bytes: c.background_reads[1].0,
+            background_read_subzone_ns: c.background_reads[1].1,
             ssd_cache_hits: cache.hits,
             ssd_cache_admitted_bytes: cache.admitted_bytes,
             ssd_cache_zone_evictions: cache.zone_evictions,

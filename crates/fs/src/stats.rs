@@ -93,6 +93,20 @@ pub struct FsStats {
     /// The most split zones at once.
     #[serde(skip_serializing_if = "is_zero")]
     pub split_zones_peak: u64,
+    /// Background file reads (compaction inputs; cleaning's copies are not counted) from wide
+    /// zones: bytes read from the device. Left out of JSON while 0, as the three below.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub background_read_wide_bytes: u64,
+    /// Their device reads' latencies summed, ns (bytes over it: the bandwidth one reader
+    /// stream saw).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub background_read_wide_ns: u64,
+    /// Background file reads from subzones of split zones (SplitZNS): bytes.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub background_read_subzone_bytes: u64,
+    /// Their device reads' latencies summed, ns.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub background_read_subzone_ns: u64,
     /// Hybrid migration: bytes copied between the devices. Left out of JSON while 0.
     #[serde(skip_serializing_if = "is_zero")]
     pub migrated_bytes: u64,

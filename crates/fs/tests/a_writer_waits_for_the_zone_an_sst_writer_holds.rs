@@ -6,10 +6,9 @@
 //! writer still waits rather than fail.
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
-use std::sync::Arc;
+mod common;
 
-use zonedb_device::payload::Payload;
-use zonedb_device::{Profile, ZnsSsd};
+use zonedb_device::ZnsSsd;
 use zonedb_env::{Env, SimConfig, SimEnv};
 use zonedb_fs::placement::Lifetime;
 use zonedb_fs::{FsError, FsOptions, ZoneFs};
@@ -26,10 +25,7 @@ fn blocked_writer(
     victim: bool,
 ) -> (Result<(), FsError>, u64, zonedb_fs::FsStats) {
     let env = SimEnv::new(SimConfig::default());
-    let mut p = Profile::by_name("tiny").unwrap();
-    p.zones.max_open_zones = 6;
-    p.zones.max_active_zones = 6;
-    let dev = Arc::new(ZnsSsd::new(env.clone(), p, Payload::memory(16)).unwrap());
+    let dev = common::six_token_device(&env);
     let (env2, dev2) = (env.clone(), dev.clone());
     let out = env
         .run(async move {
@@ -70,18 +66,8 @@ fn blocked_writer(
                 );
                 fs.delete("dead.sst").await.unwrap();
             }
-            let room = fs.stats().free_bytes;
             let hold_room = 192 * 1024 - 4096 - if holder.ends_with(".log") { 8 } else { 0 };
-            let mut big = fs.create("big.sst", Lifetime::Long).await.unwrap();
-            big.append(&vec![1; usize::try_from(room - hold_room).unwrap()])
-                .await
-                .unwrap();
-            big.close().await.unwrap();
-            assert!(
-                fs.file_zones(&["big.sst"])[0]
-                    .iter()
-                    .all(|(z, _)| *z != held)
-            );
+            common::fill_all_but(&fs, held, hold_room).await;
             let t0 = env2.now();
             let closer = {
                 let env = env2.clone();

@@ -3,10 +3,9 @@
 //! the attempts and the time are counted as I/O blocking.
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
-use std::sync::Arc;
+mod common;
 
-use zonedb_device::payload::Payload;
-use zonedb_device::{Profile, ZnsSsd};
+use zonedb_device::ZnsSsd;
 use zonedb_env::{Env, SimConfig, SimEnv};
 use zonedb_fs::placement::{Lifetime, by_name};
 use zonedb_fs::{FsOptions, ZoneFs};
@@ -18,10 +17,7 @@ const SECOND_NS: u64 = 1_000_000_000;
 /// stats and the time the blocked writer took.
 fn blocked_writer(placement: &str) -> (zonedb_fs::FsStats, u64) {
     let env = SimEnv::new(SimConfig::default());
-    let mut p = Profile::by_name("tiny").unwrap();
-    p.zones.max_open_zones = 6;
-    p.zones.max_active_zones = 6;
-    let dev = Arc::new(ZnsSsd::new(env.clone(), p, Payload::memory(16)).unwrap());
+    let dev = common::six_token_device(&env);
     let (env2, dev2) = (env.clone(), dev.clone());
     let placement = placement.to_string();
     env.run(async move {
@@ -44,18 +40,7 @@ fn blocked_writer(placement: &str) -> (zonedb_fs::FsStats, u64) {
         hold.append(&[7; 4096]).await.unwrap();
         hold.sync().await.unwrap();
         let held = fs.file_zones(&["hold.sst"])[0][0].0;
-        let room = fs.stats().free_bytes;
-        let hold_room = 192 * 1024 - 4096;
-        let mut big = fs.create("big.sst", Lifetime::Long).await.unwrap();
-        big.append(&vec![1; usize::try_from(room - hold_room).unwrap()])
-            .await
-            .unwrap();
-        big.close().await.unwrap();
-        assert!(
-            fs.file_zones(&["big.sst"])[0]
-                .iter()
-                .all(|(z, _)| *z != held)
-        );
+        common::fill_all_but(&fs, held, 192 * 1024 - 4096).await;
         let t0 = env2.now();
         let deleter = {
             let (fs, env) = (fs.clone(), env2.clone());

@@ -502,3 +502,43 @@ fn a_shallow_sst_takes_a_free_subzone_when_no_wide_zone_has_room() {
         }
     });
 }
+
+#[test]
+fn compaction_reads_are_counted_by_the_kind_of_zone_they_come_from() {
+    use zonedb_device::IoClass;
+    run(async |env, dev| {
+        let fs = Fs::mount(env, dev, opts(Selective::default()))
+            .await
+            .unwrap();
+        let l1 = write_sst(&fs, 40, 1, 30 * KIB).await;
+        let l5 = write_sst(&fs, 41, 5, 20 * KIB).await;
+        assert_eq!(subzone_of(&fs, &l1), None);
+        assert!(subzone_of(&fs, &l5).is_some());
+        let before = fs.stats();
+        assert_eq!(before.background_read_wide_bytes, 0);
+        assert_eq!(before.background_read_subzone_bytes, 0);
+        // Queries are not counted.
+        fs.read(&l5, 0, 8 * KIB as u64).await.unwrap();
+        let got = fs
+            .read_class(&l1, 0, 30 * KIB as u64, IoClass::BackgroundRead)
+            .await
+            .unwrap();
+        assert_eq!(got, contents(40, 30 * KIB));
+        let got = fs
+            .read_class(&l5, 0, 20 * KIB as u64, IoClass::BackgroundRead)
+            .await
+            .unwrap();
+        assert_eq!(got, contents(41, 20 * KIB));
+        let st = fs.stats();
+        // Device bytes: whole 4 KiB blocks.
+        assert_eq!(st.background_read_wide_bytes, 32 * KIB as u64);
+        assert_eq!(st.background_read_subzone_bytes, 20 * KIB as u64);
+        assert!(st.background_read_wide_ns > 0, "{st:?}");
+        assert!(st.background_read_subzone_ns > 0, "{st:?}");
+        let json = serde_json::to_string(&st).unwrap();
+        assert!(
+            json.contains("\"background_read_subzone_bytes\":20480"),
+            "{json}"
+        );
+    });
+}
