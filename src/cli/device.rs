@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
-use zonedb_device::bench::{self, BenchOptions, BenchReport, Workload};
+use zonedb_device::bench::{self, BenchOptions, BenchReport, Workload, WriteTo};
 use zonedb_device::disk::{DISK_PROFILE_NAMES, DiskProfile};
 use zonedb_device::flash::Scheduler;
 use zonedb_device::payload::PayloadKind;
@@ -47,7 +47,8 @@ pub struct BenchArgs {
     /// How queued die work is ordered: fifo or priority (default: the profile's, fifo).
     #[arg(long)]
     scheduler: Option<String>,
-    /// seq-write, seq-read, rand-read, mixed or subzone-write (needs `--splitzns`).
+    /// seq-write, seq-read, rand-read, mixed, subzone-write (needs `--splitzns`) or
+    /// read-under-writes.
     #[arg(long, default_value = "seq-write")]
     workload: String,
     /// Make the device a SplitZNS device: `native` (split zones, no acceleration), `ring`
@@ -64,12 +65,23 @@ pub struct BenchArgs {
     /// Zones the workload covers (at least 1).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     zones: u32,
-    /// Requests for rand-read and mixed (at least 1).
+    /// Requests for rand-read, mixed and the reads of read-under-writes (at least 1).
     #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..))]
     ops: u64,
     /// Read percentage of mixed (0-100).
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(0..=100))]
     read_pct: u32,
+    /// read-under-writes: writer tasks, one request in flight each (0-1024; 0: reads alone).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=1024))]
+    writers: u32,
+    /// read-under-writes: where the writers write: wide (zones after the read set) or subzone
+    /// (one subzone each of zones split after the read set; needs `--splitzns`).
+    #[arg(long, default_value = "wide")]
+    write_to: String,
+    /// read-under-writes: the writers' total rate in bytes per second of virtual time,
+    /// shared equally (default 0: as fast as the device takes them).
+    #[arg(long, default_value_t = 0)]
+    write_rate: u64,
     /// Seed of the simulation.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -246,6 +258,8 @@ fn bench_cmd(a: &BenchArgs) -> Result<ExitCode, CliError> {
         Workload::SeqWrite | Workload::SeqRead => (1u64 << 20).min(zones.zone_capacity_bytes),
         // Zone appends: at most the device's append limit.
         Workload::SubzoneWrite => (1u64 << 20).min(zones.zone_append_max_bytes),
+        // The engine's compaction readahead.
+        Workload::ReadUnderWrites => (2u64 << 20).min(zones.zone_capacity_bytes),
         Workload::RandRead | Workload::Mixed => rand_bs,
     });
     let opts = BenchOptions {
@@ -256,6 +270,9 @@ fn bench_cmd(a: &BenchArgs) -> Result<ExitCode, CliError> {
         ops: a.ops,
         read_pct: a.read_pct.min(100),
         seed: a.seed,
+        writers: a.writers,
+        write_to: WriteTo::parse(&a.write_to)?,
+        write_rate_bytes_per_s: a.write_rate,
         elide_payload: a.elide_values,
     };
     let env = SimEnv::new(SimConfig {

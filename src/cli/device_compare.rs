@@ -118,6 +118,9 @@ fn run_case(
         ops: case.ops,
         read_pct: 50,
         seed,
+        writers: 0,
+        write_to: zonedb_device::bench::WriteTo::Wide,
+        write_rate_bytes_per_s: 0,
         elide_payload: true,
     };
     Ok(env.run(bench::run(env.clone(), dev, opts))??)

@@ -7,7 +7,11 @@
 //! time front to back with zone appends, finishes it and takes the next, as concurrent SST
 //! writers do; the measured time ends when every program the device has started is done,
 //! but a SubZone Ring acknowledges writes it still holds, up to its size (two wide zones by
-//! default): for a sustained rate, write many times that).
+//! default): for a sustained rate, write many times that), and `read-under-writes` (wide zones
+//! read front to back as compactions read their inputs, background class, while `writers`
+//! tasks keep writing either other wide zones or subzones of split zones; the measured time
+//! ends when the reads are done: how much a program queue on a few chips slows reads striped
+//! over all of them).
 //! `qd` client tasks keep that many requests in flight. Everything reported is a pure function
 //! of the profile, the options and the seed; wall-clock figures are added by the caller under
 //! `host`.
@@ -34,6 +38,35 @@ pub enum Workload {
     Mixed,
     /// Subzones of split zones written one per client at a time (SplitZNS devices).
     SubzoneWrite,
+    /// Wide zones read sequentially (background class) while writer tasks write.
+    ReadUnderWrites,
+}
+
+/// Where the writers of `read-under-writes` write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WriteTo {
+    /// Wide zones after the read set, written front to back (every chip programs).
+    #[default]
+    Wide,
+    /// One subzone per writer at a time, of zones split after the read set (one chip each).
+    Subzone,
+}
+
+impl WriteTo {
+    /// Parses the CLI name.
+    ///
+    /// # Errors
+    /// [`DeviceError::InvalidConfig`] listing the names.
+    pub fn parse(s: &str) -> Result<Self, DeviceError> {
+        match s {
+            "wide" => Ok(Self::Wide),
+            "subzone" => Ok(Self::Subzone),
+            _ => Err(DeviceError::InvalidConfig(format!(
+                "unknown write target '{s}'; known: wide, subzone"
+            ))),
+        }
+    }
 }
 
 impl Workload {
@@ -48,8 +81,10 @@ impl Workload {
             "rand-read" => Ok(Self::RandRead),
             "mixed" => Ok(Self::Mixed),
             "subzone-write" => Ok(Self::SubzoneWrite),
+            "read-under-writes" => Ok(Self::ReadUnderWrites),
             _ => Err(DeviceError::InvalidConfig(format!(
-                "unknown workload '{s}'; known: seq-write, seq-read, rand-read, mixed, subzone-write"
+                "unknown workload '{s}'; known: seq-write, seq-read, rand-read, mixed, \
+                 subzone-write, read-under-writes"
             ))),
         }
     }
@@ -66,12 +101,21 @@ pub struct BenchOptions {
     pub qd: u32,
     /// Zones the workload touches (written, or preconditioned and read).
     pub zones: u32,
-    /// Requests to issue for random and mixed workloads (sequential ones cover their zones once).
+    /// Requests to issue for random and mixed workloads and the reads of `read-under-writes`
+    /// (which go over the read zones again as many times as that takes); sequential ones
+    /// cover their zones once.
     pub ops: u64,
     /// Percentage of reads in `mixed`.
     pub read_pct: u32,
     /// Seed of the random offsets.
     pub seed: u64,
+    /// `read-under-writes`: writer tasks, one request in flight each (0: the reads alone).
+    pub writers: u32,
+    /// `read-under-writes`: where the writers write.
+    pub write_to: WriteTo,
+    /// `read-under-writes`: the writers' total rate, bytes per second of virtual time, shared
+    /// equally (0: as fast as the device takes them).
+    pub write_rate_bytes_per_s: u64,
     /// Write the data pattern as holes the simulated device does not store (it is regenerable
     /// from the seed; see [`crate::ElidedBytes`]): the same commands, byte counts and timing,
     /// without the payload's memory. Not part of the report (results are the same either way).
@@ -243,9 +287,13 @@ struct Clients<D> {
     issued: AtomicU64,
     pattern: Vec<u8>,
     rec: Mutex<Recorder>,
-    /// `subzone-write`: the next subzone to hand to a client (over the split zones
-    /// `0..zones`, zone-major) and the subzone geometry.
+    /// `subzone-write` and `read-under-writes` to subzones: the next subzone to hand to a
+    /// writer (zone-major) and the subzone geometry.
     subzones: Option<SubzoneCursor>,
+    /// `read-under-writes`: the reads are done, writers stop.
+    stop: AtomicBool,
+    /// `read-under-writes` to wide zones: the writers' cursor over the zones after the reads.
+    wide_writes: Option<SeqCursor>,
 }
 
 /// The subzones of `subzone-write`, handed out in order. A zone is split when its first
@@ -255,9 +303,11 @@ struct Clients<D> {
 struct SubzoneCursor {
     next: AtomicU64,
     per_zone: u32,
+    /// The first zone split (the zones are `first..first + zones`).
+    first: u32,
     zones: u32,
     capacity: u64,
-    /// Per zone: split on the device.
+    /// Per zone (index relative to `first`): split on the device.
     split: Vec<AtomicBool>,
     /// Per zone: subzones finished.
     full: Vec<AtomicU32>,
@@ -269,7 +319,7 @@ impl SubzoneCursor {
         let per = u64::from(self.per_zone.max(1));
         let zone = u32::try_from(i / per).ok().filter(|&z| z < self.zones)?;
         Some(crate::SubzoneId {
-            zone,
+            zone: self.first + zone,
             index: u32::try_from(i % per).ok()?,
         })
     }
@@ -289,6 +339,25 @@ impl<D: ZonedDevice> Clients<D> {
             // Its clients run `write_subzones` instead.
             Workload::SubzoneWrite => return None,
             Workload::SeqRead => (self.seq.claim()?, true),
+            // The read zones front to back, over again until `ops` requests.
+            Workload::ReadUnderWrites => {
+                let i = self.issued.fetch_add(1, Ordering::Relaxed);
+                let cap = self.geometry.zone_capacity_bytes;
+                let per_zone = cap.div_ceil(bs);
+                let total = per_zone * u64::from(self.read_zones);
+                if i >= self.opts.ops || total == 0 {
+                    return None;
+                }
+                let j = i % total;
+                let off = (j % per_zone) * bs;
+                (
+                    (
+                        (j / per_zone) * self.geometry.zone_size_bytes + off,
+                        bs.min(cap - off),
+                    ),
+                    true,
+                )
+            }
             Workload::RandRead | Workload::Mixed => {
                 if self.issued.fetch_add(1, Ordering::Relaxed) >= self.opts.ops {
                     return None;
@@ -315,24 +384,20 @@ impl<D: ZonedDevice> Clients<D> {
             }
         };
         let (off, len) = target;
+        // `read-under-writes` reads as compactions do.
+        let class = if self.opts.workload == Workload::ReadUnderWrites {
+            IoClass::BackgroundRead
+        } else {
+            IoClass::QueryRead
+        };
         let done = if read {
             if self.opts.elide_payload {
-                self.dev
-                    .read_elided(off, len, IoClass::QueryRead)
-                    .await
-                    .map(drop)
+                self.dev.read_elided(off, len, class).await.map(drop)
             } else {
-                self.dev.read(off, len, IoClass::QueryRead).await.map(drop)
+                self.dev.read(off, len, class).await.map(drop)
             }
         } else {
-            write_block(
-                self.dev.as_ref(),
-                off,
-                &self.pattern,
-                len,
-                self.opts.elide_payload,
-            )
-            .await
+            self.write_at(off, len).await
         };
         if done.is_ok() {
             let lat = env.now() - t0;
@@ -346,6 +411,63 @@ impl<D: ZonedDevice> Clients<D> {
 }
 
 impl<D: ZonedDevice> Clients<D> {
+    /// Holds a writer that has written `sent` bytes since `start` back to its share of
+    /// `write_rate_bytes_per_s` (nothing when the rate is 0).
+    async fn pace<E: Env>(&self, env: &E, start: u64, sent: u64) {
+        let rate = self.opts.write_rate_bytes_per_s / u64::from(self.opts.writers.max(1));
+        if rate == 0 {
+            return;
+        }
+        let due = u128::from(sent) * 1_000_000_000 / u128::from(rate);
+        let due = start.saturating_add(u64::try_from(due).unwrap_or(u64::MAX));
+        if due > env.now() {
+            env.sleep_until(due).await;
+        }
+    }
+
+    /// Writes `len` bytes of the pattern at `off`.
+    async fn write_at(&self, off: u64, len: u64) -> Result<(), DeviceError> {
+        write_block(
+            self.dev.as_ref(),
+            off,
+            &self.pattern,
+            len,
+            self.opts.elide_payload,
+        )
+        .await
+    }
+
+    /// Records a write of `len` bytes that took `latency_ns`, unless the reads of
+    /// `read-under-writes` are done (a write completed after them is outside the measured time).
+    fn record_write(&self, latency_ns: u64, len: u64) {
+        if !self.stop.load(Ordering::Acquire) {
+            self.rec
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .record(false, latency_ns, len);
+        }
+    }
+
+    /// `read-under-writes` to wide zones: writes the zones after the read set front to back,
+    /// one request in flight, until the reads are done or the zones run out.
+    async fn write_wide<E: Env>(&self, env: &E) -> Result<(), DeviceError> {
+        let Some(cursor) = &self.wide_writes else {
+            return Ok(());
+        };
+        let (start, mut sent) = (env.now(), 0);
+        while !self.stop.load(Ordering::Acquire) {
+            let Some((off, len)) = cursor.claim() else {
+                break;
+            };
+            let t0 = env.now();
+            self.write_at(off, len).await?;
+            self.record_write(env.now() - t0, len);
+            sent += len;
+            self.pace(env, start, sent).await;
+        }
+        Ok(())
+    }
+
     /// `subzone-write`: claims subzones until none is left; each is appended to front to back,
     /// `bs` at a time (the last append shorter), and finished.
     async fn write_subzones<E: Env>(&self, env: &E) -> Result<(), DeviceError> {
@@ -357,8 +479,12 @@ impl<D: ZonedDevice> Clients<D> {
             .opts
             .block_size_bytes
             .min(self.geometry.zone_append_max_bytes);
+        let (start, mut sent) = (env.now(), 0);
         while let Some(id) = cursor.claim() {
-            let z = id.zone as usize;
+            if self.stop.load(Ordering::Acquire) {
+                break;
+            }
+            let z = (id.zone - cursor.first) as usize;
             if id.index == 0 {
                 self.dev.split_zone(id.zone, cursor.per_zone).await?;
                 cursor.split[z].store(true, Ordering::Release);
@@ -368,18 +494,16 @@ impl<D: ZonedDevice> Clients<D> {
                 env.sleep(1_000).await;
             }
             let mut written = 0;
-            while written < cursor.capacity {
+            while written < cursor.capacity && !self.stop.load(Ordering::Acquire) {
                 let len = bs.min(cursor.capacity - written);
                 let t0 = env.now();
                 self.dev
                     .append_subzone(id, &self.pattern[..usize::try_from(len).unwrap_or(0)])
                     .await?;
-                let lat = env.now() - t0;
-                self.rec
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .record(false, lat, len);
+                self.record_write(env.now() - t0, len);
                 written += len;
+                sent += len;
+                self.pace(env, start, sent).await;
             }
             self.dev.finish_subzone(id).await?;
             if cursor.full[z].fetch_add(1, Ordering::AcqRel) + 1 == cursor.per_zone {
@@ -418,29 +542,47 @@ fn zones_needed(opts: &BenchOptions, g: &crate::ZoneGeometry) -> Result<u32, Dev
             g.zone_count
         )));
     }
+    if opts.workload == Workload::ReadUnderWrites && opts.writers > 0 && needed >= g.zone_count {
+        return Err(DeviceError::InvalidConfig(format!(
+            "read-under-writes reads {needed} zones and needs at least one more for its \
+             writers; the device has {}",
+            g.zone_count
+        )));
+    }
+    if opts.writers > 4096 {
+        return Err(DeviceError::InvalidConfig(
+            "writers must be in 0..=4096".into(),
+        ));
+    }
     Ok(needed)
 }
 
-/// The subzones of `zones` zones for `subzone-write` (`None` for the other workloads).
+/// The subzones the writers take: of the `needed` zones for `subzone-write`, of the zones
+/// after the `needed` read zones for `read-under-writes` to subzones (`None` otherwise).
 ///
 /// # Errors
 /// [`DeviceError::InvalidConfig`] when the device does not split zones.
 fn subzone_cursor<D: ZonedDevice>(
     dev: &D,
-    workload: Workload,
-    zones: u32,
+    opts: &BenchOptions,
+    needed: u32,
 ) -> Result<Option<SubzoneCursor>, DeviceError> {
-    if workload != Workload::SubzoneWrite {
-        return Ok(None);
-    }
+    let (first, zones) = match (opts.workload, opts.write_to) {
+        (Workload::SubzoneWrite, _) => (0, needed),
+        (Workload::ReadUnderWrites, WriteTo::Subzone) if opts.writers > 0 => {
+            (needed, dev.geometry().zone_count - needed)
+        }
+        _ => return Ok(None),
+    };
     let geo = dev.split_geometry().ok_or_else(|| {
         DeviceError::InvalidConfig(
-            "subzone-write needs a device that splits zones (a SplitZNS device)".into(),
+            "writing subzones needs a device that splits zones (a SplitZNS device)".into(),
         )
     })?;
     Ok(Some(SubzoneCursor {
         next: AtomicU64::new(0),
         per_zone: geo.subzones,
+        first,
         zones,
         capacity: geo.subzone_capacity_bytes,
         split: (0..zones).map(|_| AtomicBool::default()).collect(),
@@ -489,6 +631,62 @@ async fn write_block<D: ZonedDevice>(
     }
 }
 
+/// Runs the clients (and the writers of `read-under-writes`) to the end; returns the end of
+/// the measured time.
+async fn drive<E: Env, D: ZonedDevice>(
+    env: &E,
+    clients: &Arc<Clients<D>>,
+) -> Result<u64, DeviceError> {
+    let under_writes = clients.opts.workload == Workload::ReadUnderWrites;
+    let mut workers = Vec::new();
+    for w in 0..clients.opts.qd {
+        let (env2, clients, mut rng) = (env.clone(), clients.clone(), env.rng());
+        workers.push(env.spawn(&format!("bench-client-{w}"), async move {
+            if clients.subzones.is_some() && !under_writes {
+                return clients.write_subzones(&env2).await;
+            }
+            while let Some(r) = clients.next(&env2, &mut rng).await {
+                r?;
+            }
+            Ok::<(), DeviceError>(())
+        }));
+    }
+    // `read-under-writes`: the writers, stopped when the reads are done.
+    let mut writers = Vec::new();
+    for w in 0..if under_writes {
+        clients.opts.writers
+    } else {
+        0
+    } {
+        let (env2, clients) = (env.clone(), clients.clone());
+        writers.push(env.spawn(&format!("bench-writer-{w}"), async move {
+            if clients.subzones.is_some() {
+                clients.write_subzones(&env2).await
+            } else {
+                clients.write_wide(&env2).await
+            }
+        }));
+    }
+    for w in workers {
+        w.await
+            .map_err(|e| DeviceError::InvalidConfig(format!("benchmark client failed: {e}")))??;
+    }
+    let reads_done = env.now();
+    clients.stop.store(true, Ordering::Release);
+    for w in writers {
+        w.await
+            .map_err(|e| DeviceError::InvalidConfig(format!("benchmark writer failed: {e}")))??;
+    }
+    if clients.subzones.is_some() && !under_writes {
+        // The programs started are part of the measured time (the ring's tail is
+        // power-loss protected: acknowledged and durable, not programmed yet).
+        clients.dev.sync().await?;
+    }
+    // `read-under-writes` measures the reads: the writers' last requests after them are not
+    // part of the time.
+    Ok(if under_writes { reads_done } else { env.now() })
+}
+
 /// Runs the benchmark on `dev` (which must be empty) in `env`.
 ///
 /// # Errors
@@ -503,7 +701,7 @@ pub async fn run<E: Env, D: ZonedDevice>(
     let needed = zones_needed(&opts, &g)?;
     let (read_zones, write_first, write_zones) = match opts.workload {
         Workload::SeqWrite | Workload::SubzoneWrite => (0, 0, needed),
-        Workload::SeqRead => (needed, 0, needed),
+        Workload::SeqRead | Workload::ReadUnderWrites => (needed, 0, needed),
         Workload::RandRead => (needed, needed, 0),
         // Mixed: reads over half the zones asked, writes through every zone after them.
         Workload::Mixed => (needed / 2, needed / 2, g.zone_count - needed / 2),
@@ -517,9 +715,22 @@ pub async fn run<E: Env, D: ZonedDevice>(
     if read_zones > 0 {
         precondition(dev.as_ref(), read_zones, bs, &pattern, opts.elide_payload).await?;
     }
-    let subzones = subzone_cursor(dev.as_ref(), opts.workload, needed)?;
+    let subzones = subzone_cursor(dev.as_ref(), &opts, needed)?;
+    let wide_writes = (opts.workload == Workload::ReadUnderWrites
+        && opts.write_to == WriteTo::Wide
+        && opts.writers > 0)
+        .then(|| SeqCursor {
+            next: AtomicU64::new(0),
+            first_zone: needed,
+            zone_count: g.zone_count - needed,
+            zone_size: g.zone_size_bytes,
+            capacity: g.zone_capacity_bytes,
+            bs,
+        });
     let clients = Arc::new(Clients {
         subzones,
+        stop: AtomicBool::new(false),
+        wide_writes,
         seq: SeqCursor {
             next: AtomicU64::new(0),
             first_zone: write_first,
@@ -541,30 +752,9 @@ pub async fn run<E: Env, D: ZonedDevice>(
         }),
     });
     let start = env.now();
-    let mut workers = Vec::new();
-    for w in 0..opts.qd {
-        let (env2, clients, mut rng) = (env.clone(), clients.clone(), env.rng());
-        workers.push(env.spawn(&format!("bench-client-{w}"), async move {
-            if clients.subzones.is_some() {
-                return clients.write_subzones(&env2).await;
-            }
-            while let Some(r) = clients.next(&env2, &mut rng).await {
-                r?;
-            }
-            Ok::<(), DeviceError>(())
-        }));
-    }
-    for w in workers {
-        w.await
-            .map_err(|e| DeviceError::InvalidConfig(format!("benchmark client failed: {e}")))??;
-    }
-    if clients.subzones.is_some() {
-        // The programs started are part of the measured time (the ring's tail is
-        // power-loss protected: acknowledged and durable, not programmed yet).
-        dev.sync().await?;
-    }
+    let end = drive(&env, &clients).await?;
     let rec = clients.rec.lock().unwrap_or_else(PoisonError::into_inner);
-    let elapsed = (env.now() - start).max(1);
+    let elapsed = (end - start).max(1);
     let (read, write, all) = (rec.read.summary(), rec.write.summary(), rec.all.summary());
     let secs = elapsed as f64 / 1e9;
     Ok(BenchReport {

@@ -39,6 +39,9 @@ fn run(
         ops,
         read_pct: 100,
         seed: 11,
+        writers: 0,
+        write_to: zonedb_device::bench::WriteTo::Wide,
+        write_rate_bytes_per_s: 0,
         elide_payload: true,
     };
     env.run(bench::run(env.clone(), Arc::new(dev), opts))
@@ -128,6 +131,9 @@ fn datasheet_seeks_give_115_iops_only_on_a_restricted_span() {
             ops: 2000,
             read_pct: 100,
             seed: 11,
+            writers: 0,
+            write_to: zonedb_device::bench::WriteTo::Wide,
+            write_rate_bytes_per_s: 0,
             elide_payload: true,
         };
         env.run(bench::run(env.clone(), dev, opts))

@@ -5,12 +5,11 @@
 //! handed out and finished when their last is full, so 128 zones stay within the active limit.
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
-use std::sync::Arc;
+mod common;
 
-use zonedb_device::bench::{self, BenchOptions, BenchReport, Workload};
+use zonedb_device::DeviceError;
+use zonedb_device::bench::{BenchOptions, BenchReport, Workload};
 use zonedb_device::splitzns::SplitZnsConfig;
-use zonedb_device::{DeviceError, SimDevice, SimDeviceSpec};
-use zonedb_env::{SimConfig, SimEnv};
 
 fn opts(workload: Workload, qd: u32, zones: u32) -> BenchOptions {
     BenchOptions {
@@ -21,21 +20,15 @@ fn opts(workload: Workload, qd: u32, zones: u32) -> BenchOptions {
         ops: 1,
         read_pct: 0,
         seed: 1,
+        writers: 0,
+        write_to: zonedb_device::bench::WriteTo::Wide,
+        write_rate_bytes_per_s: 0,
         elide_payload: true,
     }
 }
 
 fn run(split: Option<SplitZnsConfig>, o: BenchOptions) -> Result<BenchReport, DeviceError> {
-    let env = SimEnv::new(SimConfig::with_seed(1));
-    let dev: Arc<SimDevice<SimEnv>> = Arc::new(
-        SimDeviceSpec::new("splitzns-paper", "1/64")
-            .splitzns(split)
-            .build(env.clone())
-            .unwrap(),
-    );
-    let out = env.run(bench::run(env.clone(), dev, o)).unwrap();
-    env.kill_all_tasks();
-    out
+    common::run_bench_at_1_64(split, o)
 }
 
 fn mb_s(r: &BenchReport) -> f64 {

@@ -36,6 +36,9 @@ fn run(
         ops: 3000,
         read_pct: 100,
         seed: 5,
+        writers: 0,
+        write_to: zonedb_device::bench::WriteTo::Wide,
+        write_rate_bytes_per_s: 0,
         elide_payload: true,
     };
     env.run(bench::run(env.clone(), Arc::new(dev), opts))

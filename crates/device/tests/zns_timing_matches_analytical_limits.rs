@@ -30,6 +30,9 @@ fn opts(workload: Workload, block_size_bytes: u64, qd: u32) -> BenchOptions {
         ops: 4000,
         read_pct: 50,
         seed: 7,
+        writers: 0,
+        write_to: zonedb_device::bench::WriteTo::Wide,
+        write_rate_bytes_per_s: 0,
         elide_payload: false,
     }
 }

@@ -13,3 +13,23 @@ pub fn block_on<F: Future>(f: F) -> F::Output {
         Poll::Pending => panic!("zone file device futures complete immediately"),
     }
 }
+
+/// Runs the device bench `o` on the SplitZNS paper device at 1/64, split zones with `split`
+/// (`None`: a plain ZNS device), seed 1.
+pub fn run_bench_at_1_64(
+    split: Option<zonedb_device::splitzns::SplitZnsConfig>,
+    o: zonedb_device::bench::BenchOptions,
+) -> Result<zonedb_device::bench::BenchReport, zonedb_device::DeviceError> {
+    let env = zonedb_env::SimEnv::new(zonedb_env::SimConfig::with_seed(1));
+    let dev: std::sync::Arc<zonedb_device::SimDevice<zonedb_env::SimEnv>> = std::sync::Arc::new(
+        zonedb_device::SimDeviceSpec::new("splitzns-paper", "1/64")
+            .splitzns(split)
+            .build(env.clone())
+            .unwrap_or_else(|e| panic!("the paper device builds: {e}")),
+    );
+    let out = env
+        .run(zonedb_device::bench::run(env.clone(), dev, o))
+        .unwrap_or_else(|e| panic!("the simulation runs: {e}"));
+    env.kill_all_tasks();
+    out
+}
