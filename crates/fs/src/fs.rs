@@ -153,6 +153,9 @@ pub(crate) struct Counters {
     /// Background (compaction input) file reads by zone kind: `[wide, subzone]` of
     /// (bytes, summed device-read latency ns).
     pub(crate) background_reads: [(u64, u64); 2],
+    /// SST file writes by slot kind: `[wide zone, subzone]` of (bytes, summed device-write
+    /// latency ns).
+    pub(crate) sst_writes: [(u64, u64); 2],
 }
 
 /// A mounted zone file layer on device `D` in environment `E`.
@@ -813,6 +816,10 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             background_read_wide_ns: c.background_reads[0].1,
             background_read_subzone_bytes: c.background_reads[1].0,
             background_read_subzone_ns: c.background_reads[1].1,
+            sst_write_wide_bytes: c.sst_writes[0].0,
+            sst_write_wide_ns: c.sst_writes[0].1,
+            sst_write_subzone_bytes: c.sst_writes[1].0,
+            sst_write_subzone_ns: c.sst_writes[1].1,
             ssd_cache_hits: cache.hits,
             ssd_cache_admitted_bytes: cache.admitted_bytes,
             ssd_cache_zone_evictions: cache.zone_evictions,

@@ -107,6 +107,20 @@ pub struct FsStats {
     /// Their device reads' latencies summed, ns.
     #[serde(skip_serializing_if = "is_zero")]
     pub background_read_subzone_ns: u64,
+    /// SST file writes (flush and compaction outputs) to wide zones: bytes written to the
+    /// device, padding included. Left out of JSON while 0, as the three below.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub sst_write_wide_bytes: u64,
+    /// Their device writes' latencies summed, ns (bytes over it: the bandwidth one SST
+    /// writer saw; the wait for a zone is not in it).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub sst_write_wide_ns: u64,
+    /// SST file writes to subzones of split zones (SplitZNS): bytes.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub sst_write_subzone_bytes: u64,
+    /// Their device writes' latencies summed, ns.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub sst_write_subzone_ns: u64,
     /// Hybrid migration: bytes copied between the devices. Left out of JSON while 0.
     #[serde(skip_serializing_if = "is_zero")]
     pub migrated_bytes: u64,

@@ -389,21 +389,29 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
             // In a threaded zone data goes first (blocks past the device's write pointer hold
             // other files' live data, so an extent persisted ahead would read theirs).
             let padded = !self.sparse && n % block != 0 && !threaded;
-            let full = if padded {
+            let (full, written_ns) = if padded {
                 // A padded piece ends a sync. Persist its extent before writing it: were the
                 // padding on the device first, a crash would let mount take it for file data.
                 // Mount clips extents that run past the write pointer instead.
                 let full = self.record_piece(slot, wp, piece.len(), extent, n);
                 fs.persist_file(self.id, false).await?;
+                let t0 = fs.env.now();
                 fs.write_frame(slot, wp, &piece).await?;
-                full
+                (full, fs.env.now() - t0)
             } else {
+                let t0 = fs.env.now();
                 fs.write_frame(slot, wp, &piece).await?;
-                self.record_piece(slot, wp, piece.len(), extent, n)
+                let ns = fs.env.now() - t0;
+                (self.record_piece(slot, wp, piece.len(), extent, n), ns)
             };
             {
                 let mut c = fs.counters();
                 c.device_bytes += piece.len();
+                if self.kind == FileKind::Sst {
+                    let (b, t) = &mut c.sst_writes[usize::from(matches!(slot, Slot::Subzone(_)))];
+                    *b += piece.len();
+                    *t += written_ns;
+                }
                 if threaded {
                     c.threaded_bytes += n;
                 }

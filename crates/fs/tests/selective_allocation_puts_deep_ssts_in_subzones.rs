@@ -542,3 +542,33 @@ fn compaction_reads_are_counted_by_the_kind_of_zone_they_come_from() {
         );
     });
 }
+
+#[test]
+fn sst_writes_are_counted_by_the_kind_of_zone_they_go_to() {
+    run(async |env, dev| {
+        let fs = Fs::mount(env, dev, opts(Selective::default()))
+            .await
+            .unwrap();
+        // A WAL is not an SST: not counted.
+        let mut wal = fs.create("000001.log", Lifetime::Short).await.unwrap();
+        wal.append(&[9; 5000]).await.unwrap();
+        wal.sync().await.unwrap();
+        let st = fs.stats();
+        assert_eq!(
+            (st.sst_write_wide_bytes, st.sst_write_subzone_bytes),
+            (0, 0)
+        );
+        let l1 = write_sst(&fs, 40, 1, 30 * KIB).await;
+        let l5 = write_sst(&fs, 41, 5, 20 * KIB).await;
+        assert_eq!(subzone_of(&fs, &l1), None);
+        assert!(subzone_of(&fs, &l5).is_some());
+        let st = fs.stats();
+        // Device bytes: whole 4 KiB blocks (the 30 KiB SST's last block padded).
+        assert_eq!(st.sst_write_wide_bytes, 32 * KIB as u64, "{st:?}");
+        assert_eq!(st.sst_write_subzone_bytes, 20 * KIB as u64, "{st:?}");
+        assert!(st.sst_write_wide_ns > 0, "{st:?}");
+        assert!(st.sst_write_subzone_ns > 0, "{st:?}");
+        let json = serde_json::to_string(&st).unwrap();
+        assert!(json.contains("\"sst_write_subzone_bytes\":20480"), "{json}");
+    });
+}
