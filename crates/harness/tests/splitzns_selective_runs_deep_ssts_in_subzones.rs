@@ -156,10 +156,10 @@ fn selective_with_nothing_split_on_the_splitzns_device_is_liza_on_zns() {
     );
     assert_eq!(a.fs.zone_splits, 0, "{:?}", a.fs);
     assert!(a.db.compactions > 0, "{:?}", a.db);
-    // The selective allocator counts its own decisions (SSTs placed with their level known,
-    // deep SSTs sent to a wide zone for want of a subzone); LIZA keeps no such counts.
     // Deep SSTs were written, and went to wide zones.
     assert!(a.fs.subzone_fallbacks > 0, "{:?}", a.fs);
+    // The selective allocator counts its own decisions (SSTs placed with their level known,
+    // deep SSTs sent to a wide zone for want of a subzone); LIZA keeps no such counts.
     let (mut ma, mut mb) = (measured(&a), measured(&b));
     for m in [&mut ma, &mut mb] {
         if let Some(fs) = m["fs"].as_object_mut() {
