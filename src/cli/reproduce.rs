@@ -92,6 +92,10 @@ pub struct ReproduceArgs {
     /// ycsb-a. Default: all.
     #[arg(long, value_delimiter = ',')]
     experiments: Vec<String>,
+    /// An engine option set in every configuration of the study, as `KEY=VALUE` with the
+    /// value in TOML (`avoid_unnecessary_blocking_io=true`); repeatable. Not for znsplus.
+    #[arg(long = "engine-option", value_name = "KEY=VALUE")]
+    engine_options: Vec<String>,
     /// Report directory (`reproduce-<study>.md` and `.json` are written there).
     #[arg(long, default_value = "zonedb-report")]
     out: PathBuf,
@@ -147,8 +151,14 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
         StudyArg::Oaza => Study::Oaza,
         StudyArg::Splitzns => Study::SplitZns,
         StudyArg::Hhzs => Study::Hhzs,
-        StudyArg::Znsplus => return study_znsplus(a),
+        StudyArg::Znsplus if a.engine_options.is_empty() => return study_znsplus(a),
+        StudyArg::Znsplus => {
+            return Err(CliError::Usage(
+                "--engine-option: the znsplus study does not take engine options".into(),
+            ));
+        }
     };
+    let engine_options = parse_engine_options(&a.engine_options)?;
     let name = match study {
         Study::SameZone => "same-zone",
         Study::Oaza => "oaza",
@@ -169,7 +179,11 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
             .map_err(usage)?,
         load: reproduce::splitzns::LoadForm::parse(&a.load).map_err(usage)?,
     };
-    let cells = reproduce::cells(study, scale, &plan).map_err(usage)?;
+    let mut cells = reproduce::cells(study, scale, &plan).map_err(usage)?;
+    for c in &mut cells {
+        c.scenario.engine.extend(engine_options.clone());
+        c.scenario.db_options().map_err(usage)?;
+    }
     if !a.json {
         println!(
             "zonedb reproduce {name} --scale {}: {} configurations, {} at a time (seeds {:?})",
@@ -233,6 +247,18 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
     let mut j = reproduce::json(study, scale, &results);
     j["host"] = crate::host::json(wall.elapsed_ns(), Some(sim_ops));
     let mut md = reproduce::markdown(study, scale, &results);
+    if !engine_options.is_empty() {
+        j["engine_options"] = serde_json::to_value(&engine_options)?;
+        let line = format!(
+            "\nEngine options set in every configuration (`--engine-option`): `{}`.\n",
+            toml::to_string(&engine_options)
+                .unwrap_or_default()
+                .trim()
+                .replace('\n', "`, `")
+        );
+        let at = md.find('\n').map_or(md.len(), |i| i + 1);
+        md.insert_str(at, &line);
+    }
     if study == Study::SplitZns {
         j["load"] = plan.load.name().into();
         j["overwrite_keys"] = plan.overwrite_keys.name().into();
@@ -341,4 +367,26 @@ fn study_znsplus(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
         any_finished: failed < results.len(),
         wall_ns: wall.elapsed_ns(),
     })
+}
+
+/// `--engine-option KEY=VALUE` arguments as a TOML table (the value in TOML syntax).
+///
+/// # Errors
+/// [`CliError::Usage`] for an argument without `=` or a value that is not TOML.
+fn parse_engine_options(args: &[String]) -> Result<toml::Table, CliError> {
+    let mut t = toml::Table::new();
+    for a in args {
+        let bad = |why: String| CliError::Usage(format!("--engine-option '{a}': {why}"));
+        let (k, v) = a
+            .split_once('=')
+            .ok_or_else(|| bad("expected KEY=VALUE".into()))?;
+        let k = k.trim();
+        if k.is_empty() || !k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(bad("the key is not an option name".into()));
+        }
+        let parsed: toml::Table =
+            toml::from_str(&format!("{k} = {}", v.trim())).map_err(|e| bad(e.to_string()))?;
+        t.extend(parsed);
+    }
+    Ok(t)
 }

@@ -203,6 +203,10 @@ pub struct EngineArgs {
     /// db_bench spells it --enable_intraL0_compaction, also accepted).
     #[arg(long, alias = "enable_intraL0_compaction", num_args = 0..=1, default_missing_value = "true", value_parser = flag_bool)]
     enable_intra_l0_compaction: Option<bool>,
+    /// Delete the files a finished flush or compaction made obsolete in a background purge
+    /// job (RocksDB's option; default false: the job deletes them before it ends)
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = flag_bool)]
+    avoid_unnecessary_blocking_io: Option<bool>,
     /// Split a compaction below L0 into up to this many key ranges run in parallel
     /// (db_bench's flag; option max_subcompactions, default 1).
     #[arg(long = "subcompactions", alias = "max_subcompactions")]
@@ -246,7 +250,8 @@ pub fn engine_options(a: &EngineArgs, use_existing_db: bool) -> Result<DbOptions
         disable_wal,
         compression,
         enable_intra_l0_compaction,
-        max_subcompactions
+        max_subcompactions,
+        avoid_unnecessary_blocking_io
     );
     if let Some(b) = a.bloom_bits
         && b >= 0

@@ -17,7 +17,7 @@ use crate::placement::PlacementPolicy;
 use crate::placement::lifetime::Liza;
 use crate::record::Record;
 use crate::state::{State, ZoneAcct};
-use crate::stats::FsStats;
+use crate::stats::{ByZoneKind, FsStats};
 
 /// Zones kept out of the IO zones' open and active budgets: one for metadata, one for cleaning.
 pub const RESERVED_ZONES: u32 = 2;
@@ -150,12 +150,11 @@ pub(crate) struct Counters {
     pub(crate) threaded_reclaims: u64,
     pub(crate) threaded_bytes: u64,
     pub(crate) threaded_declined: u64,
-    /// Background (compaction input) file reads by zone kind: `[wide, subzone]` of
-    /// (bytes, summed device-read latency ns).
-    pub(crate) background_reads: [(u64, u64); 2],
-    /// SST file writes by slot kind: `[wide zone, subzone]` of (bytes, summed device-write
-    /// latency ns).
-    pub(crate) sst_writes: [(u64, u64); 2],
+    /// Background (compaction input) file reads by the kind of zone they come from
+    /// (summed device-read latency).
+    pub(crate) background_reads: ByZoneKind,
+    /// SST file writes by the kind of zone they go to (summed device-write latency).
+    pub(crate) sst_writes: ByZoneKind,
 }
 
 /// A mounted zone file layer on device `D` in environment `E`.
@@ -498,10 +497,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 .and_then(|z| s.zone(z))
                 .is_some_and(|z| z.split.is_some())
         };
-        let mut c = self.counters();
-        let (b, t) = &mut c.background_reads[usize::from(split)];
-        *b += bytes;
-        *t += ns;
+        self.counters().background_reads.add(split, bytes, ns);
     }
 
     /// The block-aligned device range `[a, b)` holding `n` bytes at `dev_off`.
@@ -812,14 +808,14 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             threaded_reclaims: c.threaded_reclaims,
             threaded_bytes: c.threaded_bytes,
             threaded_declined: c.threaded_declined,
-            background_read_wide_bytes: c.background_reads[0].0,
-            background_read_wide_ns: c.background_reads[0].1,
-            background_read_subzone_bytes: c.background_reads[1].0,
-            background_read_subzone_ns: c.background_reads[1].1,
-            sst_write_wide_bytes: c.sst_writes[0].0,
-            sst_write_wide_ns: c.sst_writes[0].1,
-            sst_write_subzone_bytes: c.sst_writes[1].0,
-            sst_write_subzone_ns: c.sst_writes[1].1,
+            background_read_wide_bytes: c.background_reads.wide.bytes,
+            background_read_wide_ns: c.background_reads.wide.ns,
+            background_read_subzone_bytes: c.background_reads.subzone.bytes,
+            background_read_subzone_ns: c.background_reads.subzone.ns,
+            sst_write_wide_bytes: c.sst_writes.wide.bytes,
+            sst_write_wide_ns: c.sst_writes.wide.ns,
+            sst_write_subzone_bytes: c.sst_writes.subzone.bytes,
+            sst_write_subzone_ns: c.sst_writes.subzone.ns,
             ssd_cache_hits: cache.hits,
             ssd_cache_admitted_bytes: cache.admitted_bytes,
             ssd_cache_zone_evictions: cache.zone_evictions,

@@ -161,3 +161,31 @@ pub struct FsStats {
 fn is_zero(v: &u64) -> bool {
     *v == 0
 }
+
+/// Bytes and the device time they took, split by the kind of zone: wide zones and subzones of
+/// split zones.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ByZoneKind {
+    pub(crate) wide: Timed,
+    pub(crate) subzone: Timed,
+}
+
+/// Bytes and the summed device latency they took, ns.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Timed {
+    pub(crate) bytes: u64,
+    pub(crate) ns: u64,
+}
+
+impl ByZoneKind {
+    /// Counts `bytes` that took `ns`, in a subzone or in a wide zone.
+    pub(crate) fn add(&mut self, subzone: bool, bytes: u64, ns: u64) {
+        let t = if subzone {
+            &mut self.subzone
+        } else {
+            &mut self.wide
+        };
+        t.bytes += bytes;
+        t.ns += ns;
+    }
+}

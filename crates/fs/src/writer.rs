@@ -395,22 +395,17 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
                 // Mount clips extents that run past the write pointer instead.
                 let full = self.record_piece(slot, wp, piece.len(), extent, n);
                 fs.persist_file(self.id, false).await?;
-                let t0 = fs.env.now();
-                fs.write_frame(slot, wp, &piece).await?;
-                (full, fs.env.now() - t0)
+                (full, fs.write_frame_timed(slot, wp, &piece).await?)
             } else {
-                let t0 = fs.env.now();
-                fs.write_frame(slot, wp, &piece).await?;
-                let ns = fs.env.now() - t0;
+                let ns = fs.write_frame_timed(slot, wp, &piece).await?;
                 (self.record_piece(slot, wp, piece.len(), extent, n), ns)
             };
             {
                 let mut c = fs.counters();
                 c.device_bytes += piece.len();
                 if self.kind == FileKind::Sst {
-                    let (b, t) = &mut c.sst_writes[usize::from(matches!(slot, Slot::Subzone(_)))];
-                    *b += piece.len();
-                    *t += written_ns;
+                    let subzone = matches!(slot, Slot::Subzone(_));
+                    c.sst_writes.add(subzone, piece.len(), written_ns);
                 }
                 if threaded {
                     c.threaded_bytes += n;
@@ -457,6 +452,18 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
 impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     /// Writes a framed piece at `wp` of `slot`; one with holes as one elided write (holes
     /// materialized as zeros under [`crate::FsOptions::zone_append`]).
+    /// [`Self::write_frame`], returning how long the device took, ns.
+    async fn write_frame_timed(
+        &self,
+        slot: Slot,
+        wp: u64,
+        piece: &Piece<'_>,
+    ) -> Result<u64, FsError> {
+        let t0 = self.env.now();
+        self.write_frame(slot, wp, piece).await?;
+        Ok(self.env.now() - t0)
+    }
+
     async fn write_frame(&self, slot: Slot, wp: u64, piece: &Piece<'_>) -> Result<(), FsError> {
         match piece {
             Piece::Bytes(bytes) => self.write_piece(slot, wp, bytes).await,

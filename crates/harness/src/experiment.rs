@@ -460,7 +460,17 @@ pub fn run_with_progress(
                 series,
                 regen,
             };
-            finish(&e2, &d2, db, &fs, opts_check, ledger.as_deref(), run).await
+            // Boxed: the checks' future holds the run's counters (clippy's large_futures).
+            Box::pin(finish(
+                &e2,
+                &d2,
+                db,
+                &fs,
+                opts_check,
+                ledger.as_deref(),
+                run,
+            ))
+            .await
         }),
     )
 }

@@ -37,6 +37,7 @@ pub mod sst;
 pub mod version;
 
 pub use db::{
-    Db, DbConfig, DbIter, DbStats, RunningCompactionInfo, Snapshot, WalDrop, WalRecovery,
+    Db, DbConfig, DbIter, DbStats, FlushPhases, RunningCompactionInfo, Snapshot, WalDrop,
+    WalRecovery,
 };
 pub use error::{BackgroundError, LsmError, LsmErrorKind};

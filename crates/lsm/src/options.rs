@@ -249,6 +249,13 @@ pub struct DbOptions {
     /// `FilePrefetchBuffer`). 2 MiB is RocksDB 8.x's default and the value RocksDB 7.4's
     /// `SanitizeOptions` (`db/db_impl/db_impl_open.cc`) gives a 0 when `use_direct_reads` is on.
     pub compaction_readahead_size: u64,
+    /// Hand the deletes a finished flush or compaction sets off (obsolete WALs and SSTs, with
+    /// the zone resets they cause) to a background purge job instead of doing them before the
+    /// job gives its slot back (RocksDB's `avoid_unnecessary_blocking_io`, default false). With
+    /// one flush at a time, a flush that deletes holds the next one back. Left out of
+    /// serialized options while false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub avoid_unnecessary_blocking_io: bool,
     /// Sync the WAL on every write.
     pub sync: bool,
     /// Skip the WAL.
@@ -298,6 +305,7 @@ impl Default for DbOptions {
             max_subcompactions: 1,
             block_cache_size: 32 << 20,
             compaction_readahead_size: 2 << 20,
+            avoid_unnecessary_blocking_io: false,
             sync: false,
             disable_wal: false,
             wal_recovery_mode: crate::log_format::RecoveryMode::PointInTimeRecovery,

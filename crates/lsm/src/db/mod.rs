@@ -41,7 +41,7 @@ use crate::version::manifest::{ManifestWriter, sst_name};
 use crate::version::{FileMeta, Graveyard, Version};
 
 pub use iter::DbIter;
-pub use stats::{DbStats, RunningCompactionInfo};
+pub use stats::{DbStats, FlushPhases, RunningCompactionInfo};
 pub use wal_recovery::{WalDrop, WalRecovery};
 
 use background::RunningCompaction;
@@ -110,6 +110,8 @@ pub(crate) struct State {
     /// (the authors' ZenFS blocking model, `FsOptions::zc_blocking_poll_ns`); one at a time.
     pub(crate) cleaning_waiter: Option<u64>,
     pub(crate) compactions_running: u32,
+    /// Purge jobs running (`avoid_unnecessary_blocking_io`).
+    pub(crate) purges_running: u32,
     pub(crate) pending_compaction_bytes: u64,
     pub(crate) bg_error: Option<BackgroundError>,
     /// A WAL write, sync or close failed: acknowledged writes it held may be lost, so no
@@ -143,6 +145,7 @@ impl State {
             wal_bytes: BTreeMap::new(),
             cleaning_waiter: None,
             compactions_running: 0,
+            purges_running: 0,
             pending_compaction_bytes: 0,
             bg_error: None,
             wal_error: None,
@@ -544,20 +547,23 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
         self.inner.lock().flush_requested = true;
         background::maybe_schedule(&self.inner);
         background::wait_until(&self.inner, |st| {
-            st.imm.is_empty() && !st.flush_running && st.compactions_running == 0
+            st.imm.is_empty()
+                && !st.flush_running
+                && st.compactions_running == 0
+                && st.purges_running == 0
         })
         .await?;
         loop {
             background::maybe_schedule(&self.inner);
             let idle = {
                 let st = self.inner.lock();
-                !st.flush_running && st.compactions_running == 0
+                !st.flush_running && st.compactions_running == 0 && st.purges_running == 0
             };
             if idle {
                 return Ok(());
             }
             background::wait_until(&self.inner, |st| {
-                !st.flush_running && st.compactions_running == 0
+                !st.flush_running && st.compactions_running == 0 && st.purges_running == 0
             })
             .await?;
         }
@@ -576,7 +582,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
         }
         self.inner.lock().closing = true;
         let _ = background::wait_until(&self.inner, |st| {
-            !st.flush_running && st.compactions_running == 0
+            !st.flush_running && st.compactions_running == 0 && st.purges_running == 0
         })
         .await;
         // Everything is closed even when a step fails; the first failure is returned (a WAL

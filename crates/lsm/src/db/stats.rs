@@ -38,6 +38,8 @@ pub struct DbStats {
     pub compactions_by_level: Vec<u64>,
     /// Time spent in flushes, ns (summed over jobs).
     pub flush_ns: u64,
+    /// Where that time went, by phase.
+    pub flush_phases: FlushPhases,
     /// Time spent in compactions, ns (summed over jobs).
     pub compaction_ns: u64,
     /// Times writes stopped (L0 files, memtables or pending bytes at the stop limit).
@@ -65,6 +67,33 @@ pub struct DbStats {
     pub block_cache: CacheStats,
     /// Zone-aware compaction statistics (the Same-Zone Compaction paper's measures).
     pub zone_compaction: ZoneCompactionStats,
+}
+
+/// The parts of a flush's time (environment clock, ns, summed over flushes). What
+/// `flush_ns` holds beyond their sum is the flush's start (choosing the memtables and
+/// building the table, which takes no simulated time) and flushes that failed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct FlushPhases {
+    /// The table build's CPU cost, with the wait for a free core.
+    pub build_ns: u64,
+    /// Writing the table to the file layer: creating the file (zone allocation, and any wait
+    /// for a zone or for cleaning), appending and closing it.
+    pub write_ns: u64,
+    /// Installing the new version (the MANIFEST record).
+    pub install_ns: u64,
+    /// Deleting the WALs the new version no longer needs and the SSTs no version holds any
+    /// more, with the zone resets (and subzone merges) those deletes set off.
+    pub delete_ns: u64,
+}
+
+impl FlushPhases {
+    /// Adds `other`'s times to these.
+    pub fn add(&mut self, other: &Self) {
+        self.build_ns += other.build_ns;
+        self.write_ns += other.write_ns;
+        self.install_ns += other.install_ns;
+        self.delete_ns += other.delete_ns;
+    }
 }
 
 /// A compaction running now ([`crate::Db::running_compactions`]).

@@ -17,7 +17,7 @@ use super::super::{Inner, State};
 use super::install::install;
 use super::level_view;
 use super::merge_ahead;
-use super::obsolete::{delete_obsolete, delete_sst};
+use super::obsolete::{delete_obsolete, delete_sst, schedule_purge};
 use super::output::{builder_for, give_buffer, placement_context, take_buffer, write_built};
 use crate::LsmError;
 use crate::compaction::drop_rule::DropRule;
@@ -128,6 +128,10 @@ pub(super) async fn compact<E: Env, D: ZonedDevice>(
             files: outputs,
         }],
     });
+    if inner.opts.avoid_unnecessary_blocking_io {
+        schedule_purge(inner, 0..0);
+        return Ok(());
+    }
     delete_obsolete(inner).await
 }
 

@@ -12,12 +12,13 @@ use super::super::Inner;
 use super::super::zones::NewSst;
 use super::build_ahead;
 use super::install::install;
-use super::obsolete::delete_obsolete;
+use super::obsolete::{delete_obsolete, delete_wals, schedule_purge};
 use super::output::{builder_for, give_buffer, placement_context, take_buffer, write_built};
 use crate::LsmError;
 use crate::compaction::calculate_sst_write_hint;
 use crate::compaction::drop_rule::DropRule;
 use crate::cost;
+use crate::db::stats::FlushPhases;
 use crate::hints::{Hint, HintListener};
 use crate::key;
 use crate::memtable::MemTable;
@@ -40,7 +41,8 @@ pub(crate) async fn write_memtable<E: Env, D: ZonedDevice>(
     place: &(dyn Fn(&NewSst<'_>) -> Option<SstContext> + Sync),
 ) -> Result<(Option<(u32, FileMeta)>, Vec<u8>), LsmError> {
     let built = build_memtable(b, mem, smallest_snapshot);
-    write_built_memtable(env, fs, hints, built, (number, job), place).await
+    let mut phases = FlushPhases::default();
+    write_built_memtable(env, fs, hints, built, (number, job), place, &mut phases).await
 }
 
 /// Memtable `mem` built into a table by `b`, leaving out versions no snapshot at or after
@@ -93,7 +95,7 @@ pub(crate) fn build_memtables(
 }
 
 /// A memtable built by [`build_memtable`] written as L0 table `number` (see
-/// [`write_memtable`]).
+/// [`write_memtable`]); the time its build and its write took go to `phases`.
 async fn write_built_memtable<E: Env, D: ZonedDevice>(
     env: &E,
     fs: &Arc<ZoneFs<E, D>>,
@@ -101,6 +103,7 @@ async fn write_built_memtable<E: Env, D: ZonedDevice>(
     (built, n): (Result<BuiltTable, LsmError>, u64),
     (number, job): (u64, u64),
     place: &(dyn Fn(&NewSst<'_>) -> Option<SstContext> + Sync),
+    phases: &mut FlushPhases,
 ) -> Result<(Option<(u32, FileMeta)>, Vec<u8>), LsmError> {
     let built = built?;
     let compression = built.compression;
@@ -108,12 +111,15 @@ async fn write_built_memtable<E: Env, D: ZonedDevice>(
     if n == 0 {
         return Ok((None, take_buffer(built)));
     }
+    let t0 = env.now();
     env.cpu(
         n * cost::MERGE_ENTRY_NS
             + bytes.len() / 1024 * cost::BUILD_NS_PER_KIB
             + cost::compress_ns(compression, props.raw_key_size + props.raw_value_size),
     )
     .await;
+    let t1 = env.now();
+    phases.build_ns += t1 - t0;
     let context = place(&NewSst {
         number,
         level: 0,
@@ -132,6 +138,7 @@ async fn write_built_memtable<E: Env, D: ZonedDevice>(
         context,
     )
     .await?;
+    phases.write_ns += env.now() - t1;
     Ok((Some((0, nf)), take_buffer(built)))
 }
 
@@ -171,6 +178,7 @@ pub(super) async fn flush_one<E: Env, D: ZonedDevice>(
         },
         _ => build_memtables(builder_for(inner, memtable_bytes), &mems, smallest_snapshot),
     };
+    let mut phases = FlushPhases::default();
     let (nf, buf) = write_built_memtable(
         &inner.env,
         &inner.fs,
@@ -178,8 +186,10 @@ pub(super) async fn flush_one<E: Env, D: ZonedDevice>(
         built,
         (number, job),
         &|sst| placement_context(inner, sst),
+        &mut phases,
     )
     .await?;
+    let t_install = inner.env.now();
     give_buffer(inner, buf);
     let flushed = mems.len();
     let next_log = {
@@ -203,14 +213,13 @@ pub(super) async fn flush_one<E: Env, D: ZonedDevice>(
         st.stats.flush_bytes_written += written;
     })
     .await?;
+    let t_delete = inner.env.now();
+    phases.install_ns = t_delete - t_install;
     // WALs below the new log number are no longer needed.
-    for n in inner.fs.list() {
-        if let Some((num, "log")) = crate::version::manifest::parse_name(&n)
-            && num < next_log
-            && num >= log
-        {
-            inner.fs.delete(&n).await?;
-        }
+    let wals = log..next_log;
+    let in_background = inner.opts.avoid_unnecessary_blocking_io;
+    if !in_background {
+        delete_wals(inner, wals.clone()).await?;
     }
     inner.hint(&Hint::FlushFinished { job, outputs });
     for mem in mems {
@@ -220,5 +229,13 @@ pub(super) async fn flush_one<E: Env, D: ZonedDevice>(
             inner.env.spawn_compute("drop-memtable", move || drop(mem));
         }
     }
-    delete_obsolete(inner).await
+    let r = if in_background {
+        schedule_purge(inner, wals);
+        Ok(())
+    } else {
+        delete_obsolete(inner).await
+    };
+    phases.delete_ns = inner.env.now() - t_delete;
+    inner.lock().stats.flush_phases.add(&phases);
+    r
 }

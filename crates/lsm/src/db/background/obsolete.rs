@@ -1,12 +1,15 @@
 //! Deleting obsolete files: SSTs that no version uses any more (the graveyard), with their
-//! lifetimes recorded.
+//! lifetimes recorded, and WALs a flush made obsolete; inline at the end of the job, or by a
+//! purge job of their own (`avoid_unnecessary_blocking_io`, RocksDB's `SchedulePurge`).
 
+use std::ops::Range;
 use std::sync::{Arc, PoisonError};
 
 use zonedb_device::ZonedDevice;
 use zonedb_env::Env;
 
 use super::super::Inner;
+use super::schedule::finish_job;
 use crate::LsmError;
 use crate::hints::Hint;
 use crate::version::manifest::sst_name;
@@ -43,4 +46,35 @@ pub(crate) async fn delete_obsolete<E: Env, D: ZonedDevice>(
         }
     }
     Ok(())
+}
+
+/// Deletes the WALs numbered in `logs` (those a flush made obsolete).
+pub(super) async fn delete_wals<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    logs: Range<u64>,
+) -> Result<(), LsmError> {
+    for n in inner.fs.list() {
+        if let Some((num, "log")) = crate::version::manifest::parse_name(&n)
+            && logs.contains(&num)
+        {
+            inner.fs.delete(&n).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Starts a purge job: the WALs numbered in `logs` (empty for a compaction) and every
+/// obsolete SST deleted in the background, so the job that made them obsolete gives its slot
+/// back first. Close and [`crate::Db::wait_for_compactions`] wait for purges; a failed
+/// purge is a background error.
+pub(super) fn schedule_purge<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>, logs: Range<u64>) {
+    inner.lock().purges_running += 1;
+    let i = inner.clone();
+    drop(inner.env.spawn_background("purge", async move {
+        let r = match delete_wals(&i, logs).await {
+            Ok(()) => delete_obsolete(&i).await,
+            Err(e) => Err(e),
+        };
+        finish_job(&i, r, |st| st.purges_running -= 1);
+    }));
 }
