@@ -250,7 +250,7 @@ fn reproduce_znsplus_reports_every_scheme_on_every_experiment_in_seconds() {
 }
 
 #[test]
-fn reproduce_sets_engine_options_in_every_configuration() {
+fn reproduce_sets_engine_and_device_options_in_every_configuration() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();
     let study =
@@ -282,13 +282,24 @@ fn reproduce_sets_engine_options_in_every_configuration() {
             String::from_utf8_lossy(&o.stderr)
         );
     }
-    let o = zonedb(&[
-        "reproduce",
-        "znsplus",
-        "--scale",
-        "tiny",
-        "--engine-option",
-        "sync=true",
-    ]);
-    assert_eq!(o.status.code(), Some(2));
+    for bad in ["reset_ack=\"never\"", "no_such_option=1", "scale=1"] {
+        let o = splitzns_tiny_overwrite(out, &["--no-breakdown", "--device-option", bad]);
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{bad}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let o = splitzns_tiny_overwrite(
+        out,
+        &["--no-breakdown", "--device-option", "reset_ack=\"at-once\""],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let j: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["device_options"]["reset_ack"], "at-once");
+    for flag in ["--engine-option", "--device-option"] {
+        let o = zonedb(&["reproduce", "znsplus", "--scale", "tiny", flag, "sync=true"]);
+        assert_eq!(o.status.code(), Some(2), "{flag}");
+    }
 }

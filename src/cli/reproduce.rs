@@ -96,6 +96,10 @@ pub struct ReproduceArgs {
     /// value in TOML (`avoid_unnecessary_blocking_io=true`); repeatable. Not for znsplus.
     #[arg(long = "engine-option", value_name = "KEY=VALUE")]
     engine_options: Vec<String>,
+    /// A device option set in every configuration of the study, as `KEY=VALUE` with the
+    /// value in TOML (`reset_ack="at-once"`); repeatable. Not for znsplus.
+    #[arg(long = "device-option", value_name = "KEY=VALUE")]
+    device_options: Vec<String>,
     /// Report directory (`reproduce-<study>.md` and `.json` are written there).
     #[arg(long, default_value = "zonedb-report")]
     out: PathBuf,
@@ -151,14 +155,17 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
         StudyArg::Oaza => Study::Oaza,
         StudyArg::Splitzns => Study::SplitZns,
         StudyArg::Hhzs => Study::Hhzs,
-        StudyArg::Znsplus if a.engine_options.is_empty() => return study_znsplus(a),
+        StudyArg::Znsplus if a.engine_options.is_empty() && a.device_options.is_empty() => {
+            return study_znsplus(a);
+        }
         StudyArg::Znsplus => {
             return Err(CliError::Usage(
-                "--engine-option: the znsplus study does not take engine options".into(),
+                "--engine-option, --device-option: the znsplus study takes neither".into(),
             ));
         }
     };
-    let engine_options = parse_engine_options(&a.engine_options)?;
+    let engine_options = parse_options("--engine-option", &a.engine_options)?;
+    let device_options = parse_options("--device-option", &a.device_options)?;
     let name = match study {
         Study::SameZone => "same-zone",
         Study::Oaza => "oaza",
@@ -183,6 +190,16 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
     for c in &mut cells {
         c.scenario.engine.extend(engine_options.clone());
         c.scenario.db_options().map_err(usage)?;
+        if !device_options.is_empty() {
+            let bad = |e: String| CliError::Usage(format!("--device-option: {e}"));
+            let mut t =
+                toml::Table::try_from(&c.scenario.device).map_err(|e| bad(e.to_string()))?;
+            t.extend(device_options.clone());
+            c.scenario.device = t
+                .try_into()
+                .map_err(|e: toml::de::Error| bad(e.to_string()))?;
+            check_device(&c.scenario).map_err(bad)?;
+        }
     }
     if !a.json {
         println!(
@@ -247,11 +264,27 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
     let mut j = reproduce::json(study, scale, &results);
     j["host"] = crate::host::json(wall.elapsed_ns(), Some(sim_ops));
     let mut md = reproduce::markdown(study, scale, &results);
-    if !engine_options.is_empty() {
-        j["engine_options"] = serde_json::to_value(&engine_options)?;
+    for (key, flag, what, options) in [
+        (
+            "engine_options",
+            "--engine-option",
+            "Engine",
+            &engine_options,
+        ),
+        (
+            "device_options",
+            "--device-option",
+            "Device",
+            &device_options,
+        ),
+    ] {
+        if options.is_empty() {
+            continue;
+        }
+        j[key] = serde_json::to_value(options)?;
         let line = format!(
-            "\nEngine options set in every configuration (`--engine-option`): `{}`.\n",
-            toml::to_string(&engine_options)
+            "\n{what} options set in every configuration (`{flag}`): `{}`.\n",
+            toml::to_string(options)
                 .unwrap_or_default()
                 .trim()
                 .replace('\n', "`, `")
@@ -369,14 +402,15 @@ fn study_znsplus(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
     })
 }
 
-/// `--engine-option KEY=VALUE` arguments as a TOML table (the value in TOML syntax).
+/// `--engine-option` / `--device-option` (`flag`) `KEY=VALUE` arguments as a TOML table (the
+/// value in TOML syntax).
 ///
 /// # Errors
 /// [`CliError::Usage`] for an argument without `=` or a value that is not TOML.
-fn parse_engine_options(args: &[String]) -> Result<toml::Table, CliError> {
+fn parse_options(flag: &str, args: &[String]) -> Result<toml::Table, CliError> {
     let mut t = toml::Table::new();
     for a in args {
-        let bad = |why: String| CliError::Usage(format!("--engine-option '{a}': {why}"));
+        let bad = |why: String| CliError::Usage(format!("{flag} '{a}': {why}"));
         let (k, v) = a
             .split_once('=')
             .ok_or_else(|| bad("expected KEY=VALUE".into()))?;
@@ -389,4 +423,16 @@ fn parse_engine_options(args: &[String]) -> Result<toml::Table, CliError> {
         t.extend(parsed);
     }
     Ok(t)
+}
+
+/// Whether scenario `s` names a device that can be built (its profile looked up, scaled and
+/// re-mapped as the options say).
+fn check_device(s: &Scenario) -> Result<(), String> {
+    use zonedb_harness::experiment::{DeviceSpec, device_spec_of};
+    let r = match device_spec_of(s).map_err(|e| e.to_string())? {
+        DeviceSpec::One(d) if d.is_disk() => d.disk_profile().map(drop),
+        DeviceSpec::One(d) => d.profile().map(drop),
+        DeviceSpec::Hybrid(h) => h.profiles().map(drop),
+    };
+    r.map_err(|e| e.to_string())
 }

@@ -6,7 +6,7 @@
 //! latencies stay, so the ratios zone : SST : device and the per-zone bandwidth are kept.
 
 use crate::DeviceError;
-use crate::flash::{FinishModel, FlashGeometry, FlashTiming, Scheduler, ZoneLayout};
+use crate::flash::{FinishModel, FlashGeometry, FlashTiming, ResetAck, Scheduler, ZoneLayout};
 use crate::sim::MediaKind;
 use crate::zone::ZoneGeometry;
 
@@ -238,6 +238,23 @@ impl Profile {
         Ok(self)
     }
 
+    /// With resets (and SplitZNS MERGEs) acknowledged as `ack` says. The name records
+    /// `at-once` (`+reset-at-once`).
+    ///
+    /// # Errors
+    /// As [`Profile::validate`].
+    pub fn with_reset_ack(mut self, ack: ResetAck) -> Result<Self, DeviceError> {
+        if ack == self.timing.reset_ack {
+            return Ok(self);
+        }
+        self.timing.reset_ack = ack;
+        if ack == ResetAck::AtOnce {
+            self.name = format!("{}+reset-at-once", self.name);
+        }
+        self.validate()?;
+        Ok(self)
+    }
+
     /// With a block erase latency (tBERS) of `ns`: with [`Profile::with_block_bytes`], an
     /// ablation of SplitZNS's Fig 3 (blocks resized with the zone at a fixed tBERS make a
     /// byte of a small zone dearer to erase; scaled with the block, they do not). The name
@@ -397,6 +414,7 @@ fn femu_like(read_ns: u64, program_ns: u64, erase_ns: u64, xfer_ns: u64, link: u
         zone_mgmt_ns: 0,
         finish: FinishModel::MetadataOnly,
         reset_latency_table: Vec::new(),
+        reset_ack: ResetAck::AfterErase,
     }
 }
 
@@ -504,6 +522,7 @@ fn zn540() -> Profile {
             (538 * MIB, 12_200 * US),
             (1077 * MIB, 16_900 * US),
         ],
+        reset_ack: ResetAck::AfterErase,
     };
     Profile {
         name: "zn540".into(),

@@ -193,6 +193,7 @@ pub fn device_spec_of(s: &Scenario) -> Result<DeviceSpec, HarnessError> {
         (d.max_open_zones.is_some(), "max_open_zones"),
         (d.max_active_zones.is_some(), "max_active_zones"),
         (d.scheduler.is_some(), "scheduler"),
+        (d.reset_ack.is_some(), "reset_ack"),
         (d.splitzns.is_some(), "splitzns"),
         (d.znsplus.is_some(), "znsplus"),
     ];
@@ -235,6 +236,12 @@ fn section_spec(
         .map(Scheduler::by_name)
         .transpose()
         .map_err(HarnessError::Device)?;
+    let reset_ack = d
+        .reset_ack
+        .as_deref()
+        .map(zonedb_device::flash::ResetAck::by_name)
+        .transpose()
+        .map_err(HarnessError::Device)?;
     let (splitzns, znsplus) = match d.kind.as_deref() {
         None | Some("zns") => (None, None),
         Some("splitzns") => (Some(d.splitzns.unwrap_or_default()), None),
@@ -259,6 +266,7 @@ fn section_spec(
         .zone_count(d.zone_count)
         .zone_limits(d.max_open_zones, d.max_active_zones)
         .scheduler(scheduler)
+        .reset_ack(reset_ack)
         .splitzns(splitzns)
         .znsplus(znsplus))
 }

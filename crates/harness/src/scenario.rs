@@ -79,6 +79,11 @@ pub struct DeviceSection {
     /// absent). Left out of serialized scenarios when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scheduler: Option<String>,
+    /// When a zone reset or a SplitZNS MERGE completes: `after-erase` (the default) or
+    /// `at-once` (FEMU's timing: the erase still occupies the dies). Left out of serialized
+    /// scenarios when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reset_ack: Option<String>,
     /// The device kind: `zns` (the default; an HM-SMR HDD for a disk profile), `splitzns`
     /// (split zones, with the accelerations of `[device.splitzns]`) or `hybrid` (a ZNS SSD's
     /// zones, then an HM-SMR HDD's: `[device.ssd]` and `[device.hdd]`). Left out of serialized
@@ -119,6 +124,7 @@ impl Default for DeviceSection {
             max_open_zones: None,
             max_active_zones: None,
             scheduler: None,
+            reset_ack: None,
             kind: None,
             splitzns: None,
             znsplus: None,

@@ -22,5 +22,5 @@ pub use layout::{Place, ZoneLayout};
 pub use media::FlashMedia;
 pub use resource::Resource;
 pub use scheduler::Scheduler;
-pub use timing::{FinishModel, FlashTiming, TimingEngine};
+pub use timing::{FinishModel, FlashTiming, ResetAck, TimingEngine};
 pub use znsplus::{ThreadedBlocks, ZnsPlus, ZnsPlusConfig, ZnsPlusStats};

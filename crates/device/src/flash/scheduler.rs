@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::timing::transfer_ns;
-use super::{FinishModel, Place, Resource, TimingEngine};
+use super::{FinishModel, Place, ResetAck, Resource, TimingEngine};
 use crate::IoClass;
 use crate::sim::{Completion, Poll, Ticket};
 
@@ -80,12 +80,15 @@ struct Op {
 }
 
 /// What completes a request once all its die operations are done.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Tail {
     /// The host link transfer of this many ns (reads).
     Link(u64),
     /// Nothing more.
     Nothing,
+    /// Nobody waits for it (a reset acknowledged at once): forgotten when its operations are
+    /// done.
+    Detached,
 }
 
 #[derive(Debug, Clone)]
@@ -219,6 +222,9 @@ impl DieQueues {
             if let Some(r) = self.requests.get_mut(&op.ticket) {
                 r.ops_left -= 1;
                 r.done = r.done.max(fin);
+                if r.ops_left == 0 && r.tail == Tail::Detached {
+                    self.requests.remove(&op.ticket);
+                }
             }
         }
     }
@@ -407,14 +413,22 @@ impl TimingEngine {
             return Completion::At(self.reset_in(now, place, programmed_bytes));
         };
         let (_, t0) = self.controller.book(now, self.timing.zone_mgmt_ns);
-        let ticket = q.open(t0, Tail::Nothing);
+        let at_once = self.timing.reset_ack == ResetAck::AtOnce;
+        let ticket = q.open(
+            t0,
+            if at_once {
+                Tail::Detached
+            } else {
+                Tail::Nothing
+            },
+        );
         for (die, busy) in self.count_erases(place, programmed_bytes) {
             let ch = self.layout.channel_of_die(die);
             q.push(ticket, die, t0, IoClass::Erase, busy, ch, Vec::new());
         }
         let c = q.close(ticket);
         self.queues = Some(q);
-        c
+        if at_once { Completion::At(t0) } else { c }
     }
 
     /// Books a finish (see [`TimingEngine::finish`]); with the priority scheduler a pad waits in
@@ -543,7 +557,7 @@ impl TimingEngine {
             q.requests.remove(&ticket.0);
             return Poll::Done(match tail {
                 Tail::Link(ns) => self.link.book(done, ns).1,
-                Tail::Nothing => done,
+                Tail::Nothing | Tail::Detached => done,
             });
         }
         let next = (0..q.queues.len())

@@ -76,6 +76,8 @@ pub struct SimDeviceSpec {
     pub max_active_zones: Option<u32>,
     /// How the media orders queued work (the profile's own, FIFO, if `None`).
     pub scheduler: Option<Scheduler>,
+    /// When resets and MERGEs complete (the profile's own, after the erase, if `None`).
+    pub reset_ack: Option<crate::flash::ResetAck>,
     /// Where written bytes live.
     pub payload: SimPayload,
     /// A SplitZNS device with these accelerations (`None`: a ZNS SSD). With the Read
@@ -102,6 +104,7 @@ impl SimDeviceSpec {
             max_open_zones: None,
             max_active_zones: None,
             scheduler: None,
+            reset_ack: None,
             payload: SimPayload::Memory,
             splitzns: None,
             znsplus: None,
@@ -180,6 +183,13 @@ impl SimDeviceSpec {
         self
     }
 
+    /// With resets and MERGEs acknowledged as `ack` says (`None`: the profile's own).
+    #[must_use]
+    pub fn reset_ack(mut self, ack: Option<crate::flash::ResetAck>) -> Self {
+        self.reset_ack = ack;
+        self
+    }
+
     /// With the payload store `payload`.
     #[must_use]
     pub fn payload(mut self, payload: SimPayload) -> Self {
@@ -232,6 +242,9 @@ impl SimDeviceSpec {
         if let Some(s) = self.scheduler {
             p = p.with_scheduler(s)?;
         }
+        if let Some(a) = self.reset_ack {
+            p = p.with_reset_ack(a)?;
+        }
         Ok(p)
     }
 
@@ -248,6 +261,7 @@ impl SimDeviceSpec {
             (self.block_kib.is_some(), "block_kib"),
             (self.block_erase_us.is_some(), "block_erase_us"),
             (self.scheduler.is_some(), "scheduler"),
+            (self.reset_ack.is_some(), "reset_ack"),
             (self.splitzns.is_some(), "splitzns"),
         ];
         if let Some((_, what)) = flash_only.iter().find(|(set, _)| *set) {
