@@ -450,8 +450,6 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
 }
 
 impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
-    /// Writes a framed piece at `wp` of `slot`; one with holes as one elided write (holes
-    /// materialized as zeros under [`crate::FsOptions::zone_append`]).
     /// [`Self::write_frame`], returning how long the device took, ns.
     async fn write_frame_timed(
         &self,
@@ -464,6 +462,8 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         Ok(self.env.now() - t0)
     }
 
+    /// Writes a framed piece at `wp` of `slot`; one with holes as one elided write (holes
+    /// materialized as zeros under [`crate::FsOptions::zone_append`]).
     async fn write_frame(&self, slot: Slot, wp: u64, piece: &Piece<'_>) -> Result<(), FsError> {
         match piece {
             Piece::Bytes(bytes) => self.write_piece(slot, wp, bytes).await,
