@@ -157,6 +157,11 @@ impl State {
         }
     }
 
+    /// No flush, compaction or purge job is running.
+    pub(crate) fn background_idle(&self) -> bool {
+        !self.flush_running && self.compactions_running == 0 && self.purges_running == 0
+    }
+
     pub(crate) fn new_file_number(&mut self) -> u64 {
         let n = self.next_file;
         self.next_file += 1;
@@ -546,26 +551,13 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
     pub async fn wait_for_compactions(&self) -> Result<(), LsmError> {
         self.inner.lock().flush_requested = true;
         background::maybe_schedule(&self.inner);
-        background::wait_until(&self.inner, |st| {
-            st.imm.is_empty()
-                && !st.flush_running
-                && st.compactions_running == 0
-                && st.purges_running == 0
-        })
-        .await?;
+        background::wait_until(&self.inner, |st| st.imm.is_empty() && st.background_idle()).await?;
         loop {
             background::maybe_schedule(&self.inner);
-            let idle = {
-                let st = self.inner.lock();
-                !st.flush_running && st.compactions_running == 0 && st.purges_running == 0
-            };
-            if idle {
+            if self.inner.lock().background_idle() {
                 return Ok(());
             }
-            background::wait_until(&self.inner, |st| {
-                !st.flush_running && st.compactions_running == 0 && st.purges_running == 0
-            })
-            .await?;
+            background::wait_until(&self.inner, State::background_idle).await?;
         }
     }
 
@@ -581,10 +573,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
             self.flush().await?;
         }
         self.inner.lock().closing = true;
-        let _ = background::wait_until(&self.inner, |st| {
-            !st.flush_running && st.compactions_running == 0 && st.purges_running == 0
-        })
-        .await;
+        let _ = background::wait_until(&self.inner, State::background_idle).await;
         // Everything is closed even when a step fails; the first failure is returned (a WAL
         // that failed earlier fails here: acknowledged writes it buffered were lost, so the
         // close is not clean).
