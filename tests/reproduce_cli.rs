@@ -282,7 +282,13 @@ fn reproduce_sets_engine_and_device_options_in_every_configuration() {
             String::from_utf8_lossy(&o.stderr)
         );
     }
-    for bad in ["reset_ack=\"never\"", "no_such_option=1", "scale=1"] {
+    for bad in [
+        "reset_ack=\"never\"",
+        "no_such_option=1",
+        "scale=1",
+        "splitzns..ring=false",
+        "splitzns.ring=\"off\"",
+    ] {
         let o = splitzns_tiny_overwrite(out, &["--no-breakdown", "--device-option", bad]);
         assert_eq!(
             o.status.code(),
@@ -298,6 +304,14 @@ fn reproduce_sets_engine_and_device_options_in_every_configuration() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let j: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(j["device_options"]["reset_ack"], "at-once");
+    // A dotted key sets one option inside a table and keeps the table's others.
+    let o = splitzns_tiny_overwrite(
+        out,
+        &["--no-breakdown", "--device-option", "splitzns.ring=false"],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let j: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["device_options"]["splitzns"]["ring"], false);
     for flag in ["--engine-option", "--device-option"] {
         let o = zonedb(&["reproduce", "znsplus", "--scale", "tiny", flag, "sync=true"]);
         assert_eq!(o.status.code(), Some(2), "{flag}");

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use zonedb_harness::reproduce::{self, CellResult, Figures, Plan, ReproScale, Study};
-use zonedb_harness::scenario::Scenario;
+use zonedb_harness::scenario::{Scenario, merge_tables};
 
 use super::CliError;
 use super::compare::{apply, run_all};
@@ -188,13 +188,13 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
     };
     let mut cells = reproduce::cells(study, scale, &plan).map_err(usage)?;
     for c in &mut cells {
-        c.scenario.engine.extend(engine_options.clone());
+        merge_tables(&mut c.scenario.engine, &engine_options);
         c.scenario.db_options().map_err(usage)?;
         if !device_options.is_empty() {
             let bad = |e: String| CliError::Usage(format!("--device-option: {e}"));
             let mut t =
                 toml::Table::try_from(&c.scenario.device).map_err(|e| bad(e.to_string()))?;
-            t.extend(device_options.clone());
+            merge_tables(&mut t, &device_options);
             c.scenario.device = t
                 .try_into()
                 .map_err(|e: toml::de::Error| bad(e.to_string()))?;
@@ -403,7 +403,7 @@ fn study_znsplus(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
 }
 
 /// `--engine-option` / `--device-option` (`flag`) `KEY=VALUE` arguments as a TOML table (the
-/// value in TOML syntax).
+/// value in TOML syntax; a dotted key such as `splitzns.ring` names an option inside a table).
 ///
 /// # Errors
 /// [`CliError::Usage`] for an argument without `=` or a value that is not TOML.
@@ -415,12 +415,15 @@ fn parse_options(flag: &str, args: &[String]) -> Result<toml::Table, CliError> {
             .split_once('=')
             .ok_or_else(|| bad("expected KEY=VALUE".into()))?;
         let k = k.trim();
-        if k.is_empty() || !k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        let name = |part: &str| {
+            !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        };
+        if !k.split('.').all(name) {
             return Err(bad("the key is not an option name".into()));
         }
         let parsed: toml::Table =
             toml::from_str(&format!("{k} = {}", v.trim())).map_err(|e| bad(e.to_string()))?;
-        t.extend(parsed);
+        merge_tables(&mut t, &parsed);
     }
     Ok(t)
 }
@@ -428,11 +431,39 @@ fn parse_options(flag: &str, args: &[String]) -> Result<toml::Table, CliError> {
 /// Whether scenario `s` names a device that can be built (its profile looked up, scaled and
 /// re-mapped as the options say).
 fn check_device(s: &Scenario) -> Result<(), String> {
-    use zonedb_harness::experiment::{DeviceSpec, device_spec_of};
-    let r = match device_spec_of(s).map_err(|e| e.to_string())? {
-        DeviceSpec::One(d) if d.is_disk() => d.disk_profile().map(drop),
-        DeviceSpec::One(d) => d.profile().map(drop),
-        DeviceSpec::Hybrid(h) => h.profiles().map(drop),
-    };
-    r.map_err(|e| e.to_string())
+    let spec = zonedb_harness::experiment::device_spec_of(s).map_err(|e| e.to_string())?;
+    spec.profile_name().map(drop).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{merge_tables, parse_options};
+
+    #[test]
+    fn a_dotted_option_merges_into_its_table() {
+        let opts = parse_options(
+            "--device-option",
+            &["splitzns.ring=false".into(), "reset_ack=\"at-once\"".into()],
+        )
+        .unwrap();
+        let mut device: toml::Table =
+            toml::from_str("kind = \"splitzns\"\n[splitzns]\nring = true\nprefetcher = true\n")
+                .unwrap();
+        merge_tables(&mut device, &opts);
+        assert_eq!(device["splitzns"]["ring"].as_bool(), Some(false));
+        assert_eq!(device["splitzns"]["prefetcher"].as_bool(), Some(true));
+        assert_eq!(device["reset_ack"].as_str(), Some("at-once"));
+        assert_eq!(device["kind"].as_str(), Some("splitzns"));
+        // A whole table still replaces a value that is not a table, and a value a table.
+        let mut t: toml::Table = toml::from_str("a = 1\n[b]\nc = 2\n").unwrap();
+        merge_tables(&mut t, &toml::from_str("b = 3\n[a]\nd = 4\n").unwrap());
+        assert_eq!(t["b"].as_integer(), Some(3));
+        assert_eq!(t["a"]["d"].as_integer(), Some(4));
+        for bad in ["splitzns.=1", ".ring=1", "a b=1", "ring"] {
+            assert!(
+                parse_options("--device-option", &[bad.into()]).is_err(),
+                "{bad}"
+            );
+        }
+    }
 }

@@ -448,7 +448,7 @@ impl WorkloadSection {
                 return Err(bad(i, &"sets then or compression_ratio"));
             }
             let mut t = base.clone();
-            merge(&mut t, over);
+            merge_tables(&mut t, over);
             let phase: Self = t.try_into().map_err(|e| bad(i, &e))?;
             phase.benchmark_list().map_err(|e| bad(i, &e))?;
             out.push(Self {
@@ -485,7 +485,7 @@ impl WorkloadSection {
                 then: Vec::new(),
                 ..self.clone()
             };
-            merge(&mut phase.ycsb, props);
+            merge_tables(&mut phase.ycsb, props);
             out.push(phase.ycsb_workload().map_err(|e| bad(e.to_string()))?);
         }
         Ok(out)
@@ -588,10 +588,12 @@ fn is_default_host_cores(n: &usize) -> bool {
     *n == default_host_cores()
 }
 
-fn merge(base: &mut toml::Table, over: &toml::Table) {
+/// `over` merged into `base` as a `[[compare]]` variant merges into its scenario: a table
+/// into the table of the same name, key by key; anything else replaces.
+pub fn merge_tables(base: &mut toml::Table, over: &toml::Table) {
     for (k, v) in over {
         match (base.get_mut(k), v) {
-            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge_tables(b, o),
             _ => {
                 base.insert(k.clone(), v.clone());
             }
@@ -615,7 +617,7 @@ impl Scenario {
         plain.remove("compare");
         for (i, v) in base.compare.iter().enumerate() {
             let mut t = plain.clone();
-            merge(&mut t, v);
+            merge_tables(&mut t, v);
             if !v.contains_key("name") {
                 t.insert(
                     "name".into(),

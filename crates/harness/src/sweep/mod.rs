@@ -27,7 +27,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::db_bench::HarnessError;
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, merge_tables};
 
 fn bad(what: impl std::fmt::Display) -> HarnessError {
     HarnessError::Config(format!("sweep: {what}"))
@@ -93,18 +93,6 @@ fn nested(key: &str, value: toml::Value) -> Result<toml::Table, HarnessError> {
     match v {
         toml::Value::Table(t) => Ok(t),
         _ => Err(bad("empty grid key")),
-    }
-}
-
-/// `over` merged into `base`, tables key by key (as `[[compare]]` variants merge).
-fn merge(base: &mut toml::Table, over: toml::Table) {
-    for (k, v) in over {
-        match (base.get_mut(&k), v) {
-            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
-            (_, v) => {
-                base.insert(k, v);
-            }
-        }
     }
 }
 
@@ -250,7 +238,7 @@ impl SweepSpec {
             };
             let mut table = self.base.clone();
             for (k, v) in point {
-                merge(&mut table, nested(&k, v)?);
+                merge_tables(&mut table, &nested(&k, v)?);
             }
             for s in 0..self.seeds {
                 let seed = self.seed.wrapping_add(s);

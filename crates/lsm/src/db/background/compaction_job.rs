@@ -129,7 +129,7 @@ pub(super) async fn compact<E: Env, D: ZonedDevice>(
         }],
     });
     if inner.opts.avoid_unnecessary_blocking_io {
-        schedule_purge(inner, 0..0);
+        schedule_purge(inner, None);
         return Ok(());
     }
     delete_obsolete(inner).await

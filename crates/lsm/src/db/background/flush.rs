@@ -230,7 +230,7 @@ pub(super) async fn flush_one<E: Env, D: ZonedDevice>(
         }
     }
     let r = if in_background {
-        schedule_purge(inner, wals);
+        schedule_purge(inner, Some(wals));
         Ok(())
     } else {
         delete_obsolete(inner).await

@@ -63,15 +63,23 @@ pub(super) async fn delete_wals<E: Env, D: ZonedDevice>(
     Ok(())
 }
 
-/// Starts a purge job: the WALs numbered in `logs` (empty for a compaction) and every
-/// obsolete SST deleted in the background, so the job that made them obsolete gives its slot
-/// back first. Close and [`crate::Db::wait_for_compactions`] wait for purges; a failed
-/// purge is a background error.
-pub(super) fn schedule_purge<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>, logs: Range<u64>) {
+/// Starts a purge job: the WALs numbered in `logs` (a flush's; `None` for a compaction,
+/// which makes no WAL obsolete) and every obsolete SST deleted in the background, so the job
+/// that made them obsolete gives its slot back first. Close and
+/// [`crate::Db::wait_for_compactions`] wait for purges; a failed purge is a background
+/// error.
+pub(super) fn schedule_purge<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    logs: Option<Range<u64>>,
+) {
     inner.lock().purges_running += 1;
     let i = inner.clone();
     drop(inner.env.spawn_background("purge", async move {
-        let r = match delete_wals(&i, logs).await {
+        let wals = match logs {
+            Some(logs) => delete_wals(&i, logs).await,
+            None => Ok(()),
+        };
+        let r = match wals {
             Ok(()) => delete_obsolete(&i).await,
             Err(e) => Err(e),
         };
