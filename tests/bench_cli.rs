@@ -205,6 +205,26 @@ fn readwhilewriting_reports_its_background_writer() {
 }
 
 #[test]
+fn latency_is_reported_by_operation_type() {
+    let v = json_run(&["--benchmarks", "fillrandom,readrandomwriterandom"]);
+    let b = &v["benchmarks"];
+    assert_eq!(
+        b[0]["latency_by_op"]["write"]["count"], b[0]["ops"],
+        "{}",
+        b[0]
+    );
+    let by_op = &b[1]["latency_by_op"];
+    let count = |op: &str| by_op[op]["count"].as_u64().unwrap();
+    assert_eq!(
+        count("read") + count("write"),
+        b[1]["ops"].as_u64().unwrap(),
+        "{by_op}"
+    );
+    // db_bench's readwritepercent is 90 by default.
+    assert!(count("read") > 4 * count("write"), "{by_op}");
+}
+
+#[test]
 fn waitforcompaction_settles_the_tree_and_close_does_not() {
     // As db_bench: the run ends when the last benchmark does, with compaction debt left.
     let open = json_run(&["--benchmarks", "fillrandom"]);

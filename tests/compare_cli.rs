@@ -157,6 +157,15 @@ fn ycsb_scenarios_compare_too() {
         Some(5000),
         "every read and update finds its record"
     );
+    // YCSB's blocks by operation type: workload A's reads and updates, apart.
+    let by_op = &b[1]["latency_by_op"];
+    let count = |op: &str| by_op[op]["count"].as_u64().unwrap();
+    assert_eq!(count("READ") + count("UPDATE"), 5000, "{by_op}");
+    assert!(count("READ") > 2000 && count("UPDATE") > 2000, "{by_op}");
+    for op in ["READ", "UPDATE"] {
+        let l = &by_op[op];
+        assert!(l["p99_us"].as_f64() >= l["p50_us"].as_f64(), "{l}");
+    }
 }
 
 #[test]

@@ -227,6 +227,22 @@ pub struct Latency {
     pub max_us: f64,
 }
 
+impl Latency {
+    /// The summary of a db_bench histogram (its percentiles as RocksDB computes them).
+    pub fn of(h: &DbBenchHistogram) -> Self {
+        Self {
+            count: h.count(),
+            avg_us: h.average(),
+            p50_us: h.percentile(50.0),
+            p75_us: h.percentile(75.0),
+            p99_us: h.percentile(99.0),
+            p999_us: h.percentile(99.9),
+            p9999_us: h.percentile(99.99),
+            max_us: h.max() as f64,
+        }
+    }
+}
+
 /// One benchmark's outcome.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct BenchResult {
@@ -258,6 +274,11 @@ pub struct BenchResult {
     /// db_bench's histograms per operation type (`write`, `read`, `seek`, `delete`).
     #[serde(skip)]
     pub histograms: BTreeMap<&'static str, DbBenchHistogram>,
+    /// Latency per operation type: db_bench's (`write`, `read`, `seek`, `delete`, as its
+    /// `--histogram` blocks name them) or YCSB's (`READ`, `UPDATE`, `INSERT`, `SCAN`,
+    /// `READ-MODIFY-WRITE`). Left out of JSON when empty.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub latency_by_op: BTreeMap<String, Latency>,
 }
 
 impl BenchResult {
@@ -322,6 +343,7 @@ impl BenchResult {
             background_writes: None,
             stopped_by: None,
             histograms: BTreeMap::new(),
+            latency_by_op: BTreeMap::new(),
         }
     }
 }
@@ -501,6 +523,11 @@ pub async fn run_one<E: Env, S: KvStore>(
         skipped: false,
         background_writes,
         stopped_by: total.stopped_by,
+        latency_by_op: total
+            .hists
+            .iter()
+            .map(|(op, h)| ((*op).to_owned(), Latency::of(h)))
+            .collect(),
         histograms: total.hists,
     })
 }

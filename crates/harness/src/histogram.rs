@@ -86,6 +86,11 @@ impl DbBenchHistogram {
         self.num
     }
 
+    /// The largest sample (0 for none).
+    pub fn max(&self) -> u64 {
+        if self.num == 0 { 0 } else { self.max }
+    }
+
     /// Mean.
     pub fn average(&self) -> f64 {
         if self.num == 0 {

@@ -27,6 +27,7 @@ fn run_json(r: &RunReport) -> serde_json::Value {
             "latency_ns_p50": (b.latency.p50_us * 1e3).round(),
             "latency_ns_p99": (b.latency.p99_us * 1e3).round(),
             "latency_ns_p999": (b.latency.p999_us * 1e3).round(),
+            "latency_by_op": b.latency_by_op,
             "found": b.found,
             "line": b.line(),
         })).collect::<Vec<_>>(),

@@ -176,6 +176,13 @@ pub struct Measured {
     pub latency_us_p99: f64,
     /// P99.9.
     pub latency_us_p999: f64,
+    /// P99 per operation type, µs, by the type's name in lower case (`read`, `update`, ...
+    /// for YCSB; `read`, `write`, ... for db_bench).
+    #[serde(default)]
+    pub latency_us_p99_by_op: std::collections::BTreeMap<String, f64>,
+    /// P99.9 per operation type, µs.
+    #[serde(default)]
+    pub latency_us_p999_by_op: std::collections::BTreeMap<String, f64>,
     /// Bytes the device was written during the phase (the paper's "-D").
     pub device_write_bytes: u64,
     /// Of those, what the tree wrote (flushes, compactions, WAL, metadata: the device's
@@ -256,6 +263,8 @@ impl Measured {
             latency_us_p50: last.map_or(0.0, |b| b.latency.p50_us),
             latency_us_p99: last.map_or(0.0, |b| b.latency.p99_us),
             latency_us_p999: last.map_or(0.0, |b| b.latency.p999_us),
+            latency_us_p99_by_op: by_op(last, |l| l.p99_us),
+            latency_us_p999_by_op: by_op(last, |l| l.p999_us),
             device_write_bytes: device,
             user_write_bytes: device.saturating_sub(gc),
             gc_copied_bytes: gc,
@@ -274,6 +283,17 @@ impl Measured {
             sst_lifetime_cdf_s_by_level: cdfs,
         }
     }
+}
+
+/// One latency figure of each operation type of phase `b`, by the type's name in lower case.
+fn by_op(
+    b: Option<&crate::db_bench::BenchResult>,
+    figure: impl Fn(&crate::db_bench::Latency) -> f64,
+) -> std::collections::BTreeMap<String, f64> {
+    b.into_iter()
+        .flat_map(|b| &b.latency_by_op)
+        .map(|(op, l)| (op.to_lowercase(), figure(l)))
+        .collect()
 }
 
 /// Phases at the end of `r` that did no operation (a YCSB load with `operationcount = 0`

@@ -724,6 +724,8 @@ fn workload_json(f: &Figures) -> serde_json::Value {
         "latency_us_p50": p.latency_us_p50,
         "latency_us_p99": p.latency_us_p99,
         "latency_us_p999": p.latency_us_p999,
+        "latency_us_p99_by_op": p.latency_us_p99_by_op,
+        "latency_us_p999_by_op": p.latency_us_p999_by_op,
         "device_write_bytes": p.device_write_bytes,
         "user_write_bytes": p.user_write_bytes,
         "gc_copied_bytes": p.gc_copied_bytes,
@@ -1075,6 +1077,52 @@ fn must_show(r: &[CellResult]) -> Vec<Check> {
     ]
 }
 
+/// Figure 10's YCSB tails by operation type (the paper gives YCSB-A's update and read P99 and
+/// YCSB-C's read P99 apart): a table of P99 per workload and operation, when any ran.
+fn ycsb_p99_by_op(md: &mut String, results: &[CellResult], by_seed: &BySeed<'_, CellResult>) {
+    let p99_of = |rs: &[CellResult], s: &str, w: &str, op: &str| {
+        mean_of(rs, s, w)
+            .and_then(|f| f.measured)
+            .and_then(|m| m.latency_us_p99_by_op.get(op).copied())
+    };
+    let rows: Vec<(&str, String)> = WORKLOADS
+        .iter()
+        .filter(|w| w.starts_with("ycsb-"))
+        .flat_map(|&w| {
+            let ops = mean_of(results, "LDP", w)
+                .and_then(|f| f.measured)
+                .map(|m| m.latency_us_p99_by_op.into_keys().collect::<Vec<_>>())
+                .unwrap_or_default();
+            ops.into_iter().map(move |op| (w, op))
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        md,
+        "\nP99 by operation, µs:\n\n| workload | operation | LDP | Gear | LLC | SplitZNS | SplitZNS vs LDP |\n|---|---|---:|---:|---:|---:|---:|"
+    );
+    for (w, op) in rows {
+        let _ = write!(md, "| {w} | {op} |");
+        for s in MAIN_SCHEMES {
+            let v = by_seed.show(|rs| p99_of(rs, s, w, &op), |v| format!("{v:.0}"), 0, "-");
+            let _ = write!(md, " {v} |");
+        }
+        let d = by_seed.show(
+            |rs| {
+                let (ours, ldp) = (p99_of(rs, "SplitZNS", w, &op)?, p99_of(rs, "LDP", w, &op)?);
+                (ldp > 0.0).then(|| (ours / ldp - 1.0) * 100.0)
+            },
+            |c| format!("{c:+.1}%"),
+            1,
+            "-",
+        );
+        let _ = writeln!(md, " {d} |");
+    }
+    md.push_str("\nPaper: SplitZNS vs LDP P99 on YCSB-A -39.6% (update) and -24.9% (read), on YCSB-C -39.2% (read).\n");
+}
+
 /// The paper's throughput of SplitZNS over each competitor (figure 9), where §5.2 gives it.
 fn paper_gain(competitor: &str, w: &str) -> Option<f64> {
     Some(match (competitor, w) {
@@ -1177,6 +1225,7 @@ pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
         let _ = writeln!(md, " {d} |");
     }
     md.push_str("\nPaper: SplitZNS vs LDP P99 / P99.9 -57.2% / -52.8% on overwrite, -43.1% / -43% on readrandom.\n");
+    ycsb_p99_by_op(&mut md, results, &by_seed);
     // Figures 11-12: writes on YCSB-A, tree after YCSB-L.
     let _ = writeln!(
         md,
@@ -1850,5 +1899,39 @@ mod tests {
         let j = json(ReproScale::Small, &one);
         assert!(j["must_show"][0].get("ours_interval").is_none());
         assert!(j["schemes"]["LDP"]["overwrite"].get("spread").is_none());
+    }
+
+    #[test]
+    fn ycsb_tails_are_shown_by_operation() {
+        let with_ops = |scheme: &str, seed: u64, read: f64, update: f64| {
+            let mut r = run(scheme, "ycsb-a", seed, 100.0, 50.0);
+            if let Ok(f) = &mut r.figures
+                && let Some(m) = f.measured.as_mut()
+            {
+                m.latency_us_p99_by_op = [("read".into(), read), ("update".into(), update)].into();
+            }
+            r
+        };
+        let results = [
+            with_ops("LDP", 1, 100.0, 200.0),
+            with_ops("SplitZNS", 1, 75.0, 100.0),
+        ];
+        let md = markdown(ReproScale::Small, &results);
+        assert_has(&md, "| ycsb-a | read | 100 | - | - | 75 | -25.0% |");
+        assert_has(&md, "| ycsb-a | update | 200 | - | - | 100 | -50.0% |");
+        let j = json(ReproScale::Small, &results);
+        let a = &j["schemes"]["SplitZNS"]["ycsb-a"];
+        assert_eq!(a["latency_us_p99_by_op"]["update"].as_f64(), Some(100.0));
+        // Seeds are averaged by operation too.
+        let two = [
+            with_ops("LDP", 1, 100.0, 200.0),
+            with_ops("LDP", 2, 300.0, 400.0),
+        ];
+        let j = json(ReproScale::Small, &two);
+        let a = &j["schemes"]["LDP"]["ycsb-a"];
+        assert_eq!(a["latency_us_p99_by_op"]["read"].as_f64(), Some(200.0));
+        // No YCSB run: no table.
+        let md = markdown(ReproScale::Small, &[run("LDP", "overwrite", 1, 1.0, 1.0)]);
+        assert!(!md.contains("P99 by operation"), "{md}");
     }
 }

@@ -49,12 +49,16 @@ pub struct OpStats {
     pub max_us: u64,
     /// Percentiles, µs.
     pub p50_us: u64,
+    /// 75th percentile, µs.
+    pub p75_us: u64,
     /// 95th percentile, µs.
     pub p95_us: u64,
     /// 99th percentile, µs.
     pub p99_us: u64,
     /// 99.9th percentile, µs.
     pub p999_us: u64,
+    /// 99.99th percentile, µs.
+    pub p9999_us: u64,
     /// Returned OK.
     pub ok: u64,
     /// Returned NOT_FOUND.
@@ -569,9 +573,11 @@ pub async fn run_phase_with_progress<E: Env, S: KvStore>(
                     min_us: us(h.min()),
                     max_us: us(h.max()),
                     p50_us: us(h.value_at_quantile(0.5)),
+                    p75_us: us(h.value_at_quantile(0.75)),
                     p95_us: us(h.value_at_quantile(0.95)),
                     p99_us: us(h.value_at_quantile(0.99)),
                     p999_us: us(h.value_at_quantile(0.999)),
+                    p9999_us: us(h.value_at_quantile(0.9999)),
                     ok: ok.get(k).copied().unwrap_or(0),
                     not_found: nf.get(k).copied().unwrap_or(0),
                 },
