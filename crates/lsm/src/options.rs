@@ -37,11 +37,15 @@ pub enum CompactionScheme {
     /// [`Self::Llc`] with the code's next-level cursor sweep: the next-level files it passes
     /// are rewritten into the output level's active zone with the compaction.
     LlcRelocate,
+    /// GearDB's gear compaction (FAST'19): RocksDB's picking (with `compaction_pri`), then a
+    /// cascade into the next levels' compaction windows while the output level is full
+    /// (`compaction::gear`).
+    Gear,
 }
 
 impl CompactionScheme {
     /// Every scheme, by its name.
-    pub const NAMES: [&'static str; 8] = [
+    pub const NAMES: [&'static str; 9] = [
         "rocksdb",
         "sica",
         "zaca",
@@ -50,6 +54,7 @@ impl CompactionScheme {
         "acc-artifact",
         "llc",
         "llc-relocate",
+        "gear",
     ];
 
     /// The scheme called `name`.
@@ -66,6 +71,7 @@ impl CompactionScheme {
             "acc-artifact" => Ok(Self::AccArtifact),
             "llc" => Ok(Self::Llc),
             "llc-relocate" => Ok(Self::LlcRelocate),
+            "gear" => Ok(Self::Gear),
             other => Err(LsmError::InvalidArgument(format!(
                 "compaction_scheme '{other}': known: {}",
                 Self::NAMES.join(", ")

@@ -399,6 +399,7 @@ mod tests {
             size,
             smallest: lo,
             largest: hi,
+            temp: false,
         }
     }
 

@@ -362,6 +362,7 @@ mod tests {
             size: 10,
             smallest: b"e",
             largest: b"f",
+            temp: false,
         };
         let c = CazaContext::from_tree(&sst, &tree);
         assert_eq!(c.upper_level_score, Some(1.5));

@@ -16,7 +16,12 @@
 //! token is free the cheapest zone of any level is finished, as ZenFS does. GearDB frees a zone when its last SST
 //! is deleted; the file layer resets zones without live data the same way.
 
+use std::collections::BTreeSet;
+use std::sync::{Mutex, PoisonError};
+
 use super::lifetime::{Liza, mark_finished, open_empty_zone, open_token_limit};
+use crate::hints::Hint;
+
 use super::{
     AllocView, Lifetime, NewSst, Placement, PlacementDecision, PlacementPolicy, PlacementRequest,
     SstContext, TreeView, ZoneView,
@@ -25,9 +30,20 @@ use super::{
 /// Name of the policy ([`super::by_name`]).
 pub const NAME: &str = "level-zones";
 
-/// One sequence of zones per level. Stateless: the zones of a level are those holding its SSTs.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct LevelZones;
+/// One sequence of zones per level, and one for temporary SSTs. The zones of a level are those
+/// holding its (non-temporary) SSTs; the temporary group's are those holding temporary SSTs,
+/// which the policy remembers from [`NewSst::temp`] until their deletion is hinted (a reopen
+/// forgets them: they then count as their level's).
+#[derive(Debug, Default)]
+pub struct LevelZones {
+    temp: Mutex<BTreeSet<u64>>,
+}
+
+impl LevelZones {
+    fn temp_files(&self) -> std::sync::MutexGuard<'_, BTreeSet<u64>> {
+        self.temp.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
 
 /// Whether zones tagged `lt` hold SSTs (the lifetimes the engine gives SSTs).
 fn sst_lifetime(lt: Lifetime) -> bool {
@@ -56,12 +72,18 @@ impl PlacementPolicy for LevelZones {
     }
 
     fn plan_sst(&self, sst: &NewSst<'_>, tree: &dyn TreeView) -> Option<SstContext> {
-        let numbers: Vec<u64> = tree
-            .files(sst.level)
-            .iter()
-            .map(|f| f.number)
-            .filter(|&n| n != sst.number)
-            .collect();
+        let mut temp = self.temp_files();
+        let numbers: Vec<u64> = if sst.temp {
+            temp.insert(sst.number);
+            temp.iter().copied().filter(|&n| n != sst.number).collect()
+        } else {
+            tree.files(sst.level)
+                .iter()
+                .map(|f| f.number)
+                .filter(|&n| n != sst.number && !temp.contains(&n))
+                .collect()
+        };
+        drop(temp);
         let mut zones: Vec<u32> = tree
             .file_zones(&numbers)
             .into_iter()
@@ -71,6 +93,12 @@ impl PlacementPolicy for LevelZones {
         zones.sort_unstable();
         zones.dedup();
         Some(SstContext::new(sst, zones))
+    }
+
+    fn on_hint(&self, hint: &Hint) {
+        if let Hint::FileDeleted { number } = hint {
+            self.temp_files().remove(number);
+        }
     }
 
     fn place(&self, view: &AllocView<'_>, request: &PlacementRequest<'_>) -> PlacementDecision {
@@ -187,7 +215,7 @@ mod tests {
             min_capacity_bytes: 0,
             sst,
         };
-        LevelZones.place(&view(zones), &request).outcome
+        LevelZones::default().place(&view(zones), &request).outcome
     }
 
     #[test]
@@ -253,7 +281,7 @@ mod tests {
             min_capacity_bytes: 0,
             sst: None,
         };
-        let d = LevelZones.place(&v, &request);
+        let d = LevelZones::default().place(&v, &request);
         assert_eq!((d.finish, d.outcome), (vec![1], Placement::Empty(2)));
     }
 
@@ -272,7 +300,7 @@ mod tests {
             min_capacity_bytes: 0,
             sst: Some(&s),
         };
-        let d = LevelZones.place(&view(&zones), &request);
+        let d = LevelZones::default().place(&view(&zones), &request);
         assert_eq!((d.finish, d.outcome), (vec![0, 1], Placement::Empty(3)));
     }
 
@@ -304,8 +332,67 @@ mod tests {
             size: 10,
             smallest: b"x",
             largest: b"y",
+            temp: false,
         };
-        let plan = LevelZones.plan_sst(&new, &tree).unwrap();
+        let plan = LevelZones::default().plan_sst(&new, &tree).unwrap();
         assert_eq!(plan.candidates, vec![6, 7]);
+    }
+
+    #[test]
+    fn temporary_ssts_have_their_own_zones() {
+        use super::super::TreeFile;
+        use super::super::tree_view::StaticTree;
+        let f = |n: u64, lo: &'static [u8], hi: &'static [u8]| TreeFile::idle(n, 100, lo, hi);
+        // Files 2 and 3 in L2 (zones 6 and 7); file 4, also in L2, was written temporary.
+        let tree = StaticTree {
+            levels: vec![
+                vec![],
+                vec![],
+                vec![f(2, b"a", b"c"), f(3, b"d", b"f"), f(4, b"g", b"h")],
+                vec![],
+            ],
+            scores: vec![],
+            base_level: 1,
+            zones: vec![
+                (2, vec![(6, 100)]),
+                (3, vec![(7, 100)]),
+                (4, vec![(8, 100)]),
+            ],
+            target_file_size_bytes: 0,
+            pri_order: vec![],
+        };
+        let sst = |number: u64, temp: bool| NewSst {
+            number,
+            level: 2,
+            size: 10,
+            smallest: b"x",
+            largest: b"y",
+            temp,
+        };
+        let policy = LevelZones::default();
+        // The first temporary SST: no temporary zone yet.
+        assert!(
+            policy
+                .plan_sst(&sst(4, true), &tree)
+                .unwrap()
+                .candidates
+                .is_empty()
+        );
+        // The next goes with it, and a level SST no longer counts file 4's zone as L2's.
+        assert_eq!(
+            policy.plan_sst(&sst(9, true), &tree).unwrap().candidates,
+            vec![8]
+        );
+        assert_eq!(
+            policy.plan_sst(&sst(10, false), &tree).unwrap().candidates,
+            vec![6, 7]
+        );
+        // Once deleted, file 4 is forgotten.
+        policy.on_hint(&Hint::FileDeleted { number: 4 });
+        policy.on_hint(&Hint::FileDeleted { number: 9 });
+        assert_eq!(
+            policy.plan_sst(&sst(10, false), &tree).unwrap().candidates,
+            vec![6, 7, 8]
+        );
     }
 }

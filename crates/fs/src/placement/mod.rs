@@ -81,7 +81,7 @@ pub fn by_name(name: &str) -> Result<Arc<dyn PlacementPolicy>, String> {
         "caza-artifact" => Ok(Arc::new(caza_artifact::CazaArtifact)),
         "caza-v1-artifact" => Ok(Arc::new(caza_artifact::CazaV1Artifact)),
         selective::NAME => Ok(Arc::new(selective::Selective::default())),
-        level_zones::NAME => Ok(Arc::new(level_zones::LevelZones)),
+        level_zones::NAME => Ok(Arc::new(level_zones::LevelZones::default())),
         hybrid::spandb_auto::NAME => Ok(Arc::new(hybrid::spandb_auto::SpanDbAuto::default())),
         other => {
             if let Some(b) = hybrid::basic::Basic::by_name(other) {

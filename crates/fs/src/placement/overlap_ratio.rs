@@ -410,6 +410,7 @@ mod tests {
             size: 200,
             smallest: b"c",
             largest: b"h",
+            temp: false,
         };
         let c = OazaContext::from_tree_with(&sst, &tree, RatioMeasure::Bytes);
         assert!((c.overlap_ratio - 0.75).abs() < 1e-12);
@@ -517,6 +518,7 @@ mod tests {
             size: 100,
             smallest: at(120),
             largest: at(179),
+            temp: false,
         };
         let c = OazaContext::from_tree(&sst, &tree);
         assert!((c.overlap_ratio - 110.0 / 60.0).abs() < 1e-12);

@@ -53,6 +53,10 @@ pub struct NewSst<'a> {
     pub smallest: &'a [u8],
     /// Largest user key.
     pub largest: &'a [u8],
+    /// A temporary SST: LLC's outputs past the start level's new cursor, which the next round
+    /// from that level compacts again soon (`compaction_scheme = "llc-temp"`); `level-zones`
+    /// keeps them in their own zones (the code's level-7 temporary zone group).
+    pub temp: bool,
 }
 
 /// The LSM tree as it is now, read-only.

@@ -387,6 +387,7 @@ impl<'a> Builder<'a> {
             next_compaction_index: None,
             compact_cursor: None,
             split_at: None,
+            cascade: Vec::new(),
         })
     }
 }

@@ -20,6 +20,9 @@
 //!   a SplitZNS baseline): key-order round robin per level from its cursor, L0 drained
 //!   eagerly, greedy input expansion while the level/next-level byte ratio rises, outputs
 //!   split at the output level's cursor; the rules left out are listed there.
+//! - [`gear`] — `GearPicker`: GearDB's gear compaction (`gear`, FAST'19, a SplitZNS
+//!   baseline): RocksDB's picking, then a cascade into the next levels' compaction windows
+//!   while the output level is full; [`gear::destination`] says where each entry goes.
 //! - [`invalidation_score`] — the code's ZACA objective (`GetMaxInvalidateCompactionScore`).
 //! - [`drop_rule`] — which entries a flush or compaction leaves out.
 //! - [`output_cutting`] — where a compaction closes an output SST.
@@ -29,6 +32,7 @@
 pub mod adaptive;
 pub mod adaptive_artifact;
 pub mod drop_rule;
+pub mod gear;
 pub mod invalidation_score;
 pub mod leveled;
 pub mod levels;
@@ -45,6 +49,7 @@ use std::sync::Arc;
 
 pub use adaptive::{AdaptivePicker, SicaPicker};
 pub use adaptive_artifact::AccArtifactPicker;
+pub use gear::GearPicker;
 pub use invalidation_score::InvalidationScore;
 pub use leveled::{LeveledPicker, RulePicker, pick_leveled};
 pub use levels::{
@@ -81,5 +86,6 @@ pub fn picker_for(options: &crate::options::DbOptions) -> Arc<dyn CompactionPick
         }
         CompactionScheme::Llc => Arc::new(LlcPicker { relocate: false }),
         CompactionScheme::LlcRelocate => Arc::new(LlcPicker { relocate: true }),
+        CompactionScheme::Gear => Arc::new(GearPicker),
     }
 }

@@ -109,6 +109,10 @@ pub struct CompactionPlan {
     /// before the first key past it (LLC's cut at the output level's cursor, see
     /// [`super::lifetime_leveling`]; `None` for the other schemes).
     pub split_at: Option<Vec<u8>>,
+    /// Levels below the output level a gear compaction cascades into, shallowest first
+    /// (GearDB's gear compaction, see [`super::gear`]; empty for the other schemes). Their
+    /// input files are in [`Self::inputs`].
+    pub cascade: Vec<super::gear::CascadeLevel>,
 }
 
 impl CompactionPlan {

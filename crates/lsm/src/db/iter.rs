@@ -332,6 +332,12 @@ impl<T: Tables> MergingIter<T> {
     pub(crate) fn current(&self) -> Option<(&[u8], &[u8])> {
         self.heap.first().and_then(|&i| self.children[i].current())
     }
+
+    /// The index (into the children it was built with) of the child the current entry is
+    /// from.
+    pub(crate) fn current_child(&self) -> Option<usize> {
+        self.heap.first().copied()
+    }
 }
 
 /// A user-facing iterator at a snapshot. Holds the memtables and version it started with, so

@@ -635,6 +635,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
         let mut out: Vec<_> = st
             .running
             .iter()
+            .filter(|r| !r.cascade_level)
             .map(|r| RunningCompactionInfo {
                 job: r.job,
                 start_level: r.view.start_level,

@@ -27,6 +27,12 @@ pub struct DbStats {
     pub compactions: u64,
     /// Trivial moves.
     pub trivial_moves: u64,
+    /// Compactions that cascaded below their output level (`compaction_scheme = "gear"`).
+    pub gear_cascades: u64,
+    /// Levels those compactions cascaded into, summed.
+    pub gear_cascade_levels: u64,
+    /// Bytes they wrote below their output level.
+    pub gear_cascade_bytes_written: u64,
     /// Key ranges merged by compactions split into subcompactions (`max_subcompactions`;
     /// a compaction not split counts none).
     pub subcompactions: u64,

@@ -60,59 +60,39 @@ pub(super) async fn compact<E: Env, D: ZonedDevice>(
         let base = level_targets(&levels, &inner.opts).base_level;
         (st.version.clone(), st.smallest_snapshot(), base)
     };
-    let find = |level: u32, n: u64| find_input(&version, level, n);
     let mut edit = VersionEdit::default();
-    let mut outputs = Vec::new();
-    let mut read_bytes = 0u64;
-    let mut written = 0u64;
-    let mut record = None;
-    if plan.trivial_move {
+    let done = if plan.trivial_move {
+        let mut outputs = Vec::new();
         for i in &plan.inputs {
             for &n in &i.files {
-                let f = find(i.level, n)?;
+                let f = find_input(&version, i.level, n)?;
                 edit.deleted_files.push((i.level, n));
                 edit.new_files.push((plan.output_level, f.meta.clone()));
+                outputs.push((plan.output_level, n));
             }
         }
-        outputs = edit.new_files.iter().map(|(_, f)| f.number).collect();
-    } else {
-        read_bytes = take_inputs(&version, plan, &mut edit)?;
-        let ctx = MergeContext {
-            job,
-            smallest_snapshot,
-            base_level,
-            grandparents: grandparent_files(&version, plan),
-            hard_cap: inner.opts.target_file_size_hard_cap,
-        };
-        record = Some(zone_record(inner, job, plan, read_bytes));
-        let boundaries = boundaries_of(inner, &version, plan)?;
-        let (plan, ctx) = (Arc::new(plan.clone()), Arc::new(ctx));
-        let snapshot = merge_ahead::Snapshot::take(inner, &plan, read_bytes);
-        let merged = if boundaries.is_empty() {
-            merge_inputs(
-                inner,
-                &version,
-                &plan,
-                &ctx,
-                snapshot.as_ref(),
-                (None, None),
-            )
-            .await
-        } else {
-            run_subcompactions(inner, &version, &plan, &ctx, snapshot, boundaries).await
-        };
-        let (files, w, (read_ns, read_ops)) = match merged {
-            Err(LsmError::Closed) => return Ok(()),
-            r => r?,
-        };
-        written = w;
-        let z = &mut inner.lock().stats.zone_compaction;
-        (z.read_ns, z.read_ops) = (z.read_ns + read_ns, z.read_ops + read_ops);
-        for nf in files {
-            outputs.push(nf.number);
-            edit.new_files.push((plan.output_level, nf));
+        MergeDone {
+            outputs,
+            ..MergeDone::default()
         }
-    }
+    } else {
+        let at = (smallest_snapshot, base_level);
+        let merged = if plan.cascade.is_empty() {
+            merge_plan(inner, job, &version, plan, at, &mut edit).await?
+        } else {
+            super::cascade::compact_cascade(inner, job, &version, plan, at, &mut edit).await?
+        };
+        let Some(done) = merged else {
+            return Ok(());
+        };
+        done
+    };
+    let MergeDone {
+        read_bytes,
+        written,
+        record,
+        outputs,
+    } = done;
     install(inner, edit, |st| {
         record_compaction(st, plan, read_bytes, written);
         if let Some(r) = record {
@@ -123,16 +103,112 @@ pub(super) async fn compact<E: Env, D: ZonedDevice>(
     inner.hint(&Hint::CompactionFinished {
         job,
         inputs: level_files,
-        outputs: vec![LevelFiles {
-            level: plan.output_level,
-            files: outputs,
-        }],
+        outputs: by_level(plan.output_level, outputs),
     });
     if inner.opts.avoid_unnecessary_blocking_io {
         schedule_purge(inner, None);
         return Ok(());
     }
     delete_obsolete(inner).await
+}
+
+/// A merging compaction's result: what the job records and installs.
+#[derive(Default)]
+pub(super) struct MergeDone {
+    pub(super) read_bytes: u64,
+    pub(super) written: u64,
+    pub(super) record: Option<CompactionRecord>,
+    /// (level, file number) of every output.
+    pub(super) outputs: Vec<(u32, u64)>,
+}
+
+/// Outputs grouped by level, the output level first (as the finished-compaction hint gives
+/// them).
+fn by_level(output_level: u32, outputs: Vec<(u32, u64)>) -> Vec<LevelFiles> {
+    let mut out = vec![LevelFiles {
+        level: output_level,
+        files: Vec::new(),
+    }];
+    for (level, n) in outputs {
+        match out.iter_mut().find(|l| l.level == level) {
+            Some(l) => l.files.push(n),
+            None => out.push(LevelFiles {
+                level,
+                files: vec![n],
+            }),
+        }
+    }
+    out
+}
+
+/// What every merge does first: the inputs recorded as deleted in `edit` (their bytes
+/// returned), the merge's context, and the Same-Zone measures of the inputs.
+pub(super) fn begin_merge<E: Env, D: ZonedDevice>(
+    inner: &Inner<E, D>,
+    job: u64,
+    version: &Version,
+    plan: &CompactionPlan,
+    (smallest_snapshot, base_level): (u64, u32),
+    edit: &mut VersionEdit,
+    grandparents: Vec<Grandparent>,
+) -> Result<(u64, MergeContext, CompactionRecord), LsmError> {
+    let read_bytes = take_inputs(version, plan, edit)?;
+    let ctx = MergeContext {
+        job,
+        smallest_snapshot,
+        base_level,
+        grandparents,
+        hard_cap: inner.opts.target_file_size_hard_cap,
+    };
+    Ok((read_bytes, ctx, zone_record(inner, job, plan, read_bytes)))
+}
+
+/// Merges a two-level plan (in subcompactions when it is split): its inputs recorded as
+/// deleted and its outputs as new files in `edit`. `None` when a close stopped it (its outputs
+/// deleted).
+async fn merge_plan<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    job: u64,
+    version: &Arc<Version>,
+    plan: &CompactionPlan,
+    (smallest_snapshot, base_level): (u64, u32),
+    edit: &mut VersionEdit,
+) -> Result<Option<MergeDone>, LsmError> {
+    let (read_bytes, ctx, record) = begin_merge(
+        inner,
+        job,
+        version,
+        plan,
+        (smallest_snapshot, base_level),
+        edit,
+        grandparent_files(version, plan),
+    )?;
+    let record = Some(record);
+    let boundaries = boundaries_of(inner, version, plan)?;
+    let (plan, ctx) = (Arc::new(plan.clone()), Arc::new(ctx));
+    let snapshot = merge_ahead::Snapshot::take(inner, &plan, read_bytes);
+    let merged = if boundaries.is_empty() {
+        merge_inputs(inner, version, &plan, &ctx, snapshot.as_ref(), (None, None)).await
+    } else {
+        run_subcompactions(inner, version, &plan, &ctx, snapshot, boundaries).await
+    };
+    let (files, written, (read_ns, read_ops)) = match merged {
+        Err(LsmError::Closed) => return Ok(None),
+        r => r?,
+    };
+    let z = &mut inner.lock().stats.zone_compaction;
+    (z.read_ns, z.read_ops) = (z.read_ns + read_ns, z.read_ops + read_ops);
+    let mut outputs = Vec::new();
+    for nf in files {
+        outputs.push((plan.output_level, nf.number));
+        edit.new_files.push((plan.output_level, nf));
+    }
+    Ok(Some(MergeDone {
+        read_bytes,
+        written,
+        record,
+        outputs,
+    }))
 }
 
 /// Where the plan's merge is split (empty: one merge), as RocksDB's
@@ -633,6 +709,7 @@ pub(super) async fn finish_built<E: Env, D: ZonedDevice>(
             size: bytes.len(),
             smallest: key::user_key(&props.smallest_key),
             largest: key::user_key(&props.largest_key),
+            temp: false,
         },
     );
     let nf = write_built(

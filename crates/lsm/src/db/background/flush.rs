@@ -126,6 +126,7 @@ async fn write_built_memtable<E: Env, D: ZonedDevice>(
         size: bytes.len(),
         smallest: key::user_key(&props.smallest_key),
         largest: key::user_key(&props.largest_key),
+        temp: false,
     });
     let nf = write_built(
         fs,

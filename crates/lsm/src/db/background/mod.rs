@@ -16,6 +16,7 @@
 //! zone view of the SSTs.
 
 mod build_ahead;
+mod cascade;
 mod compaction_job;
 mod flush;
 mod install;

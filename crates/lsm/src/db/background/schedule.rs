@@ -29,6 +29,9 @@ pub(crate) struct RunningCompaction {
     pub(crate) started_ns: u64,
     /// Its input files.
     pub(crate) input_files: u32,
+    /// An extra entry for a level a gear compaction cascades into (the job's main entry has
+    /// its output level).
+    pub(crate) cascade_level: bool,
 }
 
 pub(super) fn max_compactions(opts: &DbOptions) -> u32 {
@@ -90,35 +93,7 @@ pub(crate) fn maybe_schedule<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
         }
         let job = st.next_job;
         st.next_job += 1;
-        let inputs: Vec<u64> = plan.inputs.iter().flat_map(|i| i.files.clone()).collect();
-        let (mut lo, mut hi): (Option<Vec<u8>>, Option<Vec<u8>>) = (None, None);
-        for (level, files) in levels.iter().enumerate() {
-            let _ = level;
-            for f in files.iter().filter(|f| inputs.contains(&f.number)) {
-                let s = key::user_key(&f.smallest).to_vec();
-                let l = key::user_key(&f.largest).to_vec();
-                if lo.as_ref().is_none_or(|x| s < *x) {
-                    lo = Some(s);
-                }
-                if hi.as_ref().is_none_or(|x| l > *x) {
-                    hi = Some(l);
-                }
-            }
-        }
-        for n in &inputs {
-            st.being_compacted.insert(*n);
-        }
-        st.running.push(RunningCompaction {
-            job,
-            started_ns: inner.env.now(),
-            input_files: u32::try_from(inputs.len()).unwrap_or(u32::MAX),
-            view: PickerRunning {
-                start_level: plan.start_level,
-                output_level: plan.output_level,
-                smallest_user_key: lo.unwrap_or_default(),
-                largest_user_key: hi.unwrap_or_default(),
-            },
-        });
+        let inputs = register(&mut st, job, &plan, &levels, inner.env.now());
         st.compactions_running += 1;
         let i = inner.clone();
         drop(inner.env.spawn_background("compaction", async move {
@@ -135,6 +110,62 @@ pub(crate) fn maybe_schedule<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
             });
         }));
     }
+}
+
+/// Registers a picked compaction as running: its inputs marked as being compacted, an entry
+/// for its output level and one per level it cascades into. Returns its input files.
+fn register(
+    st: &mut State,
+    job: u64,
+    plan: &crate::compaction::CompactionPlan,
+    levels: &[Vec<crate::compaction::LevelFile<'_>>],
+    now: u64,
+) -> Vec<u64> {
+    let inputs: Vec<u64> = plan.inputs.iter().flat_map(|i| i.files.clone()).collect();
+    let (mut lo, mut hi): (Option<Vec<u8>>, Option<Vec<u8>>) = (None, None);
+    for files in levels {
+        for f in files.iter().filter(|f| inputs.contains(&f.number)) {
+            let s = key::user_key(&f.smallest).to_vec();
+            let l = key::user_key(&f.largest).to_vec();
+            if lo.as_ref().is_none_or(|x| s < *x) {
+                lo = Some(s);
+            }
+            if hi.as_ref().is_none_or(|x| l > *x) {
+                hi = Some(l);
+            }
+        }
+    }
+    for n in &inputs {
+        st.being_compacted.insert(*n);
+    }
+    let view = PickerRunning {
+        start_level: plan.start_level,
+        output_level: plan.output_level,
+        smallest_user_key: lo.unwrap_or_default(),
+        largest_user_key: hi.unwrap_or_default(),
+    };
+    // A gear compaction also writes the levels it cascades into: each is registered, so
+    // that no other compaction into them picks a range it writes.
+    for c in &plan.cascade {
+        st.running.push(RunningCompaction {
+            job,
+            started_ns: now,
+            input_files: 0,
+            cascade_level: true,
+            view: PickerRunning {
+                output_level: c.level,
+                ..view.clone()
+            },
+        });
+    }
+    st.running.push(RunningCompaction {
+        job,
+        started_ns: now,
+        input_files: u32::try_from(inputs.len()).unwrap_or(u32::MAX),
+        cascade_level: false,
+        view,
+    });
+    inputs
 }
 
 /// Under the authors' ZenFS blocking model, whether zone cleaning holds new jobs back now; if
