@@ -173,6 +173,10 @@ pub struct EngineArgs {
     /// ACC: ZACA only from this start level on (2; 0 = every level).
     #[arg(long)]
     acc_min_start_level: Option<u32>,
+    /// LLC (`llc`, `llc-relocate`): outputs past the start level's new cursor go to a
+    /// temporary zone group (the code's level 7) on `level-zones`
+    #[arg(long, value_parser = flag_bool, num_args = 0..=1, default_missing_value = "true")]
+    llc_temp_zones: Option<bool>,
     /// acc-artifact: the code's ZACA only below this free space, percent (25; 101 = always).
     #[arg(long)]
     max_compaction_kick: Option<u32>,
@@ -242,6 +246,7 @@ pub fn engine_options(a: &EngineArgs, use_existing_db: bool) -> Result<DbOptions
         compaction_scheme,
         acc_turning_point,
         acc_min_start_level,
+        llc_temp_zones,
         max_compaction_kick,
         max_compaction_start_level,
         block_size,

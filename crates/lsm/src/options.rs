@@ -226,6 +226,13 @@ pub struct DbOptions {
     /// ACC's level constraint (`acc`): ZACA only for start levels at or above this (2; 0 = no
     /// constraint).
     pub acc_min_start_level: u32,
+    /// LLC (`llc`, `llc-relocate`), the code's rule 6 `TEMP_FILE`: from start level 2 on,
+    /// outputs are also cut at the start level's new cursor, and those past it (which the
+    /// next round from that level compacts again) are written as temporary SSTs, which
+    /// `level-zones` keeps in their own zones (the code's level-7 temporary zone group).
+    /// Left out of serialized options while false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub llc_temp_zones: bool,
     /// `acc-artifact`: the code's ZACA only while the free percentage (ZenFS's
     /// `CalculateFreePercent`) is below this (25, the MSST'24 db_bench default; 0 = never,
     /// 101 = always).
@@ -301,6 +308,7 @@ impl Default for DbOptions {
             compaction_scheme: CompactionScheme::Rocksdb,
             acc_turning_point: 25,
             acc_min_start_level: 2,
+            llc_temp_zones: false,
             max_compaction_kick: 25,
             max_compaction_start_level: 2,
             block_size: 4 << 10,

@@ -1,4 +1,4 @@
-//! The zone-aware policies (CAZA and OAZA placement, ZACA, ACC and LLC victim selection) on a small
+//! The zone-aware policies (CAZA, OAZA and per-level placement, ZACA, ACC and LLC victim selection, LLC's temporary zones) on a small
 //! simulated device with an eager cleaner (it cleans below 75% free), so that cleaning
 //! migrates data while compactions read it: every read matches a `BTreeMap`, the Same-Zone statistics are recorded, and a run is a
 //! pure function of its seed.
@@ -22,6 +22,15 @@ fn value(k: u64, version: u64) -> Vec<u8> {
 }
 
 fn run(placement: &str, scheme: CompactionScheme, seed: u64) -> (DbStats, u64, u64) {
+    run_with(placement, scheme, seed, |_| {})
+}
+
+fn run_with(
+    placement: &str,
+    scheme: CompactionScheme,
+    seed: u64,
+    more: impl FnOnce(&mut DbOptions) + Send + 'static,
+) -> (DbStats, u64, u64) {
     let env = SimEnv::new(SimConfig {
         seed,
         ..SimConfig::default()
@@ -44,7 +53,7 @@ fn run(placement: &str, scheme: CompactionScheme, seed: u64) -> (DbStats, u64, u
         )
         .await
         .unwrap();
-        let opts = DbOptions {
+        let mut opts = DbOptions {
             compaction_scheme: scheme,
             // ZACA whenever possible: at any free space, from L1 on.
             acc_turning_point: 100,
@@ -55,6 +64,7 @@ fn run(placement: &str, scheme: CompactionScheme, seed: u64) -> (DbStats, u64, u
             level_compaction_dynamic_level_bytes: false,
             ..common::small_options()
         };
+        more(&mut opts);
         let db = Db::open(fs.clone(), opts).await.unwrap();
         let mut oracle: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
         let mut rng = SimRng::seed_from_u64(seed);
@@ -135,4 +145,26 @@ fn liza_with_llc_relocate_keeps_every_write_under_cleaning() {
     let (stats, _, resets) = run("liza", CompactionScheme::LlcRelocate, 6);
     assert!(stats.zone_compaction.compactions > 0);
     assert!(resets > 0);
+}
+
+#[test]
+fn level_zones_with_llc_temp_zones_keeps_every_write_under_cleaning() {
+    // Rule 6: outputs past the start level's new cursor go to the temporary zone group.
+    // L1 64 KiB, x4 per level: compactions start from L2 and deeper, where rule 6 applies.
+    let deeper = |o: &mut DbOptions| {
+        o.max_bytes_for_level_base = 64 << 10;
+        o.max_bytes_for_level_multiplier = 4.0;
+    };
+    let (stats, _, resets) = run_with("level-zones", CompactionScheme::Llc, 7, move |o| {
+        deeper(o);
+        o.llc_temp_zones = true;
+    });
+    assert!(
+        stats.temp_ssts_written > 0,
+        "no temporary SST; compactions by start level {:?}",
+        stats.compactions_by_level
+    );
+    assert!(resets > 0);
+    let (plain, _, _) = run_with("level-zones", CompactionScheme::Llc, 7, deeper);
+    assert_eq!(plain.temp_ssts_written, 0);
 }

@@ -22,8 +22,8 @@
 //! counts by 64; `tiny` by 256 (checks only); `paper` is the paper's own set-up.
 //!
 //! LLC here is its zone layout and picking rules; its relocation of skipped files is the
-//! separate `llc-relocate` scheme, and its temporary zone group is not modeled (see
-//! `docs/results/splitzns.md`).
+//! separate `llc-relocate` scheme and its temporary zone group the engine option
+//! `llc_temp_zones`, both measured apart (see `docs/results/splitzns.md`).
 
 use std::fmt::Write as _;
 

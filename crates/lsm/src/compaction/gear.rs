@@ -369,6 +369,7 @@ mod tests {
             compact_cursor: None,
             split_at: None,
             cascade: Vec::new(),
+            temp_after: None,
         }
     }
 

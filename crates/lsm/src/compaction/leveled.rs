@@ -388,6 +388,7 @@ impl<'a> Builder<'a> {
             compact_cursor: None,
             split_at: None,
             cascade: Vec::new(),
+            temp_after: None,
         })
     }
 }

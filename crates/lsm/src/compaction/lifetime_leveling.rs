@@ -56,6 +56,14 @@
 //!    output before the first key past it, so the next round from the output level starts
 //!    on a file boundary.
 //!
+//! 7. **Temporary outputs** (rule 6's `TEMP_FILE`, with `llc_temp_zones = true`). From start
+//!    level 2 on ("when L > 1"), outputs are also cut at the start level's new cursor, and
+//!    those past it, the part of the next-level inputs the next round from the start level
+//!    compacts again, are written as temporary SSTs ([`CompactionPlan::temp_after`]), which
+//!    `level-zones` keeps in their own zones, as the code writes them to its level-7 zone
+//!    group. The code's cursor is the next files' smallest key, ours the picked inputs'
+//!    largest (rule 5): both cut between the same keys.
+//!
 //! Otherwise the plan is the leveled picker's (grandparents, bottommost, output file size).
 //! That includes RocksDB's `IsTrivialMove`, which here moves metadata only.
 //!
@@ -63,9 +71,6 @@
 //!
 //! - **Rule 3 in plain `llc`**, whose results the studies published first; `llc-relocate`
 //!   has it.
-//! - **Rule 6's `TEMP_FILE` cut** at the start level's new cursor, and the **level-7
-//!   temporary zone group** its outputs go to. They need a zone stream per level, which the
-//!   engine does not have.
 //! - **Rule 7, trivial zone moves** (relabelling a whole finished zone as the next level).
 //! - **Seek-triggered L0 compaction.**
 //! - The cursors are not written to the MANIFEST, unlike LevelDB's `compact_pointer_`. The
@@ -140,6 +145,13 @@ impl CompactionPicker for LlcPicker {
                 .get(g.output)
                 .filter(|c| g.output > 0 && !c.is_empty())
                 .map(|c| key::user_key(c).to_vec());
+            // Rule 6's TEMP_FILE: "when L > 1", outputs past the start level's new cursor.
+            if input.options.llc_temp_zones && start > 1 && !plan.trivial_move {
+                plan.temp_after = plan
+                    .compact_cursor
+                    .as_ref()
+                    .map(|(_, c)| key::user_key(c).to_vec());
+            }
             return Some(plan);
         }
         None
@@ -556,6 +568,30 @@ mod tests {
         let cursors = vec![Vec::new(), Vec::new(), cursor("b")];
         let p = pick(&levels, &[], &[], &cursors, &o).unwrap();
         assert_eq!(p.split_at.as_deref(), Some(&b"b"[..]));
+    }
+
+    #[test]
+    fn with_temp_zones_outputs_past_the_start_cursor_are_temporary_from_l2_on() {
+        // The tree moved down a level: L2 over its 10,000-byte target, L3 below it.
+        let mut levels = tree(3000, vec![meta(11, "a", "z", 300)]);
+        levels.remove(0);
+        levels.insert(0, Vec::new());
+        levels.insert(1, Vec::new());
+        levels.truncate(4);
+        let mut o = opts();
+        o.llc_temp_zones = true;
+        let p = pick(&levels, &[], &[], &[], &o).unwrap();
+        assert_eq!(p.start_level, 2);
+        // Expansion takes all four files (the ratio keeps rising): the new cursor is h, and
+        // the outputs holding L3's keys past it, [h+, z], are temporary.
+        assert_eq!(p.temp_after.as_deref(), Some(&b"h"[..]));
+        o.llc_temp_zones = false;
+        assert_eq!(pick(&levels, &[], &[], &[], &o).unwrap().temp_after, None);
+        // From L1 ("when L > 1" in the code) never.
+        let mut o = opts();
+        o.llc_temp_zones = true;
+        let p = pick(&tree(300, vec![meta(11, "a", "h", 300)]), &[], &[], &[], &o).unwrap();
+        assert_eq!((p.start_level, p.temp_after), (1, None));
     }
 
     #[test]

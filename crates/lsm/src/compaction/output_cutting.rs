@@ -65,6 +65,7 @@ pub struct OutputCutter<'a> {
     max_file_size: u64,
     last_user_key: Vec<u8>,
     split_at: Option<&'a [u8]>,
+    split_also: Option<&'a [u8]>,
     hard_cap: bool,
 }
 
@@ -81,6 +82,7 @@ impl<'a> OutputCutter<'a> {
             max_file_size,
             last_user_key: Vec::new(),
             split_at: None,
+            split_also: None,
             hard_cap: false,
         }
     }
@@ -103,15 +105,22 @@ impl<'a> OutputCutter<'a> {
         self
     }
 
+    /// A second such cut (LLC's at the start level's new cursor, beside the one at the output
+    /// level's).
+    #[must_use]
+    pub fn with_split_also(mut self, split_also: Option<&'a [u8]>) -> Self {
+        self.split_also = split_also;
+        self
+    }
+
     /// Whether the open output (of `open` bytes so far; `None` when none is open) is closed
     /// before the next kept entry, `ikey`, is added. Call it for every kept entry, in order.
     pub fn cut_before(&mut self, ikey: &[u8], open: Option<u64>) -> bool {
         let uk = key::user_key(ikey);
         let size = open.unwrap_or(0);
         let grandparent_cut = self.grandparents.should_stop_before(ikey, size);
-        let split_cut = self
-            .split_at
-            .is_some_and(|s| self.last_user_key.as_slice() <= s && uk > s);
+        let crosses = |s: &[u8]| self.last_user_key.as_slice() <= s && uk > s;
+        let split_cut = self.split_at.is_some_and(crosses) || self.split_also.is_some_and(crosses);
         let cut = open.is_some()
             && uk != self.last_user_key
             && (self.full(size) || grandparent_cut || split_cut);
@@ -220,5 +229,18 @@ mod tests {
         let mut c = OutputCutter::new(&[], u64::MAX, 100);
         assert!(!c.cut_before(&k("a", 1), Some(100)));
         assert!(c.cut_before(&k("b", 1), Some(101)));
+    }
+
+    #[test]
+    fn a_second_split_key_cuts_too() {
+        let k = |u: &[u8]| key::internal_key(u, 1, key::ValueType::Value);
+        let mut c = OutputCutter::new(&[], u64::MAX, u64::MAX)
+            .with_split_at(Some(b"f"))
+            .with_split_also(Some(b"c"));
+        assert!(!c.cut_before(&k(b"a"), None));
+        assert!(!c.cut_before(&k(b"b"), Some(10)));
+        assert!(c.cut_before(&k(b"d"), Some(20)));
+        assert!(!c.cut_before(&k(b"e"), Some(10)));
+        assert!(c.cut_before(&k(b"g"), Some(20)));
     }
 }

@@ -113,6 +113,11 @@ pub struct CompactionPlan {
     /// (GearDB's gear compaction, see [`super::gear`]; empty for the other schemes). Their
     /// input files are in [`Self::inputs`].
     pub cascade: Vec<super::gear::CascadeLevel>,
+    /// A user key past which outputs are temporary (LLC's `TEMP_FILE` with
+    /// `llc_temp_zones`): outputs are also cut at it, and those whose keys all lie past it
+    /// are written as temporary SSTs (their own zone group on `level-zones`). `None` for the
+    /// other schemes.
+    pub temp_after: Option<Vec<u8>>,
 }
 
 impl CompactionPlan {

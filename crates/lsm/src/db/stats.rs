@@ -33,6 +33,8 @@ pub struct DbStats {
     pub gear_cascade_levels: u64,
     /// Bytes they wrote below their output level.
     pub gear_cascade_bytes_written: u64,
+    /// Compaction outputs written as temporary SSTs (LLC with `llc_temp_zones`).
+    pub temp_ssts_written: u64,
     /// Key ranges merged by compactions split into subcompactions (`max_subcompactions`;
     /// a compaction not split counts none).
     pub subcompactions: u64,

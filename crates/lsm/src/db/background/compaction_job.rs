@@ -477,7 +477,9 @@ pub(super) async fn merge_inputs<E: Env, D: ZonedDevice>(
     if let Some(snap) = snapshot {
         let owned = (range.0.map(<[u8]>::to_vec), range.1.map(<[u8]>::to_vec));
         if let Some(rx) = merge_ahead::start(inner, version, plan, ctx, snap, owned) {
-            return merge_ahead::replay(inner, rx, plan.output_level, lifetime, ctx.job).await;
+            let sink = ReplaySink::new(inner, plan.output_level, lifetime, ctx.job)
+                .with_temp_after(plan.temp_after.clone());
+            return merge_ahead::replay(inner, rx, sink).await;
         }
     }
     let (children, _) = children_of(
@@ -487,7 +489,8 @@ pub(super) async fn merge_inputs<E: Env, D: ZonedDevice>(
         inner.opts.compaction_readahead_size,
     )?;
     let mut it = MergingIter::new(children);
-    let mut sink = ReplaySink::new(inner, plan.output_level, lifetime, ctx.job);
+    let mut sink = ReplaySink::new(inner, plan.output_level, lifetime, ctx.job)
+        .with_temp_after(plan.temp_after.clone());
     merge_loop(&mut it, &mut sink, plan, ctx, range, inner.opts.compression).await?;
     Ok(sink.outcome())
 }
@@ -528,6 +531,7 @@ pub(super) async fn merge_loop<T: Tables, K: MergeSink>(
         plan.max_compaction_bytes,
     )
     .with_split_at(plan.split_at.as_deref())
+    .with_split_also(plan.temp_after.as_deref())
     .with_hard_cap(ctx.hard_cap);
     // CompactionRead: time spent waiting for input blocks.
     sink.before_io();
@@ -594,6 +598,8 @@ pub(super) struct ReplaySink<'a, E: Env, D: ZonedDevice> {
     written: u64,
     reads: ReadWait,
     io_started: u64,
+    /// Outputs whose keys all lie past this user key are temporary ([`CompactionPlan::temp_after`]).
+    temp_after: Option<Vec<u8>>,
 }
 
 impl<'a, E: Env, D: ZonedDevice> ReplaySink<'a, E, D> {
@@ -612,7 +618,14 @@ impl<'a, E: Env, D: ZonedDevice> ReplaySink<'a, E, D> {
             written: 0,
             reads: ReadWait::default(),
             io_started: 0,
+            temp_after: None,
         }
+    }
+
+    /// Marks outputs past `temp_after` temporary.
+    pub(super) fn with_temp_after(mut self, temp_after: Option<Vec<u8>>) -> Self {
+        self.temp_after = temp_after;
+        self
     }
 
     /// An output built (or failed to build) elsewhere: numbered, placed and written now.
@@ -621,15 +634,23 @@ impl<'a, E: Env, D: ZonedDevice> ReplaySink<'a, E, D> {
         built: Result<crate::sst::BuiltTable, LsmError>,
     ) -> Result<(), LsmError> {
         let number = self.inner.lock().new_file_number();
+        let built = built?;
+        let temp = self
+            .temp_after
+            .as_deref()
+            .is_some_and(|t| key::user_key(&built.props.smallest_key) > t);
         let nf = finish_built(
             self.inner,
             number,
-            built?,
-            self.level,
+            built,
+            (self.level, temp),
             self.lifetime,
             self.job,
         )
         .await?;
+        if temp {
+            self.inner.lock().stats.temp_ssts_written += 1;
+        }
         self.written += nf.file_size;
         self.out.push(nf);
         Ok(())
@@ -688,7 +709,7 @@ pub(super) async fn finish_built<E: Env, D: ZonedDevice>(
     inner: &Arc<Inner<E, D>>,
     number: u64,
     built: crate::sst::BuiltTable,
-    level: u32,
+    (level, temp): (u32, bool),
     lifetime: Lifetime,
     job: u64,
 ) -> Result<FileMeta, LsmError> {
@@ -709,7 +730,7 @@ pub(super) async fn finish_built<E: Env, D: ZonedDevice>(
             size: bytes.len(),
             smallest: key::user_key(&props.smallest_key),
             largest: key::user_key(&props.largest_key),
-            temp: false,
+            temp,
         },
     );
     let nf = write_built(

@@ -28,7 +28,6 @@ use std::task::{Context, Poll, Waker};
 
 use zonedb_device::{ElidedBytes, IoClass, ZonedDevice};
 use zonedb_env::Env;
-use zonedb_fs::placement::Lifetime;
 
 use super::super::Inner;
 use super::super::iter::{MergingIter, Tables};
@@ -451,11 +450,8 @@ type OpenInput<E, D> = (
 pub(super) async fn replay<E: Env, D: ZonedDevice>(
     inner: &Arc<Inner<E, D>>,
     Ahead(rx): Ahead,
-    level: u32,
-    lifetime: Lifetime,
-    job: u64,
+    mut sink: ReplaySink<'_, E, D>,
 ) -> Result<MergeOutcome, LsmError> {
-    let mut sink = ReplaySink::new(inner, level, lifetime, job);
     let ra_bytes = inner.opts.compaction_readahead_size;
     let mut open: BTreeMap<u64, OpenInput<E, D>> = BTreeMap::new();
     loop {
