@@ -414,13 +414,17 @@ fn mean_value(values: &[serde_json::Value]) -> serde_json::Value {
                 .collect();
             Value::Array(cols)
         }
-        Value::Object(o) => {
+        Value::Object(_) => {
+            // Keys of every input, each averaged over the inputs that have it: a map keyed by
+            // what a run saw (latency by operation type) may lack a key in one seed.
+            let keys: std::collections::BTreeSet<&String> = values
+                .iter()
+                .filter_map(Value::as_object)
+                .flat_map(serde_json::Map::keys)
+                .collect();
             let mut out = serde_json::Map::new();
-            for k in o.keys() {
-                let col: Vec<Value> = values
-                    .iter()
-                    .map(|v| v.get(k).cloned().unwrap_or(Value::Null))
-                    .collect();
+            for k in keys {
+                let col: Vec<Value> = values.iter().filter_map(|v| v.get(k)).cloned().collect();
                 out.insert(k.clone(), mean_value(&col));
             }
             Value::Object(out)
@@ -496,6 +500,17 @@ impl CellResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_one_seed_lacks_is_averaged_over_the_seeds_that_have_it() {
+        let a = serde_json::json!({"p99": {"read": 10.0, "update": 20.0}, "n": 2});
+        let b = serde_json::json!({"p99": {"read": 30.0}, "n": 4});
+        let c = serde_json::json!({"p99": {"insert": 5.0}, "n": 6});
+        assert_eq!(
+            mean_value(&[a, b, c]),
+            serde_json::json!({"p99": {"insert": 5.0, "read": 20.0, "update": 20.0}, "n": 4})
+        );
+    }
 
     #[test]
     fn the_mean_of_seeds_averages_every_field_and_rounds_counts() {
