@@ -107,6 +107,64 @@ fn splitzns_tiny_overwrite(out: &str, extra: &[&str]) -> std::process::Output {
 }
 
 #[test]
+fn emitted_scenarios_run_alone_to_the_studys_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let emit = dir.path().join("cells");
+    let o = splitzns_tiny_overwrite(
+        dir.path().join("study").to_str().unwrap(),
+        &[
+            "--no-breakdown",
+            "--engine-option",
+            "compaction_readahead_size=1048576",
+            "--emit-scenarios",
+            emit.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let j: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["emitted"].as_array().unwrap().len(), 4, "{j}");
+    assert!(!dir.path().join("study").exists(), "nothing ran");
+    let ldp = emit.join("splitzns-scheme-LDP-overwrite-seed1.toml");
+    let text = std::fs::read_to_string(&ldp).unwrap();
+    assert!(
+        text.contains("compaction_readahead_size = 1048576"),
+        "{text}"
+    );
+    // The study's LDP figure, and the emitted file run alone.
+    let o = splitzns_tiny_overwrite(
+        dir.path().join("study").to_str().unwrap(),
+        &[
+            "--no-breakdown",
+            "--engine-option",
+            "compaction_readahead_size=1048576",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let study: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let o = zonedb(&["run", ldp.to_str().unwrap(), "--json", "--no-report"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let alone: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let last = alone["configurations"][0]["benchmarks"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        study["schemes"]["LDP"]["overwrite"]["ops"], last["ops"],
+        "{last}"
+    );
+    let ops_per_s = last["ops_per_s"].as_f64().unwrap();
+    let want = study["schemes"]["LDP"]["overwrite"]["ops_per_s"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        (ops_per_s - want).abs() <= want * 1e-9,
+        "{ops_per_s} vs {want}"
+    );
+}
+
+#[test]
 fn reproduce_splitzns_names_the_papers_schemes_and_workloads_and_draws_its_plots() {
     let dir = tempfile::tempdir().unwrap();
     let o = splitzns_tiny_overwrite(dir.path().to_str().unwrap(), &[]);

@@ -103,6 +103,12 @@ pub struct ReproduceArgs {
     /// Report directory (`reproduce-<study>.md` and `.json` are written there).
     #[arg(long, default_value = "zonedb-report")]
     out: PathBuf,
+    /// Write each configuration's scenario (TOML, options given here included) to this
+    /// directory instead of running the study, one file per configuration, so that any one
+    /// of them runs alone with `zonedb run FILE` (a paper-scale cell takes 10-60 minutes).
+    /// Not for znsplus.
+    #[arg(long = "emit-scenarios", value_name = "DIR")]
+    emit_scenarios: Option<PathBuf>,
     #[command(flatten)]
     run: RunFlags,
 }
@@ -155,12 +161,17 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
         StudyArg::Oaza => Study::Oaza,
         StudyArg::Splitzns => Study::SplitZns,
         StudyArg::Hhzs => Study::Hhzs,
-        StudyArg::Znsplus if a.engine_options.is_empty() && a.device_options.is_empty() => {
+        StudyArg::Znsplus
+            if a.engine_options.is_empty()
+                && a.device_options.is_empty()
+                && a.emit_scenarios.is_none() =>
+        {
             return study_znsplus(a);
         }
         StudyArg::Znsplus => {
             return Err(CliError::Usage(
-                "--engine-option, --device-option: the znsplus study takes neither".into(),
+                "--engine-option, --device-option, --emit-scenarios: the znsplus study takes none"
+                    .into(),
             ));
         }
     };
@@ -200,6 +211,9 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
                 .map_err(|e: toml::de::Error| bad(e.to_string()))?;
             check_device(&c.scenario).map_err(bad)?;
         }
+    }
+    if let Some(dir) = &a.emit_scenarios {
+        return emit_scenarios(dir, name, &cells);
     }
     if !a.json {
         println!(
@@ -433,6 +447,65 @@ fn parse_options(flag: &str, args: &[String]) -> Result<toml::Table, CliError> {
 fn check_device(s: &Scenario) -> Result<(), String> {
     let spec = zonedb_harness::experiment::device_spec_of(s).map_err(|e| e.to_string())?;
     spec.profile_name().map(drop).map_err(|e| e.to_string())
+}
+
+/// `--emit-scenarios DIR`: each cell's scenario written as `DIR/<study>-<group>-<scheme>-<workload>-seed<N>.toml`
+/// (characters other than letters, digits, `.` and `-` become `_`), read back and checked
+/// equal before the next; nothing runs.
+fn emit_scenarios(
+    dir: &std::path::Path,
+    study: &str,
+    cells: &[reproduce::Cell],
+) -> Result<StudyOutput, CliError> {
+    let io =
+        |e: std::io::Error| CliError::Usage(format!("--emit-scenarios {}: {e}", dir.display()));
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let mut files = Vec::new();
+    for c in cells {
+        let text = toml::to_string(&c.scenario)
+            .map_err(|e| CliError::Usage(format!("scenario '{}': {e}", c.scenario.name)))?;
+        let back = Scenario::configurations(&text).map_err(|e| {
+            CliError::Usage(format!(
+                "scenario '{}' does not read back: {e}",
+                c.scenario.name
+            ))
+        })?;
+        if back.first() != Some(&c.scenario) {
+            return Err(CliError::Usage(format!(
+                "scenario '{}' reads back different",
+                c.scenario.name
+            )));
+        }
+        let stem: String = format!(
+            "{study}-{}-{}-{}-seed{}",
+            c.group, c.scheme, c.workload, c.seed
+        )
+        .chars()
+        .map(|ch| {
+            if ch.is_ascii_alphanumeric() || ch == '.' || ch == '-' {
+                ch
+            } else {
+                '_'
+            }
+        })
+        .collect();
+        let path = dir.join(format!("{stem}.toml"));
+        std::fs::write(&path, &text).map_err(io)?;
+        files.push(path.display().to_string());
+    }
+    let markdown = format!(
+        "{} scenarios written to {} (run one with `zonedb run FILE`):\n{}\n",
+        files.len(),
+        dir.display(),
+        files.join("\n")
+    );
+    Ok(StudyOutput {
+        json: serde_json::json!({ "study": study, "emitted": files }),
+        markdown,
+        report: dir.to_path_buf(),
+        any_finished: true,
+        wall_ns: 0,
+    })
 }
 
 #[cfg(test)]
