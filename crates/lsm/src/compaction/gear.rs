@@ -43,7 +43,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::leveled::LeveledPicker;
-use super::levels::{LevelTargets, level_bytes, level_targets, overlapping_inputs, range};
+use super::levels::{LevelTargets, level_bytes, level_targets, range};
 use super::picker::{CompactionInputs, CompactionPicker, CompactionPlan, LevelFile, PickerInput};
 use super::view::{PickView, Picked};
 use super::zone_layout::ZoneLayout;
@@ -128,12 +128,9 @@ impl CompactionPicker for GearPicker {
 
 /// Grows `plan` by the gear cascade while the gear condition holds (see the module docs).
 pub fn extend(plan: &mut CompactionPlan, v: &PickView<'_>, targets: &LevelTargets) {
-    let mut all: Vec<&LevelFile<'_>> = Vec::new();
-    for i in &plan.inputs {
-        let level = &v.levels[i.level as usize];
-        all.extend(level.iter().filter(|f| i.files.contains(&f.number)));
-    }
-    let Some(first) = range(all) else { return };
+    let Some(first) = plan_range(plan, v) else {
+        return;
+    };
     let mut carried = vec![first];
     let mut c = plan.output_level as usize;
     while c + 1 < v.levels.len() {
@@ -171,7 +168,7 @@ pub fn extend(plan: &mut CompactionPlan, v: &PickView<'_>, targets: &LevelTarget
     }
     if !plan.cascade.is_empty() {
         let deepest = c;
-        let (lo, hi) = plan_range(plan, v);
+        let (lo, hi) = plan_range(plan, v).unwrap_or_default();
         plan.bottommost = v.levels[deepest + 1..]
             .iter()
             .flatten()
@@ -180,7 +177,7 @@ pub fn extend(plan: &mut CompactionPlan, v: &PickView<'_>, targets: &LevelTarget
 }
 
 /// Smallest and largest user key over every input of `plan`.
-fn plan_range(plan: &CompactionPlan, v: &PickView<'_>) -> (Vec<u8>, Vec<u8>) {
+fn plan_range(plan: &CompactionPlan, v: &PickView<'_>) -> Option<(Vec<u8>, Vec<u8>)> {
     let mut all: Vec<&LevelFile<'_>> = Vec::new();
     for i in &plan.inputs {
         all.extend(
@@ -189,7 +186,7 @@ fn plan_range(plan: &CompactionPlan, v: &PickView<'_>) -> (Vec<u8>, Vec<u8>) {
                 .filter(|f| i.files.contains(&f.number)),
         );
     }
-    range(all).unwrap_or_default()
+    range(all)
 }
 
 /// The runs of `level`'s window files overlapping the `carried` spans: consecutive files of
@@ -203,13 +200,11 @@ fn runs_into(
 ) -> Vec<Picked> {
     let mut hit: BTreeSet<usize> = BTreeSet::new();
     for (lo, hi) in carried {
-        for f in overlapping_inputs(v.levels, level, lo, hi) {
-            if window.contains(&f.number)
-                && let Some(i) = v.levels[level].iter().position(|g| g.number == f.number)
-            {
-                hit.insert(i);
-            }
-        }
+        hit.extend(
+            v.overlapping(level, lo, hi)
+                .into_iter()
+                .filter(|&i| window.contains(&v.levels[level][i].number)),
+        );
     }
     let mut runs: Vec<Picked> = Vec::new();
     for i in hit {

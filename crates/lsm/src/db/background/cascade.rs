@@ -15,7 +15,8 @@ use super::super::Inner;
 use super::super::iter::{Child, MergingIter};
 use super::super::source::TableCache;
 use super::compaction_job::{
-    MergeContext, MergeDone, MergeSink, ReplaySink, abandon_outputs, begin_merge, find_input,
+    MergeContext, MergeDone, MergeSink, ReadWait, ReplaySink, abandon_outputs, begin_merge,
+    children_of, find_input, finish_merge, merge_charge_ns, open_size,
 };
 use crate::LsmError;
 use crate::compaction::CompactionPlan;
@@ -24,7 +25,6 @@ use crate::compaction::drop_rule::DropRule;
 use crate::compaction::gear::{CascadeLevel, destination};
 use crate::compaction::levels::{max_file_size_for_level, overlaps};
 use crate::compaction::output_cutting::{Grandparent, OutputCutter};
-use crate::cost;
 use crate::key;
 use crate::sst::TableBuilder;
 use crate::version::{FileMeta, Version, VersionEdit};
@@ -59,24 +59,20 @@ pub(super) async fn compact_cascade<E: Env, D: ZonedDevice>(
             r => r?,
         };
     let mut st = inner.lock();
-    let z = &mut st.stats.zone_compaction;
-    (z.read_ns, z.read_ops) = (z.read_ns + read_ns, z.read_ops + read_ops);
     st.stats.gear_cascades += 1;
     st.stats.gear_cascade_levels += plan.cascade.len() as u64;
-    let mut outputs = Vec::new();
-    for (level, nf) in files {
-        if level > plan.output_level {
-            st.stats.gear_cascade_bytes_written += nf.file_size;
-        }
-        outputs.push((level, nf.number));
-        edit.new_files.push((level, nf));
-    }
-    Ok(Some(MergeDone {
-        read_bytes,
-        written,
-        record: Some(record),
-        outputs,
-    }))
+    st.stats.gear_cascade_bytes_written += files
+        .iter()
+        .filter(|(level, _)| *level > plan.output_level)
+        .map(|(_, f)| f.file_size)
+        .sum::<u64>();
+    Ok(Some(finish_merge(
+        &mut st,
+        edit,
+        (read_bytes, written, (read_ns, read_ops)),
+        record,
+        files,
+    )))
 }
 
 /// One output level's part of the merge.
@@ -99,7 +95,13 @@ pub(super) async fn merge_cascade<E: Env, D: ZonedDevice>(
     plan: &CompactionPlan,
     ctx: &MergeContext,
 ) -> Result<CascadeOutcome, LsmError> {
-    let (children, sources, (lo, hi)) = children_with_sources(inner, version, plan)?;
+    let (children, sources, _) = children_of(
+        version,
+        plan,
+        &inner.tables,
+        inner.opts.compaction_readahead_size,
+    )?;
+    let (lo, hi) = inputs_range(version, plan)?;
     let deepest = plan.cascade.last().map_or(plan.output_level, |c| c.level);
     let levels: Vec<u32> = (plan.output_level..=deepest).collect();
     let grandparents: BTreeMap<u32, Vec<Grandparent>> = levels
@@ -164,16 +166,10 @@ async fn run<E: Env, D: ZonedDevice>(
     ctx: &MergeContext,
 ) -> Result<(u64, u64), LsmError> {
     let mut it = MergingIter::new(children);
-    let mut reads = (0u64, 0u64);
-    let mut wait = |t0: u64| {
-        let dt = inner.env.now() - t0;
-        if dt > 0 {
-            reads = (reads.0 + dt, reads.1 + 1);
-        }
-    };
+    let mut reads = ReadWait::default();
     let t0 = inner.env.now();
     it.seek(&[]).await?;
-    wait(t0);
+    reads.add(inner.env.now() - t0);
     let compression = inner.opts.compression;
     let (mut entries, mut input_bytes) = (0u64, 0u64);
     while let Some((k, v)) = it.current() {
@@ -185,13 +181,10 @@ async fn run<E: Env, D: ZonedDevice>(
         if let Some(s) = streams.get_mut(&dest)
             && s.rule.keep(k)
         {
-            let open = s.builder.as_ref().map(|b| {
-                if ctx.hard_cap {
-                    b.final_size_with(k, value_len)
-                } else {
-                    b.estimated_file_size()
-                }
-            });
+            let open = s
+                .builder
+                .as_ref()
+                .map(|b| open_size(b, k, value_len, ctx.hard_cap));
             // An output at a cascade level stays within one span (between spans lie files of
             // the level the cascade leaves in place).
             let span = s.cascade.and_then(|c| c.span_of(key::user_key(k)));
@@ -209,38 +202,30 @@ async fn run<E: Env, D: ZonedDevice>(
                 .add(k, v);
         }
         if entries.is_multiple_of(256) {
-            let decompress = cost::decompress_ns(compression, input_bytes);
-            input_bytes %= 1024;
-            inner.env.cpu(256 * cost::MERGE_ENTRY_NS + decompress).await;
+            inner
+                .env
+                .cpu(merge_charge_ns(compression, &mut input_bytes))
+                .await;
             if inner.lock().closing {
                 return Err(LsmError::Closed);
             }
         }
         let t0 = inner.env.now();
         it.next().await?;
-        wait(t0);
+        reads.add(inner.env.now() - t0);
     }
     for s in streams.values_mut() {
         if let Some(b) = s.builder.take() {
             s.sink.cut(b).await?;
         }
     }
-    Ok(reads)
+    Ok(reads.pair())
 }
 
-/// The merge's sources (one per L0 file, one per deeper level), the level each reads from,
-/// and the user-key range of all inputs.
-#[allow(clippy::type_complexity)]
-fn children_with_sources<E: Env, D: ZonedDevice>(
-    inner: &Inner<E, D>,
-    version: &Version,
-    plan: &CompactionPlan,
-) -> Result<(Vec<Child<TableCache<E, D>>>, Vec<u32>, (Vec<u8>, Vec<u8>)), LsmError> {
-    let readahead = inner.opts.compaction_readahead_size;
-    let (mut children, mut sources) = (Vec::new(), Vec::new());
+/// The smallest and largest user key over every input of `plan`.
+fn inputs_range(version: &Version, plan: &CompactionPlan) -> Result<(Vec<u8>, Vec<u8>), LsmError> {
     let mut range: Option<(Vec<u8>, Vec<u8>)> = None;
     for i in &plan.inputs {
-        let mut files = Vec::new();
         for &n in &i.files {
             let file = find_input(version, i.level, n)?;
             let (first, last) = (
@@ -251,28 +236,9 @@ fn children_with_sources<E: Env, D: ZonedDevice>(
                 None => (first, last),
                 Some((lo, hi)) => (lo.min(first), hi.max(last)),
             });
-            files.push(file);
-        }
-        if i.level == 0 {
-            for f in files {
-                children.push(Child::compaction_input(
-                    vec![f],
-                    inner.tables.clone(),
-                    readahead,
-                ));
-                sources.push(0);
-            }
-        } else if !files.is_empty() {
-            files.sort_by(|a, b| key::compare(&a.meta.smallest, &b.meta.smallest));
-            children.push(Child::compaction_input(
-                files,
-                inner.tables.clone(),
-                readahead,
-            ));
-            sources.push(i.level);
         }
     }
-    Ok((children, sources, range.unwrap_or_default()))
+    Ok(range.unwrap_or_default())
 }
 
 /// The files of level `d + 1` overlapping `[lo, hi]`, as output cutting's grandparents for

@@ -183,7 +183,6 @@ async fn merge_plan<E: Env, D: ZonedDevice>(
         edit,
         grandparent_files(version, plan),
     )?;
-    let record = Some(record);
     let boundaries = boundaries_of(inner, version, plan)?;
     let (plan, ctx) = (Arc::new(plan.clone()), Arc::new(ctx));
     let snapshot = merge_ahead::Snapshot::take(inner, &plan, read_bytes);
@@ -196,19 +195,38 @@ async fn merge_plan<E: Env, D: ZonedDevice>(
         Err(LsmError::Closed) => return Ok(None),
         r => r?,
     };
-    let z = &mut inner.lock().stats.zone_compaction;
+    let level = plan.output_level;
+    Ok(Some(finish_merge(
+        &mut inner.lock(),
+        edit,
+        (read_bytes, written, (read_ns, read_ops)),
+        record,
+        files.into_iter().map(|f| (level, f)),
+    )))
+}
+
+/// What every merge does last: its read waits counted, its outputs recorded as new files (each
+/// at its level) in `edit`.
+pub(super) fn finish_merge(
+    st: &mut State,
+    edit: &mut VersionEdit,
+    (read_bytes, written, (read_ns, read_ops)): (u64, u64, (u64, u64)),
+    record: CompactionRecord,
+    files: impl IntoIterator<Item = (u32, FileMeta)>,
+) -> MergeDone {
+    let z = &mut st.stats.zone_compaction;
     (z.read_ns, z.read_ops) = (z.read_ns + read_ns, z.read_ops + read_ops);
     let mut outputs = Vec::new();
-    for nf in files {
-        outputs.push((plan.output_level, nf.number));
-        edit.new_files.push((plan.output_level, nf));
+    for (level, nf) in files {
+        outputs.push((level, nf.number));
+        edit.new_files.push((level, nf));
     }
-    Ok(Some(MergeDone {
+    MergeDone {
         read_bytes,
         written,
-        record,
+        record: Some(record),
         outputs,
-    }))
+    }
 }
 
 /// Where the plan's merge is split (empty: one merge), as RocksDB's
@@ -341,15 +359,18 @@ pub(super) fn take_inputs(
     Ok(read_bytes)
 }
 
+/// A merge's sources, the level each reads from, and the inputs' bytes.
+pub(super) type MergeSources<T> = (Vec<Child<T>>, Vec<u32>, u64);
+
 /// The merge's sources over `tables` (one per L0 file, one per deeper level, each reading
-/// through `readahead_bytes` of readahead) and the inputs' bytes.
+/// through `readahead_bytes` of readahead), the level each reads from, and the inputs' bytes.
 pub(super) fn children_of<T: Tables>(
     version: &Version,
     plan: &CompactionPlan,
     tables: &Arc<T>,
     readahead_bytes: u64,
-) -> Result<(Vec<Child<T>>, u64), LsmError> {
-    let mut children = Vec::new();
+) -> Result<MergeSources<T>, LsmError> {
+    let (mut children, mut sources) = (Vec::new(), Vec::new());
     let mut read_bytes = 0;
     for i in &plan.inputs {
         let mut files = Vec::new();
@@ -365,6 +386,7 @@ pub(super) fn children_of<T: Tables>(
                     tables.clone(),
                     readahead_bytes,
                 ));
+                sources.push(0);
             }
         } else if !files.is_empty() {
             files.sort_by(|a, b| key::compare(&a.meta.smallest, &b.meta.smallest));
@@ -373,9 +395,10 @@ pub(super) fn children_of<T: Tables>(
                 tables.clone(),
                 readahead_bytes,
             ));
+            sources.push(i.level);
         }
     }
-    Ok((children, read_bytes))
+    Ok((children, sources, read_bytes))
 }
 
 /// The Same-Zone measures of a merging compaction, taken as it starts.
@@ -452,12 +475,38 @@ pub(super) struct ReadWait {
 impl ReadWait {
     /// Counts a step of the merge that took `dt` (one that read nothing takes no time in
     /// simulation).
-    fn add(&mut self, dt: u64) {
+    pub(super) fn add(&mut self, dt: u64) {
         if dt > 0 {
             self.ns += dt;
             self.ops += 1;
         }
     }
+
+    /// (ns, waits).
+    pub(super) fn pair(&self) -> (u64, u64) {
+        (self.ns, self.ops)
+    }
+}
+
+/// The open output's size as output cutting judges it before `k` is added: with `hard_cap`,
+/// what the finished file would take with the entry in it; otherwise its estimate so far.
+pub(super) fn open_size(b: &TableBuilder, k: &[u8], value_len: u64, hard_cap: bool) -> u64 {
+    if hard_cap {
+        b.final_size_with(k, value_len)
+    } else {
+        b.estimated_file_size()
+    }
+}
+
+/// The CPU cost of the last 256 merged entries, their blocks decompressed with `compression`
+/// (`input_bytes`, merged since the last charge, keeps its remainder below 1 KiB).
+pub(super) fn merge_charge_ns(
+    compression: crate::options::Compression,
+    input_bytes: &mut u64,
+) -> u64 {
+    let decompress = cost::decompress_ns(compression, *input_bytes);
+    *input_bytes %= 1024;
+    256 * cost::MERGE_ENTRY_NS + decompress
 }
 
 /// Merges the inputs with user keys in `range` (from the first, inclusive, to the second,
@@ -482,7 +531,7 @@ pub(super) async fn merge_inputs<E: Env, D: ZonedDevice>(
             return merge_ahead::replay(inner, rx, sink).await;
         }
     }
-    let (children, _) = children_of(
+    let (children, _, _) = children_of(
         version,
         plan,
         &inner.tables,
@@ -555,13 +604,9 @@ pub(super) async fn merge_loop<T: Tables, K: MergeSink>(
         let value_len = crate::elided::logical_entry_value_len(k, v);
         input_bytes += k.len() as u64 + value_len;
         if filter.keep(k) {
-            let open = builder.as_ref().map(|b| {
-                if ctx.hard_cap {
-                    b.final_size_with(k, value_len)
-                } else {
-                    b.estimated_file_size()
-                }
-            });
+            let open = builder
+                .as_ref()
+                .map(|b| open_size(b, k, value_len, ctx.hard_cap));
             if cutter.cut_before(k, open)
                 && let Some(b) = builder.take()
             {
@@ -572,9 +617,7 @@ pub(super) async fn merge_loop<T: Tables, K: MergeSink>(
                 .add(k, v);
         }
         if entries.is_multiple_of(256) {
-            let decompress = cost::decompress_ns(compression, input_bytes);
-            input_bytes %= 1024;
-            sink.charge(256 * cost::MERGE_ENTRY_NS + decompress, 256)
+            sink.charge(merge_charge_ns(compression, &mut input_bytes), 256)
                 .await?;
         }
         sink.before_io();

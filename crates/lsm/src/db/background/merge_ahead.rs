@@ -384,7 +384,7 @@ pub(super) fn start<E: Env, D: ZonedDevice>(
         };
         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             // The worker reads one block at a time: the task's replay applies the readahead.
-            let (children, _) = children_of(&version, &plan, &tables, 0)?;
+            let (children, _, _) = children_of(&version, &plan, &tables, 0)?;
             let mut it = MergingIter::new(children);
             let range = (range.0.as_deref(), range.1.as_deref());
             run_ready(merge_loop(
