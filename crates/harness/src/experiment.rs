@@ -318,19 +318,7 @@ fn ycsb_as_bench(r: &crate::ycsb::runner::YcsbResult, threads: u64) -> BenchResu
         latency_by_op: r
             .ops
             .iter()
-            .map(|(op, o)| {
-                let latency = db_bench::Latency {
-                    count: o.operations,
-                    avg_us: o.average_us,
-                    p50_us: o.p50_us as f64,
-                    p75_us: o.p75_us as f64,
-                    p99_us: o.p99_us as f64,
-                    p999_us: o.p999_us as f64,
-                    p9999_us: o.p9999_us as f64,
-                    max_us: o.max_us as f64,
-                };
-                (op.clone(), latency)
-            })
+            .map(|(op, o)| (op.clone(), db_bench::Latency::from(o)))
             .collect(),
     }
 }

@@ -65,6 +65,22 @@ pub struct OpStats {
     pub not_found: u64,
 }
 
+impl From<&OpStats> for crate::db_bench::Latency {
+    /// An operation type's latencies in db_bench's form.
+    fn from(o: &OpStats) -> Self {
+        Self {
+            count: o.operations,
+            avg_us: o.average_us,
+            p50_us: o.p50_us as f64,
+            p75_us: o.p75_us as f64,
+            p99_us: o.p99_us as f64,
+            p999_us: o.p999_us as f64,
+            p9999_us: o.p9999_us as f64,
+            max_us: o.max_us as f64,
+        }
+    }
+}
+
 /// A phase's outcome.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct YcsbResult {

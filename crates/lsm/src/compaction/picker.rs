@@ -99,7 +99,9 @@ pub struct CompactionPlan {
     /// `max_compaction_bytes` (also the grandparent-overlap limit per output file).
     pub max_compaction_bytes: u64,
     /// No file below the output level overlaps the inputs' key range (tombstones that every
-    /// snapshot sees can be dropped).
+    /// snapshot sees can be dropped). For a cascading plan (non-empty `cascade`) this is said
+    /// of the deepest level it writes; the cascade's merge decides it again for each level it
+    /// writes, from the job's own version.
     pub bottommost: bool,
     /// New `NextCompactionIndex` for a level.
     pub next_compaction_index: Option<(u32, usize)>,

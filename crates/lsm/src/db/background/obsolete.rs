@@ -75,14 +75,13 @@ pub(super) fn schedule_purge<E: Env, D: ZonedDevice>(
     inner.lock().purges_running += 1;
     let i = inner.clone();
     drop(inner.env.spawn_background("purge", async move {
-        let wals = match logs {
-            Some(logs) => delete_wals(&i, logs).await,
-            None => Ok(()),
-        };
-        let r = match wals {
-            Ok(()) => delete_obsolete(&i).await,
-            Err(e) => Err(e),
-        };
+        let r = async {
+            if let Some(logs) = logs {
+                delete_wals(&i, logs).await?;
+            }
+            delete_obsolete(&i).await
+        }
+        .await;
         finish_job(&i, r, |st| st.purges_running -= 1);
     }));
 }
