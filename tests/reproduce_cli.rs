@@ -164,6 +164,56 @@ fn emitted_scenarios_run_alone_to_the_studys_figures() {
     );
 }
 
+/// `--load-gib` sizes the load at paper scale (35 GiB of 1 KiB values: 36,700,160 keys, the
+/// load and the overwrites' key space alike), scaled with the device at the other scales;
+/// a size that is not positive is a usage error naming the flag's value.
+#[test]
+fn load_gib_sizes_the_emitted_load_at_every_scale() {
+    let dir = tempfile::tempdir().unwrap();
+    for (scale, keys) in [("paper", 36_700_160u64), ("small", 573_440)] {
+        let emit = dir.path().join(scale);
+        let o = zonedb(&[
+            "reproduce",
+            "splitzns",
+            "--scale",
+            scale,
+            "--load",
+            "unique",
+            "--load-gib",
+            "35",
+            "--workloads",
+            "overwrite",
+            "--no-breakdown",
+            "--no-sweep",
+            "--json",
+            "--emit-scenarios",
+            emit.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let text =
+            std::fs::read_to_string(emit.join("splitzns-scheme-LDP-overwrite-seed1.toml")).unwrap();
+        assert_eq!(
+            text.matches(&format!("num = {keys}\n")).count(),
+            2,
+            "{scale}: {text}"
+        );
+    }
+    for bad in ["0", "-3", "nan"] {
+        let o = zonedb(&[
+            "reproduce",
+            "splitzns",
+            "--scale",
+            "tiny",
+            &format!("--load-gib={bad}"),
+            "--emit-scenarios",
+            dir.path().join("bad").to_str().unwrap(),
+        ]);
+        assert!(!o.status.success(), "{bad}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("GiB"), "{bad}: {err}");
+    }
+}
+
 #[test]
 fn reproduce_splitzns_names_the_papers_schemes_and_workloads_and_draws_its_plots() {
     let dir = tempfile::tempdir().unwrap();

@@ -81,6 +81,11 @@ pub struct ReproduceArgs {
     /// device nearly full and LDP cleaning-bound.
     #[arg(long, default_value = "random")]
     load: String,
+    /// splitzns: GiB of 1 KiB values the load writes at paper scale, in place of the `--load`
+    /// form's 45 (`random`) or 40 (`unique`); the other scales divide it as they divide the
+    /// device (`--load unique --load-gib 35`: 36,700,160 keys at `paper`, 573,440 at `small`).
+    #[arg(long, value_name = "GIB")]
+    load_gib: Option<f64>,
     /// Only these workloads in the scheme matrix, comma-separated (same-zone: fillrandom,
     /// zipfian, latest, uniform; oaza: fillrandom-8k; splitzns: fillrandom, overwrite,
     /// readrandom, ycsb-l, ycsb-a ... ycsb-f; hhzs: experiments, as --experiments). Default:
@@ -195,7 +200,11 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
         breakdown: !a.no_breakdown,
         overwrite_keys: reproduce::splitzns::OverwriteKeys::parse(&a.overwrite_keys)
             .map_err(usage)?,
-        load: reproduce::splitzns::LoadForm::parse(&a.load).map_err(usage)?,
+        load: reproduce::splitzns::Load::sized(
+            reproduce::splitzns::LoadForm::parse(&a.load).map_err(usage)?,
+            a.load_gib,
+        )
+        .map_err(usage)?,
     };
     let mut cells = reproduce::cells(study, scale, &plan).map_err(usage)?;
     for c in &mut cells {
@@ -307,11 +316,14 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
         md.insert_str(at, &line);
     }
     if study == Study::SplitZns {
-        j["load"] = plan.load.name().into();
+        j["load"] = plan.load.form.name().into();
+        j["load_gib"] = plan.load.gib().into();
         j["overwrite_keys"] = plan.overwrite_keys.name().into();
         let form = format!(
-            "\nLoad: `{}` (`--load`); measured overwrites: `{}` (`--overwrite-keys`).\n",
-            plan.load.name(),
+            "\nLoad: `{}` of {} GiB at paper scale (`--load`, `--load-gib`); measured \
+             overwrites: `{}` (`--overwrite-keys`).\n",
+            plan.load.form.name(),
+            plan.load.gib(),
             plan.overwrite_keys.name()
         );
         let at = md.find('\n').map_or(md.len(), |i| i + 1);

@@ -31,7 +31,7 @@ fn caza_paper_is_the_same_zone_studys_paper_scale() {
         workloads: vec!["fillrandom".into()],
         breakdown: false,
         overwrite_keys: reproduce::splitzns::OverwriteKeys::default(),
-        load: reproduce::splitzns::LoadForm::default(),
+        load: reproduce::splitzns::Load::default(),
     };
     let cells = reproduce::cells(Study::SameZone, ReproScale::Paper, &plan).unwrap();
     let fillrandom: Vec<&Scenario> = cells

@@ -32,3 +32,46 @@ fn every_preset_parses_into_valid_configurations() {
     }
     assert!(n >= 5, "only {n} presets found");
 }
+
+/// `scenarios/splitzns-paper-ycsb-sequence.toml` runs the SplitZNS study's own paper-scale
+/// cells (35 GiB unique load) for YCSB-B, C, F, D and E, one after another on one load: each
+/// configuration's device, file layer, engine, load and every workload phase equal the
+/// study's cell of that scheme and workload.
+#[test]
+fn the_paper_ycsb_sequence_is_the_studys_cells_on_one_load() {
+    use zonedb_harness::reproduce::ReproScale;
+    use zonedb_harness::reproduce::splitzns::{
+        Load, LoadForm, OverwriteKeys, Variant, scenario_with,
+    };
+    std::env::set_current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).unwrap();
+    let text = std::fs::read_to_string("scenarios/splitzns-paper-ycsb-sequence.toml").unwrap();
+    let configs = Scenario::configurations(&text).unwrap();
+    let load = Load::sized(LoadForm::Unique, Some(35.0)).unwrap();
+    let schemes = ["LDP", "Gear", "LLC", "SplitZNS"];
+    assert_eq!(configs.len(), schemes.len());
+    for (c, scheme) in configs.iter().zip(schemes) {
+        assert_eq!(c.name, scheme);
+        let phases = c.workload.ycsb_phases().unwrap();
+        let order = ["ycsb-b", "ycsb-c", "ycsb-f", "ycsb-d", "ycsb-e"];
+        assert_eq!(phases.len(), 1 + order.len());
+        for (i, w) in order.into_iter().enumerate() {
+            let form = (OverwriteKeys::Spread, load);
+            let cell = scenario_with(scheme, w, ReproScale::Paper, 1, Variant::Base, form).unwrap();
+            let want = cell.workload.ycsb_phases().unwrap();
+            assert_eq!(want.len(), 2, "{scheme} {w}");
+            assert_eq!(phases[0], want[0], "{scheme}: the load");
+            assert_eq!(phases[i + 1], want[1], "{scheme} {w}");
+            assert_eq!(c.device, cell.device, "{scheme}");
+            assert_eq!(c.fs, cell.fs, "{scheme}");
+            assert_eq!(
+                c.db_options().unwrap(),
+                cell.db_options().unwrap(),
+                "{scheme}"
+            );
+            assert_eq!(
+                (c.seed, c.host_cores, c.workload.ycsb_load),
+                (cell.seed, cell.host_cores, cell.workload.ycsb_load)
+            );
+        }
+    }
+}

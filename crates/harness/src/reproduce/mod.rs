@@ -154,7 +154,7 @@ pub struct Plan {
     /// The keys the measured overwrites hit (splitzns).
     pub overwrite_keys: splitzns::OverwriteKeys,
     /// How the database is loaded (splitzns).
-    pub load: splitzns::LoadForm,
+    pub load: splitzns::Load,
 }
 
 impl Plan {
@@ -168,7 +168,7 @@ impl Plan {
             workloads: Vec::new(),
             breakdown: true,
             overwrite_keys: splitzns::OverwriteKeys::default(),
-            load: splitzns::LoadForm::default(),
+            load: splitzns::Load::default(),
         }
     }
 

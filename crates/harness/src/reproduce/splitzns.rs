@@ -381,6 +381,65 @@ impl LoadForm {
     }
 }
 
+/// How the database is loaded: the form and, if given, its size (`--load-gib`) in place of
+/// the form's ([`LoadForm::paper_puts`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Load {
+    /// The form.
+    pub form: LoadForm,
+    /// Puts of the load at paper scale with 1 KiB values (`None`: the form's).
+    pub paper_puts: Option<u64>,
+}
+
+impl From<LoadForm> for Load {
+    fn from(form: LoadForm) -> Self {
+        Self {
+            form,
+            paper_puts: None,
+        }
+    }
+}
+
+impl Load {
+    /// `form` loading `gib` GiB of 1 KiB values at paper scale (the study's other scales
+    /// divide it as they divide the device); `None` keeps the form's size.
+    ///
+    /// # Errors
+    /// [`HarnessError::Config`] for a size that is not a positive number of at most 1 TiB.
+    pub fn sized(form: LoadForm, gib: Option<f64>) -> Result<Self, HarnessError> {
+        let Some(gib) = gib else {
+            return Ok(form.into());
+        };
+        if !(gib.is_finite() && gib > 0.0 && gib <= 1024.0) {
+            return Err(HarnessError::Config(format!(
+                "load of {gib} GiB; give a positive size of at most 1024 GiB"
+            )));
+        }
+        // 1 KiB values: 2^20 puts a GiB.
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "checked above: positive and at most 2^30 puts"
+        )]
+        let puts = (gib * f64::from(1u32 << 20)).round() as u64;
+        Ok(Self {
+            form,
+            paper_puts: Some(puts.max(1)),
+        })
+    }
+
+    /// Puts of the load at paper scale with 1 KiB values.
+    pub fn paper_puts(self) -> u64 {
+        self.paper_puts.unwrap_or_else(|| self.form.paper_puts())
+    }
+
+    /// The size loaded at paper scale, GiB of values.
+    #[allow(clippy::cast_precision_loss, reason = "a size for display")]
+    pub fn gib(self) -> f64 {
+        self.paper_puts() as f64 / f64::from(1u32 << 20)
+    }
+}
+
 impl Variant {
     /// The point's label (`128`, `uniform`, `0.99`, `kMinOverlappingRatio`).
     pub fn label(self) -> String {
@@ -539,8 +598,9 @@ pub fn scenario_with(
     scale: ReproScale,
     seed: u64,
     variant: Variant,
-    (keys, load_form): (OverwriteKeys, LoadForm),
+    (keys, load): (OverwriteKeys, Load),
 ) -> Result<Scenario, HarnessError> {
+    let load_form = load.form;
     let d = divisor(scale);
     let (device, fs, engine) = scheme_toml(scheme)?;
     // The device lines of the point (before the scheme's, which may open a sub-table).
@@ -570,7 +630,7 @@ pub fn scenario_with(
     } else {
         SWEEP_LOAD_PCT
     };
-    let load = load_form.paper_puts() * (16 + 1024) / (16 + value) * pct / 100 / d;
+    let load = load.paper_puts() * (16 + 1024) / (16 + value) * pct / 100 / d;
     let dist = match variant {
         Variant::Skew(None) => "requestdistribution = \"uniform\"\n".to_owned(),
         Variant::Skew(Some(c)) => {
@@ -622,7 +682,7 @@ pub struct SplitPlan {
     /// The keys the measured overwrites hit.
     pub overwrite_keys: OverwriteKeys,
     /// How the database is loaded.
-    pub load: LoadForm,
+    pub load: Load,
 }
 
 /// Every simulation of the study: per seed, the main schemes on the workloads, then the
@@ -1678,7 +1738,7 @@ mod tests {
             breakdown: true,
             sweeps: true,
             overwrite_keys: OverwriteKeys::Spread,
-            load: LoadForm::Random,
+            load: LoadForm::Random.into(),
         };
         let c = cells(ReproScale::Small, &plan).unwrap();
         // Schemes x workloads, the breakdown, figure 16's sweeps (LDP and SplitZNS), figure
@@ -1756,7 +1816,15 @@ mod tests {
     fn zone_size_and_chip_points_resize_the_block_and_overwrites_pick_their_keys() {
         use crate::experiment::spec_of;
         let at = |w: &str, v: Variant, keys: OverwriteKeys| {
-            scenario_with("LDP", w, ReproScale::Small, 1, v, (keys, LoadForm::Random)).unwrap()
+            scenario_with(
+                "LDP",
+                w,
+                ReproScale::Small,
+                1,
+                v,
+                (keys, LoadForm::Random.into()),
+            )
+            .unwrap()
         };
         for (m, count) in [(128, 640), (256, 320), (512, 160), (1024, 80)] {
             let s = at(FIG3_WORKLOAD, Variant::ZoneSize(m), OverwriteKeys::Spread);
@@ -1808,9 +1876,44 @@ mod tests {
     }
 
     #[test]
+    fn a_sized_load_replaces_the_forms_puts_and_bad_sizes_are_errors() {
+        let at = |load: Load, scale| {
+            let form = (OverwriteKeys::Spread, load);
+            scenario_with("LDP", "overwrite", scale, 1, Variant::Base, form).unwrap()
+        };
+        let l35 = Load::sized(LoadForm::Unique, Some(35.0)).unwrap();
+        assert_eq!(l35.paper_puts(), 36_700_160);
+        assert!((l35.gib() - 35.0).abs() < 1e-12);
+        let ph = at(l35, ReproScale::Paper).workload.phases().unwrap();
+        assert_eq!((ph[0].num, ph[1].num), (36_700_160, 36_700_160));
+        let ph = at(l35, ReproScale::Small).workload.phases().unwrap();
+        assert_eq!(ph[0].num, 36_700_160 / 64);
+        // No size: the form's own, exactly as before.
+        let form = Load::sized(LoadForm::Unique, None).unwrap();
+        assert_eq!(form, Load::from(LoadForm::Unique));
+        assert_eq!(form.paper_puts(), PAPER_UNIQUE_LOAD_PUTS);
+        assert_eq!(
+            Load::sized(LoadForm::Unique, Some(40.0))
+                .unwrap()
+                .paper_puts(),
+            PAPER_UNIQUE_LOAD_PUTS
+        );
+        assert_eq!(
+            at(form, ReproScale::Small),
+            at(
+                Load::sized(LoadForm::Unique, Some(40.0)).unwrap(),
+                ReproScale::Small
+            )
+        );
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, 2048.0] {
+            assert!(Load::sized(LoadForm::Random, Some(bad)).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn the_unique_load_fills_every_key_once_on_dynamic_levels() {
         let unique = |w: &str| {
-            let form = (OverwriteKeys::Spread, LoadForm::Unique);
+            let form = (OverwriteKeys::Spread, LoadForm::Unique.into());
             scenario_with("LDP", w, ReproScale::Small, 1, Variant::Base, form).unwrap()
         };
         let ow = unique("overwrite");
