@@ -827,6 +827,12 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         self.lock().views()
     }
 
+    /// Bytes still writable in the IO zones (ZenFS's `GetFreeSpace`: the unwritten capacity
+    /// of empty and partly written zones and subzones; garbage is not free until reset).
+    pub fn free_bytes(&self) -> u64 {
+        self.free_capacity()
+    }
+
     /// Where the IO zones' bytes are, by zone kind (wide; split zones' subzones).
     pub fn space_report(&self) -> crate::space::SpaceReport {
         crate::space::SpaceReport::of(&self.lock())

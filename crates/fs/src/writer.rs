@@ -299,7 +299,13 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
     /// # Errors
     /// As [`WritableFile::sync`].
     pub async fn close(mut self) -> Result<(), FsError> {
-        self.flush_buffer().await?;
+        if let Err(e) = self.flush_buffer().await {
+            // A failed write gives the file up (deletable, its zone back).
+            if !self.closed {
+                self.give_up().await?;
+            }
+            return Err(e);
+        }
         {
             let mut s = self.fs.lock();
             if let Some(f) = s.files.get_mut(&self.id) {
@@ -312,6 +318,32 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
             self.fs.release_slot(slot).await?;
         }
         self.closed = true;
+        Ok(())
+    }
+
+    /// Gives up a file whose write failed: unwritten bytes dropped, no longer open for
+    /// writing (so it can be deleted), its zone given back. The caller deletes it (RocksDB
+    /// deletes the outputs of a failed job).
+    ///
+    /// # Errors
+    /// Giving the zone back failed (a device error finishing it).
+    pub async fn abandon(mut self) -> Result<(), FsError> {
+        self.give_up().await
+    }
+
+    async fn give_up(&mut self) -> Result<(), FsError> {
+        self.buf.clear();
+        {
+            let mut s = self.fs.lock();
+            if let Some(f) = s.files.get_mut(&self.id) {
+                f.meta.active_extent_start = None;
+                f.writing = false;
+            }
+        }
+        self.closed = true;
+        if let Some(slot) = self.slot.take() {
+            self.fs.release_slot(slot).await?;
+        }
         Ok(())
     }
 

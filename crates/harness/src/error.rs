@@ -79,9 +79,14 @@ pub struct SpaceAtFailure {
     /// SSTs out of the tree that older versions still hold (running compactions'): files and
     /// bytes.
     pub obsolete_sst: (u64, u64),
+    /// SSTs no version holds any more, not deleted yet (the next job's end deletes them).
+    pub deletable_sst_files: u64,
     /// SSTs on the device that the tree does not list (outputs of flushes and compactions
     /// not installed yet, and the obsolete ones above): files and bytes.
     pub outside_tree_sst: (u64, u64),
+    /// Compactions that found the device full (soft errors), compactions cancelled for lack
+    /// of room, and soft errors cleared.
+    pub no_space: (u64, u64, u64),
     /// Compactions running, oldest first.
     pub running_compactions: Vec<zonedb_lsm::RunningCompactionInfo>,
     /// The zone layer's space by zone kind.
@@ -95,7 +100,9 @@ impl std::fmt::Display for SpaceAtFailure {
         write!(
             f,
             "{:.3} s: tree {} MiB by level [{}]; SSTs outside the tree {} ({} MiB), of which \
-             obsolete and still held {} ({} MiB); {} compactions running{}; {}",
+             obsolete and still held {} ({} MiB) and deletable {}; {} compactions running{}; \
+             compactions out of \
+             space {}, cancelled {}, recoveries {}; {}",
             self.t_ns as f64 / 1e9,
             mib(self.level_bytes.iter().sum::<u64>()),
             levels.join(", "),
@@ -103,6 +110,7 @@ impl std::fmt::Display for SpaceAtFailure {
             mib(self.outside_tree_sst.1),
             self.obsolete_sst.0,
             mib(self.obsolete_sst.1),
+            self.deletable_sst_files,
             self.running_compactions.len(),
             self.running_compactions
                 .first()
@@ -114,6 +122,9 @@ impl std::fmt::Display for SpaceAtFailure {
                     r.input_files,
                     self.t_ns.saturating_sub(r.started_ns) as f64 / 1e9
                 )),
+            self.no_space.0,
+            self.no_space.1,
+            self.no_space.2,
             self.zones
         )
     }

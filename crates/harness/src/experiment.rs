@@ -515,7 +515,13 @@ fn with_space_at_failure<E: Env, D: ZonedDevice>(
                     t_ns: env.now(),
                     level_bytes: stats.level_bytes,
                     obsolete_sst: (stats.obsolete_sst_files, stats.obsolete_sst_bytes),
+                    deletable_sst_files: stats.deletable_sst_files,
                     outside_tree_sst: untracked,
+                    no_space: (
+                        stats.compaction_no_space_errors,
+                        stats.compactions_cancelled,
+                        stats.no_space_recoveries,
+                    ),
                     running_compactions: db.running_compactions(),
                     zones: fs.space_report(),
                 }),

@@ -105,6 +105,7 @@ fn a_run_that_fills_the_device_says_where_the_space_went() {
         "tree ",
         "SSTs outside the tree",
         "compactions running",
+        "compactions out of space",
         "wide zones ",
         "split zones ",
         "subzones ",

@@ -9,7 +9,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use zonedb_env::{SimConfig, SimEnv, SimRng};
-use zonedb_fs::{FsOptions, ZoneFs};
+use zonedb_fs::FsOptions;
 use zonedb_lsm::options::{CompactionScheme, DbOptions};
 use zonedb_lsm::{Db, DbStats};
 
@@ -41,18 +41,16 @@ fn run_with(
     let e2 = env.clone();
     let placement = placement.to_owned();
     env.run(async move {
-        ZoneFs::<SimEnv, _>::mkfs(dev.as_ref(), 0).await.unwrap();
-        let fs = ZoneFs::mount(
-            e2.clone(),
-            dev.clone(),
+        let fs = common::format_and_mount_with(
+            &e2,
+            &dev,
             FsOptions {
                 placement: zonedb_fs::placement::by_name(&placement).unwrap(),
                 cleaner: zonedb_fs::cleaning::by_name("greedy", 75).unwrap(),
                 ..common::fs_options()
             },
         )
-        .await
-        .unwrap();
+        .await;
         let mut opts = DbOptions {
             compaction_scheme: scheme,
             // ZACA whenever possible: at any free space, from L1 on.

@@ -113,6 +113,9 @@ pub(crate) struct State {
     /// Purge jobs running (`avoid_unnecessary_blocking_io`).
     pub(crate) purges_running: u32,
     pub(crate) pending_compaction_bytes: u64,
+    /// Space accounting for compactions and the soft no-space error (RocksDB's
+    /// `SstFileManager`).
+    pub(crate) space: background::SpaceManager,
     pub(crate) bg_error: Option<BackgroundError>,
     /// A WAL write, sync or close failed: acknowledged writes it held may be lost, so no
     /// close is clean after it.
@@ -147,6 +150,7 @@ impl State {
             compactions_running: 0,
             purges_running: 0,
             pending_compaction_bytes: 0,
+            space: background::SpaceManager::new(opts.write_buffer_size),
             bg_error: None,
             wal_error: None,
             closing: false,
@@ -624,6 +628,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
             .collect();
         s.pending_compaction_bytes = st.pending_compaction_bytes;
         (s.obsolete_sst_files, s.obsolete_sst_bytes) = self.inner.graveyard.pinned();
+        s.deletable_sst_files = self.inner.graveyard.dead_files();
         s.block_cache = self.inner.block_cache.stats();
         s
     }

@@ -257,7 +257,16 @@ async fn write_open_state<E: Env, D: ZonedDevice>(
     snap.log_number = Some(numbers.wal);
     snap.next_file_number = Some(numbers.next_file);
     snap.last_sequence = Some(last_seq);
-    let mw = ManifestWriter::create(fs, numbers.manifest, &snap).await?;
+    let mw = match ManifestWriter::create(fs, numbers.manifest, &snap).await {
+        Ok(mw) => mw,
+        Err(e) => {
+            // The new WAL is given up so that the caller can delete it.
+            if let Some(f) = wal_file {
+                f.abandon().await?;
+            }
+            return Err(e);
+        }
+    };
     Ok((version, wal_file, mw))
 }
 

@@ -50,6 +50,14 @@ pub struct DbStats {
     pub flush_phases: FlushPhases,
     /// Time spent in compactions, ns (summed over jobs).
     pub compaction_ns: u64,
+    /// Compactions that found the device full (each a soft error: its outputs deleted,
+    /// writes going on; RocksDB's `kSoftError` for `NoSpace` in a compaction).
+    pub compaction_no_space_errors: u64,
+    /// Compactions cancelled for lack of room while a soft no-space error held (RocksDB's
+    /// `COMPACTION_CANCELLED`).
+    pub compactions_cancelled: u64,
+    /// Soft no-space errors cleared once free space came back.
+    pub no_space_recoveries: u64,
     /// Times writes stopped (L0 files, memtables or pending bytes at the stop limit).
     pub stall_stops: u64,
     /// Time writes spent stopped, ns.
@@ -71,6 +79,8 @@ pub struct DbStats {
     pub obsolete_sst_files: u64,
     /// Their bytes (RocksDB's `rocksdb.obsolete-sst-files-size`).
     pub obsolete_sst_bytes: u64,
+    /// SSTs no version holds any more, waiting for the end of the next job to be deleted.
+    pub deletable_sst_files: u64,
     /// Block cache counters.
     pub block_cache: CacheStats,
     /// Zone-aware compaction statistics (the Same-Zone Compaction paper's measures).

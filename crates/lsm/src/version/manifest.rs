@@ -69,13 +69,29 @@ impl<E: Env, D: ZonedDevice> ManifestWriter<E, D> {
             log: LogWriter::new(),
             number,
         };
-        w.append(snapshot).await?;
+        // A failure gives the new files up (deletable, their zones back): the caller
+        // deletes them.
+        if let Err(e) = w.append(snapshot).await {
+            w.file.abandon().await?;
+            return Err(e);
+        }
         let tmp = format!("{number:06}.dbtmp");
-        let mut c = fs.create(&tmp, Lifetime::NotSet).await?;
-        c.append(format!("{}\n", manifest_name(number)).as_bytes())
-            .await?;
-        c.close().await?;
-        fs.rename(&tmp, CURRENT).await?;
+        let current = async {
+            let mut c = fs.create(&tmp, Lifetime::NotSet).await?;
+            if let Err(e) = c
+                .append(format!("{}\n", manifest_name(number)).as_bytes())
+                .await
+            {
+                c.abandon().await?;
+                return Err(e);
+            }
+            c.close().await?;
+            fs.rename(&tmp, CURRENT).await
+        };
+        if let Err(e) = current.await {
+            w.file.abandon().await?;
+            return Err(e.into());
+        }
         Ok(w)
     }
 

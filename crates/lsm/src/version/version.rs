@@ -26,6 +26,14 @@ impl Obsolete {
         std::mem::take(&mut *self.dead.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
+    /// Files no version uses any more and not deleted yet (the next job's end deletes them).
+    pub fn dead_files(&self) -> u64 {
+        self.dead
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len() as u64
+    }
+
     /// Files out of the tree that an older version still holds (a running compaction's or
     /// an iterator's), and their bytes: RocksDB's `rocksdb.obsolete-sst-files-size`.
     pub fn pinned(&self) -> (u64, u64) {

@@ -67,6 +67,16 @@ pub async fn mount<E: Env, D: ZonedDevice>(
         .unwrap()
 }
 
+/// Formats and mounts with `opts` (a placement or cleaner of the test's own).
+pub async fn format_and_mount_with<E: Env, D: ZonedDevice>(
+    env: &E,
+    dev: &Arc<D>,
+    opts: FsOptions,
+) -> Arc<ZoneFs<E, D>> {
+    ZoneFs::<E, D>::mkfs(dev.as_ref(), 0).await.unwrap();
+    ZoneFs::mount(env.clone(), dev.clone(), opts).await.unwrap()
+}
+
 /// Key `i` as db_bench would print it (16 bytes, zero-padded).
 pub fn key(i: u64) -> Vec<u8> {
     format!("{i:016}").into_bytes()

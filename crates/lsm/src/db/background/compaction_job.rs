@@ -19,7 +19,6 @@ use super::level_view;
 use super::merge_ahead;
 use super::obsolete::{delete_obsolete, delete_sst, schedule_purge};
 use super::output::{builder_for, give_buffer, placement_context, take_buffer, write_built};
-use crate::LsmError;
 use crate::compaction::drop_rule::DropRule;
 use crate::compaction::output_cutting::{Grandparent, OutputCutter};
 use crate::compaction::subcompaction::{
@@ -33,12 +32,22 @@ use crate::key;
 use crate::sst::TableBuilder;
 use crate::version::manifest::sst_name;
 use crate::version::{FileMeta, LiveFile, Version, VersionEdit};
+use crate::{LsmError, LsmErrorKind};
+
+/// How a compaction ended without a hard error.
+pub(super) enum Compacted {
+    /// Installed (or stopped by a close).
+    Done,
+    /// Its merge found the device full: nothing installed, its outputs still to delete
+    /// (a soft error; [`super::no_space`]).
+    OutOfSpace(LsmError),
+}
 
 pub(super) async fn compact<E: Env, D: ZonedDevice>(
     inner: &Arc<Inner<E, D>>,
     job: u64,
     plan: &CompactionPlan,
-) -> Result<(), LsmError> {
+) -> Result<Compacted, LsmError> {
     let level_files: Vec<LevelFiles> = plan
         .inputs
         .iter()
@@ -78,12 +87,15 @@ pub(super) async fn compact<E: Env, D: ZonedDevice>(
     } else {
         let at = (smallest_snapshot, base_level);
         let merged = if plan.cascade.is_empty() {
-            merge_plan(inner, job, &version, plan, at, &mut edit).await?
+            merge_plan(inner, job, &version, plan, at, &mut edit).await
         } else {
-            super::cascade::compact_cascade(inner, job, &version, plan, at, &mut edit).await?
+            super::cascade::compact_cascade(inner, job, &version, plan, at, &mut edit).await
         };
-        let Some(done) = merged else {
-            return Ok(());
+        let Some(done) = (match merged {
+            Err(e) if e.kind() == LsmErrorKind::NoSpace => return Ok(Compacted::OutOfSpace(e)),
+            r => r?,
+        }) else {
+            return Ok(Compacted::Done);
         };
         done
     };
@@ -107,9 +119,10 @@ pub(super) async fn compact<E: Env, D: ZonedDevice>(
     });
     if inner.opts.avoid_unnecessary_blocking_io {
         schedule_purge(inner, None);
-        return Ok(());
+        return Ok(Compacted::Done);
     }
-    delete_obsolete(inner).await
+    delete_obsolete(inner).await?;
+    Ok(Compacted::Done)
 }
 
 /// A merging compaction's result: what the job records and installs.
@@ -776,6 +789,7 @@ pub(super) async fn finish_built<E: Env, D: ZonedDevice>(
             temp,
         },
     );
+    inner.lock().space.output_started(job, number);
     let nf = write_built(
         &inner.fs,
         &*inner.hints,
@@ -787,6 +801,7 @@ pub(super) async fn finish_built<E: Env, D: ZonedDevice>(
         context,
     )
     .await?;
+    inner.lock().space.output_written(job, nf.file_size);
     give_buffer(inner, take_buffer(built));
     Ok(nf)
 }

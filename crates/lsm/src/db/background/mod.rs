@@ -11,6 +11,8 @@
 //! - [`install`] — logging a version edit to the MANIFEST (and rolling it) and making it the
 //!   current version.
 //! - [`obsolete`] — deleting the files no version uses any more.
+//! - [`no_space`] — a compaction that finds the device full: RocksDB's soft error, room
+//!   checked before each compaction while it lasts, and the poller that clears it.
 //!
 //! Here: the picker's view of a version, score refresh, waiting for background work, and the
 //! zone view of the SSTs.
@@ -21,6 +23,7 @@ mod compaction_job;
 mod flush;
 mod install;
 mod merge_ahead;
+mod no_space;
 mod obsolete;
 mod output;
 mod schedule;
@@ -41,6 +44,7 @@ use crate::version::Version;
 
 pub(crate) use build_ahead::{Pending as BuildAhead, start as start_build_ahead};
 pub(crate) use flush::write_memtable;
+pub(crate) use no_space::SpaceManager;
 pub(crate) use obsolete::delete_obsolete;
 pub(crate) use output::table_options;
 pub(crate) use schedule::{RunningCompaction, maybe_schedule};

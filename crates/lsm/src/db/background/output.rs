@@ -52,8 +52,13 @@ pub(super) async fn write_built<E: Env, D: ZonedDevice>(
         Some(c) => fs.create_sst(&sst_name(number), lifetime, c).await?,
         None => fs.create(&sst_name(number), lifetime).await?,
     };
-    // Holes of elided blocks go to the zone layer as holes.
-    f.append_elided(bytes).await?;
+    // Holes of elided blocks go to the zone layer as holes. A file whose write failed is
+    // given up (its zone back, deletable) before the error is returned; `close` does the
+    // same.
+    if let Err(e) = f.append_elided(bytes).await {
+        f.abandon().await?;
+        return Err(e.into());
+    }
     f.close().await?;
     Ok(FileMeta {
         number,

@@ -12,8 +12,9 @@ use zonedb_env::Env;
 
 use super::super::zones::zone_layout;
 use super::super::{Inner, State};
-use super::compaction_job::compact;
+use super::compaction_job::{Compacted, compact};
 use super::flush::flush_one;
+use super::no_space::{compaction_failed, hold_cancelled_slot};
 use super::{level_view, refresh_scores};
 use crate::LsmError;
 use crate::compaction::{PickerInput, RunningCompaction as PickerRunning};
@@ -81,6 +82,16 @@ pub(crate) fn maybe_schedule<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
             zones: zone_map.as_ref(),
         });
         let Some(plan) = plan else { break };
+        // RocksDB's `EnoughRoomForCompaction`: free space is asked only under a soft
+        // no-space error; a compaction that does not fit is cancelled and its slot waits.
+        let input_bytes = plan_input_bytes(&levels, &plan);
+        let free = st.space.soft_error().then(|| inner.fs.free_bytes());
+        if !st.space.admit(input_bytes, free) {
+            st.stats.compactions_cancelled += 1;
+            st.compactions_running += 1;
+            hold_cancelled_slot(inner);
+            break;
+        }
         if let Some((l, i)) = plan.next_compaction_index
             && let Some(x) = st.next_compaction_index.get_mut(l as usize)
         {
@@ -98,9 +109,14 @@ pub(crate) fn maybe_schedule<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
         let i = inner.clone();
         drop(inner.env.spawn_background("compaction", async move {
             let t0 = i.env.now();
-            let r = compact(&i, job, &plan).await;
+            let r = match compact(&i, job, &plan).await {
+                Ok(Compacted::Done) => Ok(()),
+                Ok(Compacted::OutOfSpace(e)) => compaction_failed(&i, job, e).await,
+                Err(e) => Err(e),
+            };
             let dt = i.env.now() - t0;
             finish_job(&i, r, |st| {
+                st.space.completed(job, input_bytes);
                 st.stats.compaction_ns += dt;
                 st.compactions_running -= 1;
                 st.running.retain(|r| r.job != job);
@@ -110,6 +126,25 @@ pub(crate) fn maybe_schedule<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
             });
         }));
     }
+}
+
+/// The bytes of a plan's input files.
+fn plan_input_bytes(
+    levels: &[Vec<crate::compaction::LevelFile<'_>>],
+    plan: &crate::compaction::CompactionPlan,
+) -> u64 {
+    plan.inputs
+        .iter()
+        .flat_map(|i| {
+            let files = levels.get(i.level as usize).map_or(&[][..], Vec::as_slice);
+            i.files.iter().filter_map(move |n| {
+                files
+                    .iter()
+                    .find(|f| f.number == *n)
+                    .map(|f| f.meta.file_size)
+            })
+        })
+        .sum()
 }
 
 /// Registers a picked compaction as running: its inputs marked as being compacted, an entry
