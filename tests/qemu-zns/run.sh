@@ -5,7 +5,8 @@
 # minimal initramfs holding the zonedb binary and guest-test.sh, boots it, and exits with the
 # guest's verdict (0 = pass).
 #
-#   bash tests/qemu-zns/run.sh            # build zonedb (release) and run
+#   bash tests/qemu-zns/run.sh            # build zonedb (the tests' profile, ci) and run
+#   ZONEDB_PROFILE=release bash tests/qemu-zns/run.sh   # build with another cargo profile
 #   ZONEDB_BIN=path bash tests/qemu-zns/run.sh   # use a built binary
 #
 # Work files go to target/qemu-zns/ (kernel, initramfs, images, serial log: guest.log).
@@ -43,11 +44,15 @@ if ! ls "$WORK"/kernel/boot/vmlinuz-* >/dev/null 2>&1; then
     dpkg-deb --fsys-tarfile "$WORK"/"$kpkg"_*.deb | tar -x -C "$WORK/kernel" ./boot
 fi
 KERNEL=$(ls "$WORK"/kernel/boot/vmlinuz-* | head -n1)
+# ZONEDB_QEMU_PREPARE_ONLY=1: stop once the packages and kernel are here (scripts/test.sh
+# fetches them while cargo compiles).
+if [ -n "${ZONEDB_QEMU_PREPARE_ONLY:-}" ]; then say "prepared $(basename "$KERNEL")"; exit 0; fi
 
 BIN="${ZONEDB_BIN:-}"
 if [ -z "$BIN" ]; then
-    (cd "$ROOT" && cargo build --release --bin zonedb -q)
-    BIN="$ROOT/target/release/zonedb"
+    PROFILE="${ZONEDB_PROFILE:-ci}"
+    (cd "$ROOT" && cargo build --profile "$PROFILE" --bin zonedb -q)
+    BIN="$ROOT/target/$PROFILE/zonedb"
 fi
 
 # The initramfs: busybox, qexit, zonedb with its shared libraries, /init, /test/run.

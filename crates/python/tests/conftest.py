@@ -1,5 +1,5 @@
-"""Shared fixtures: the CLI binary (``ZONEDB_BIN``, else ``target/release/zonedb``) and a tiny
-scenario that runs in about a second."""
+"""Shared fixtures: the CLI binary (``ZONEDB_BIN``, else ``target/ci/zonedb`` or
+``target/release/zonedb``) and a tiny scenario that runs in about a second."""
 
 import os
 import pathlib
@@ -30,9 +30,12 @@ TINY_SCENARIO = {
 
 @pytest.fixture(scope="session")
 def zonedb_bin():
-    path = os.environ.get("ZONEDB_BIN") or str(ROOT / "target" / "release" / "zonedb")
+    path = os.environ.get("ZONEDB_BIN")
+    if not path:
+        built = [ROOT / "target" / p / "zonedb" for p in ("ci", "release")]
+        path = str(next((b for b in built if b.exists()), built[0]))
     if not os.path.exists(path):
-        pytest.fail(f"the zonedb binary is not built at {path}: cargo build --release")
+        pytest.fail(f"the zonedb binary is not built at {path}: cargo build --profile ci")
     return path
 
 

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The README's test command (what .ci/run runs after fmt and clippy):
+#   1. the workspace's tests, built with the tests' profile (`cargo test --workspace --profile
+#      ci`: one integration-test binary per crate, tests/it/), while the QEMU test's packages
+#      and kernel and the Python virtualenv are fetched in the background;
+#   2. then, side by side, the end-to-end test on QEMU's emulated NVMe ZNS namespace
+#      (tests/qemu-zns/run.sh) and the Python package's tests (crates/python/test.sh), both on
+#      the binary step 1 built; their logs are printed whole when both have finished.
+# Exits non-zero when any part fails. Extra arguments go to `cargo test` (after `--` they go to
+# the test binaries): `bash scripts/test.sh -p zonedb-lsm` is still the whole command;
+# for one crate alone use `cargo test --profile ci -p zonedb-lsm` (README, "Tests").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+logs=target/test-logs
+mkdir -p "$logs"
+stamp() { echo "test: $* at $(( $(date +%s) - start )) s" >&2; }
+
+ZONEDB_QEMU_PREPARE_ONLY=1 bash tests/qemu-zns/run.sh >"$logs/qemu-prepare.log" 2>&1 &
+qemu_prep=$!
+ZONEDB_PYTHON_PREPARE_ONLY=1 bash crates/python/test.sh >"$logs/python-prepare.log" 2>&1 &
+py_prep=$!
+
+status=0
+cargo test --workspace --profile ci "$@" || status=$?
+stamp "cargo test finished (status $status)"
+
+wait "$qemu_prep" || { cat "$logs/qemu-prepare.log" >&2; status=1; }
+wait "$py_prep" || { cat "$logs/python-prepare.log" >&2; status=1; }
+if [ "$status" -ne 0 ]; then exit "$status"; fi
+
+ZONEDB_BIN="$PWD/target/ci/zonedb" bash tests/qemu-zns/run.sh >"$logs/qemu.log" 2>&1 &
+qemu=$!
+bash crates/python/test.sh >"$logs/python.log" 2>&1 &
+py=$!
+qemu_status=0; py_status=0
+wait "$qemu" || qemu_status=$?
+stamp "QEMU test finished (status $qemu_status)"
+wait "$py" || py_status=$?
+stamp "Python tests finished (status $py_status)"
+echo "---- tests/qemu-zns/run.sh ($logs/qemu.log)"
+cat "$logs/qemu.log"
+echo "---- crates/python/test.sh ($logs/python.log)"
+cat "$logs/python.log"
+stamp "done"
+[ "$qemu_status" -eq 0 ] && [ "$py_status" -eq 0 ]

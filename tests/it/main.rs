@@ -1,0 +1,24 @@
+//! The CLI's integration tests: each module runs the `zonedb` binary on one scenario.
+//!
+//! One test binary per crate: every scenario file is a module here, so the crate's
+//! tests link once. Run one with `cargo test --profile ci -p CRATE --test it MODULE`.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
+mod bad_inputs_cli;
+mod bench_cli;
+mod bench_full_device_cli;
+mod bench_paper_setup_flags_cli;
+mod common;
+mod compare_cli;
+mod computing_ahead_changes_no_result;
+mod damaged_wal_is_reported_by_open_and_fsck;
+mod device_bench_cli;
+mod elided_values_change_no_result;
+mod fs_cli;
+mod fuzz_corpus_replays;
+mod kill_loop_keeps_synced_writes_and_space;
+mod read_only_commands_leave_the_device_directory_alone;
+mod reproduce_cli;
+mod selftest_and_crashtest_cli;
+mod sweep_cli;
+mod ycsb_cli;
