@@ -42,8 +42,8 @@ pub struct BenchArgs {
     /// Key size in bytes (at least 8).
     #[arg(long, default_value_t = 16)]
     key_size: usize,
-    /// Value size in bytes.
-    #[arg(long, default_value_t = 100)]
+    /// Value size in bytes (at most 64 MiB).
+    #[arg(long, default_value_t = 100, value_parser = parse_value_size)]
     value_size: usize,
     /// Client threads (1-1024).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=i64::from(db_bench::MAX_THREADS)))]
@@ -84,6 +84,20 @@ pub struct BenchArgs {
     /// Print JSON instead of db_bench lines.
     #[arg(long)]
     json: bool,
+}
+
+/// A `--value_size`: bytes, at most [`db_bench::MAX_VALUE_SIZE`] (64 MiB).
+pub(crate) fn parse_value_size(s: &str) -> Result<usize, String> {
+    let v: usize = s
+        .parse()
+        .map_err(|e: std::num::ParseIntError| e.to_string())?;
+    if v > db_bench::MAX_VALUE_SIZE {
+        return Err(format!(
+            "{v} is not in 0..={} (64 MiB, the largest value the workloads write)",
+            db_bench::MAX_VALUE_SIZE
+        ));
+    }
+    Ok(v)
 }
 
 fn lsm(e: zonedb_lsm::LsmError) -> CliError {

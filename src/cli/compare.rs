@@ -3,7 +3,7 @@
 //! HTML, JSON, CSV time series, SVG plots). With no scenario, `compare` runs the built-in
 //! default (`scenarios/default.toml`): the README's main job.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
@@ -30,8 +30,8 @@ pub struct CompareArgs {
     /// Print the JSON summary instead of the table.
     #[arg(long)]
     json: bool,
-    /// Configurations simulated at once (each is a separate deterministic simulation).
-    #[arg(long, default_value_t = 2)]
+    /// Configurations simulated at once (each is a separate deterministic simulation; 1-256).
+    #[arg(long, default_value_t = 2, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
     jobs: usize,
     #[command(flatten)]
     run: RunFlags,
@@ -63,8 +63,8 @@ pub(crate) fn apply(flags: &RunFlags, configs: &mut [Scenario]) {
     }
 }
 
-fn load(path: &PathBuf) -> Result<Vec<Scenario>, CliError> {
-    let text = std::fs::read_to_string(path)
+fn load(path: &Path) -> Result<Vec<Scenario>, CliError> {
+    let text = zonedb_harness::input::read_to_string(path)
         .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
     Scenario::configurations(&text).map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))
 }
@@ -266,8 +266,8 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
         for f in &failed {
             md.push_str(&format!("- {f}\n"));
         }
-        std::fs::write(a.out.join("compare.md"), md)
-            .map_err(|e| CliError::Usage(format!("report: {e}")))?;
+        zonedb_harness::output::write(&a.out.join("compare.md"), md)
+            .map_err(|e| CliError::Usage(e.to_string()))?;
     }
     if a.json {
         println!("{}", serde_json::to_string_pretty(&s)?);
@@ -287,7 +287,7 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
 }
 
 pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
-    let text = std::fs::read_to_string(&a.scenario)
+    let text = zonedb_harness::input::read_to_string(&a.scenario)
         .map_err(|e| CliError::Usage(format!("{}: {e}", a.scenario.display())))?;
     // A failed invariant check stays a failure (exit status 1); anything else is named with
     // the scenario file (exit status 2).

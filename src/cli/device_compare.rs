@@ -195,8 +195,8 @@ pub fn run(a: &DeviceCompareArgs) -> Result<ExitCode, CliError> {
         wall_ns as f64 / 1e9
     );
     let write = |name: &str, body: &str| {
-        std::fs::write(a.out.join(name), body)
-            .map_err(|e| CliError::Usage(format!("cannot write {name}: {e}")))
+        zonedb_harness::output::write(&a.out.join(name), body)
+            .map_err(|e| CliError::Usage(format!("cannot write: {e}")))
     };
     write("compare.md", &md)?;
     write("compare.json", &serde_json::to_string_pretty(&out)?)?;

@@ -41,8 +41,10 @@ pub enum FsCommand {
     Df(Target),
     /// The metadata (files, extents, zones) as JSON.
     Dump(Target),
-    /// Checks metadata against the zones; exits 1 when it finds a problem.
-    Fsck(Target),
+    /// Checks metadata against the zones and, when the device holds a database, `CURRENT`,
+    /// the MANIFEST, every block of every live SST and every WAL; exits 1 when it finds a
+    /// problem.
+    Fsck(FsckArgs),
     /// Simulated fill-and-delete experiment: runs until a multiple of the capacity is written
     /// or the device runs out of space, and reports space amplification and cleaning cost.
     FillDelete(FillDeleteArgs),
@@ -114,6 +116,16 @@ pub struct Target {
     /// Print JSON.
     #[arg(long)]
     json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct FsckArgs {
+    #[command(flatten)]
+    target: Target,
+    /// Only the zone layer's check: extents against the zones and the zone accounting (no
+    /// WAL, MANIFEST or SST is read).
+    #[arg(long)]
+    quick: bool,
 }
 
 type Fs = ZoneFs<RealEnv, RealDevice>;
@@ -265,63 +277,47 @@ pub fn run(cmd: FsCommand) -> Result<ExitCode, CliError> {
             Ok(ExitCode::SUCCESS)
         }
         FsCommand::FillDelete(a) => fill_delete(&a),
-        FsCommand::Fsck(t) => {
-            let (env, fs) = mount(&t)?;
+        FsCommand::Fsck(a) => {
+            let t = &a.target;
+            let (env, fs) = mount(t)?;
             let mut problems = fs.fsck();
-            // The engine's logs, read as an open would: damage in the middle of a WAL or a
-            // MANIFEST is a problem (an open drops what follows it, or refuses); a torn tail,
-            // a write a crash cut short before it was synced, is only a note.
+            // The database, checked where its formats are known (`zonedb_lsm::db::check`):
+            // CURRENT names a MANIFEST that decodes into a tree, every live SST is there
+            // whole with every block's checksum right, WALs and MANIFESTs read as an open
+            // would (damage is a problem, a torn tail only a note).
             let mut notes = Vec::new();
-            for name in fs.list() {
-                if !(name.ends_with(".log") || name.starts_with("MANIFEST-")) {
-                    continue;
-                }
-                let data = match env.block_on(fs.read_all(&name)) {
-                    Ok(d) => d,
-                    Err(e) => {
-                        // Already reported above when its extents are the cause.
-                        problems.push(zonedb_fs::fsck::Problem {
-                            file: name.clone(),
-                            what: format!("unreadable: {e}"),
-                        });
-                        continue;
-                    }
+            let db = (!a.quick).then(|| env.block_on(zonedb_lsm::db::check::check_database(&fs)));
+            if let Some(c) = &db {
+                let as_problem = |f: &zonedb_lsm::db::check::Finding| zonedb_fs::fsck::Problem {
+                    file: f.file.clone(),
+                    what: f.what.clone(),
                 };
-                for d in zonedb_lsm::db::wal_recovery::check_log(&name, &data) {
-                    let what = format!(
-                        "offset {}: {}{}",
-                        d.offset,
-                        d.what,
-                        d.bytes_not_replayed
-                            .map(|n| format!(" ({n} bytes from there to the end)"))
-                            .unwrap_or_default()
-                    );
-                    if d.torn_tail {
-                        notes.push(zonedb_fs::fsck::Problem {
-                            file: name.clone(),
-                            what: format!("{what}: torn tail, dropped at open"),
-                        });
-                    } else {
-                        problems.push(zonedb_fs::fsck::Problem {
-                            file: name.clone(),
-                            what: format!(
-                                "{what}: damaged log; an open drops or refuses what follows \
-                                 (wal_recovery_mode)"
-                            ),
-                        });
-                    }
-                }
+                problems.extend(c.problems.iter().map(as_problem));
+                notes.extend(c.notes.iter().map(as_problem));
             }
+            let db = db.filter(|c| c.database);
+            let checked = db.as_ref().map(|c| {
+                format!(
+                    ", {} live SSTs and {} blocks verified",
+                    c.ssts_checked, c.blocks_checked
+                )
+            });
             if t.json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&json!({"problems": problems, "notes": notes}))?
-                );
+                let mut v = json!({"problems": problems, "notes": notes});
+                if let Some(c) = &db {
+                    v["ssts_checked"] = json!(c.ssts_checked);
+                    v["blocks_checked"] = json!(c.blocks_checked);
+                }
+                println!("{}", serde_json::to_string_pretty(&v)?);
             } else if problems.is_empty() {
                 for n in &notes {
                     println!("note: {}: {}", n.file, n.what);
                 }
-                println!("zonedb fs fsck: clean ({} files)", fs.files().len());
+                println!(
+                    "zonedb fs fsck: clean ({} files{})",
+                    fs.files().len(),
+                    checked.unwrap_or_default()
+                );
             } else {
                 for p in &problems {
                     println!(

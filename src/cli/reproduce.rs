@@ -47,15 +47,15 @@ pub struct ReproduceArgs {
     /// Print the JSON (one object per scheme) instead of the tables.
     #[arg(long)]
     json: bool,
-    /// Simulations run at once.
-    #[arg(long, default_value_t = 2)]
+    /// Simulations run at once (1-256).
+    #[arg(long, default_value_t = 2, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
     jobs: usize,
     /// Seed of every simulation (the first, with `--seeds`).
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Seeds to run (`seed`, `seed + 1`, ...); every figure is their mean, with the spread in
-    /// the JSON (the paper: the mean of 3 runs).
-    #[arg(long, default_value_t = 1)]
+    /// Seeds to run (`seed`, `seed + 1`, ...; 1-1000); every figure is their mean, with the
+    /// spread in the JSON (the paper: the mean of 3 runs).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1000))]
     seeds: u64,
     /// Skip the paper text's forms (run the code's only).
     #[arg(long)]
@@ -190,9 +190,7 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
     };
     let scale = ReproScale::parse(&a.scale).map_err(usage)?;
     let plan = Plan {
-        seeds: (0..a.seeds.max(1))
-            .map(|i| a.seed.wrapping_add(i))
-            .collect(),
+        seeds: seed_list(a)?,
         text_forms: !a.no_text_forms,
         ablation: !a.no_ablation,
         sweep: !a.no_sweep,
@@ -331,8 +329,8 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
     }
     std::fs::create_dir_all(&a.out).map_err(|e| CliError::Usage(format!("report: {e}")))?;
     let write = |file: String, text: String| {
-        std::fs::write(a.out.join(&file), text)
-            .map_err(|e| CliError::Usage(format!("report {file}: {e}")))
+        zonedb_harness::output::write(&a.out.join(&file), text)
+            .map_err(|e| CliError::Usage(format!("report: {e}")))
     };
     write(format!("reproduce-{name}.md"), md.clone())?;
     if study == Study::SplitZns {
@@ -357,14 +355,27 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
 
 /// `zonedb reproduce znsplus`: its cells mix fill-and-delete runs and engine scenarios, so it
 /// runs them through the study's own runner (`--jobs` at a time).
+/// `--seed`, `--seed + 1`, ... (`--seeds` of them), refused when they would pass `u64::MAX`.
+fn seed_list(a: &ReproduceArgs) -> Result<Vec<u64>, CliError> {
+    (0..a.seeds)
+        .map(|i| a.seed.checked_add(i))
+        .collect::<Option<Vec<u64>>>()
+        .ok_or_else(|| {
+            CliError::Usage(format!(
+                "--seed {} --seeds {}: the seeds would run past {}",
+                a.seed,
+                a.seeds,
+                u64::MAX
+            ))
+        })
+}
+
 fn study_znsplus(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
     use reproduce::znsplus;
     let usage = |e: zonedb_harness::db_bench::HarnessError| CliError::Usage(e.to_string());
     let scale = ReproScale::parse(&a.scale).map_err(usage)?;
     let plan = znsplus::ZnsPlusPlan {
-        seeds: (0..a.seeds.max(1))
-            .map(|i| a.seed.wrapping_add(i))
-            .collect(),
+        seeds: seed_list(a)?,
         experiments: a.workloads.iter().chain(&a.experiments).cloned().collect(),
     };
     let mut cells = znsplus::cells(scale, &plan).map_err(usage)?;
@@ -396,8 +407,8 @@ fn study_znsplus(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
     let md = znsplus::markdown(scale, &results);
     std::fs::create_dir_all(&a.out).map_err(|e| CliError::Usage(format!("report: {e}")))?;
     let write = |file: &str, text: String| {
-        std::fs::write(a.out.join(file), text)
-            .map_err(|e| CliError::Usage(format!("report {file}: {e}")))
+        zonedb_harness::output::write(&a.out.join(file), text)
+            .map_err(|e| CliError::Usage(format!("report: {e}")))
     };
     write("reproduce-znsplus.md", md.clone())?;
     znsplus::plots(&a.out, &results).map_err(usage)?;
@@ -502,7 +513,7 @@ fn emit_scenarios(
         })
         .collect();
         let path = dir.join(format!("{stem}.toml"));
-        std::fs::write(&path, &text).map_err(io)?;
+        zonedb_harness::output::write(&path, &text)?;
         files.push(path.display().to_string());
     }
     let markdown = format!(

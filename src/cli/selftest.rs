@@ -257,8 +257,8 @@ pub struct CrashRun {
     /// Key prefix of the run's ops.
     #[arg(long, default_value = "a")]
     prefix: String,
-    /// Value bytes.
-    #[arg(long, default_value_t = 512)]
+    /// Value bytes (at most 64 MiB).
+    #[arg(long, default_value_t = 512, value_parser = super::bench::parse_value_size)]
     value_size: usize,
 }
 

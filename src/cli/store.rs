@@ -200,6 +200,11 @@ pub struct EngineArgs {
     /// Skip the WAL.
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = flag_bool)]
     disable_wal: Option<bool>,
+    /// Keep WAL write groups in the WAL's buffer until a sync or a full buffer (ZenFS's
+    /// semantics; false: each group reaches the file-backed device's host cache before the
+    /// write returns, as RocksDB's default).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = flag_bool)]
+    manual_wal_flush: Option<bool>,
     /// Data block compression (db_bench's flag): none, snappy, lz4 (option `compression`).
     #[arg(long = "compression_type", value_parser = parse_compression)]
     compression: Option<Compression>,
@@ -221,7 +226,7 @@ pub struct EngineArgs {
 pub fn engine_options(a: &EngineArgs, use_existing_db: bool) -> Result<DbOptions, CliError> {
     let mut o = match &a.options_file {
         Some(p) => {
-            let text = std::fs::read_to_string(p)
+            let text = zonedb_harness::input::read_to_string(p)
                 .map_err(|e| CliError::Usage(format!("{}: {e}", p.display())))?;
             DbOptions::from_toml(&text).map_err(|e| CliError::Usage(e.to_string()))?
         }
@@ -253,6 +258,7 @@ pub fn engine_options(a: &EngineArgs, use_existing_db: bool) -> Result<DbOptions
         compaction_readahead_size,
         sync,
         disable_wal,
+        manual_wal_flush,
         compression,
         enable_intra_l0_compaction,
         max_subcompactions,

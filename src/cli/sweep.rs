@@ -12,6 +12,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use clap::Args;
+use zonedb_harness::error::HarnessError;
 use zonedb_harness::sweep::dir::{SweepDir, SweepOutcome};
 use zonedb_harness::sweep::{SweepRun, SweepSpec};
 
@@ -27,8 +28,9 @@ pub struct SweepArgs {
     /// sweep is resumed.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Runs at once (local processes; with --ray, tasks in flight are Ray's to schedule).
-    #[arg(long, default_value_t = 2)]
+    /// Runs at once (local processes, 1-256; with --ray, tasks in flight are Ray's to
+    /// schedule).
+    #[arg(long, default_value_t = 2, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
     jobs: usize,
     /// Run on this Ray cluster (`127.0.0.1:6379`, `ray://host:10001` or `auto`) through the
     /// Python package (`python3 -m zonedb`; `ZONEDB_PYTHON` names another interpreter).
@@ -131,20 +133,30 @@ fn run_local(
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(r) = pending.get(i) else { break };
+                    if first_error.lock().is_ok_and(|e| e.is_some()) {
+                        break;
+                    }
                     let file = scenarios.join(format!("{}.toml", r.run));
-                    let result = std::fs::write(&file, &r.scenario)
-                        .map_err(|e| format!("{}: {e}", file.display()))
-                        .and_then(|()| {
-                            Command::new(&exe)
-                                .arg("run")
-                                .arg(&file)
-                                .args(["--json", "--no-report"])
-                                .arg(bool_flag("elide_values", flags.elide_values))
-                                .arg(bool_flag("parallel_compute", flags.parallel_compute))
-                                .stdin(Stdio::null())
-                                .output()
-                                .map_err(|e| format!("zonedb run: {e}"))
-                        });
+                    // Never through a symbolic link planted in `scenarios/`: that stops the
+                    // sweep (it is not the run's failure).
+                    let written = zonedb_harness::output::write(&file, &r.scenario);
+                    if let Err(e @ HarnessError::LinkRefused { .. }) = written {
+                        if let Ok(mut slot) = first_error.lock() {
+                            slot.get_or_insert(CliError::Harness(e));
+                        }
+                        break;
+                    }
+                    let result = written.map_err(|e| e.to_string()).and_then(|()| {
+                        Command::new(&exe)
+                            .arg("run")
+                            .arg(&file)
+                            .args(["--json", "--no-report"])
+                            .arg(bool_flag("elide_values", flags.elide_values))
+                            .arg(bool_flag("parallel_compute", flags.parallel_compute))
+                            .stdin(Stdio::null())
+                            .output()
+                            .map_err(|e| format!("zonedb run: {e}"))
+                    });
                     let recorded = match result {
                         Ok(o) if o.status.success() => {
                             dir.record(&r.run, &String::from_utf8_lossy(&o.stdout))

@@ -110,12 +110,22 @@ pub fn run(args: &TortureArgs) -> Result<ExitCode, CliError> {
     if let Some(seed) = args.seed {
         return run_one(args, seed);
     }
+    // The seeds are first_seed .. first_seed + seeds: refused when that passes u64::MAX
+    // (they once wrapped around to 0 and the campaign never ended).
+    let Some(end) = args.first_seed.checked_add(args.seeds) else {
+        return Err(CliError::Usage(format!(
+            "--first_seed {} --seeds {}: the seeds would run past {} (first_seed + seeds must be at most that)",
+            args.first_seed,
+            args.seeds,
+            u64::MAX
+        )));
+    };
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u64));
     let start = Stopwatch::start();
-    let next = AtomicU64::new(args.first_seed);
-    let end = args.first_seed.saturating_add(args.seeds);
+    // Seeds handed out by index (0 .. seeds): the counter never nears u64::MAX.
+    let next = AtomicU64::new(0);
     let done = AtomicU64::new(0);
     let results: Mutex<Vec<(u64, Result<SeedReport, TortureFailure>)>> = Mutex::new(Vec::new());
     let failures: Mutex<Vec<FailureReport>> = Mutex::new(Vec::new());
@@ -124,10 +134,11 @@ pub fn run(args: &TortureArgs) -> Result<ExitCode, CliError> {
         for _ in 0..threads.min(args.seeds) {
             sc.spawn(|| {
                 loop {
-                    let seed = next.fetch_add(1, Ordering::Relaxed);
-                    if seed >= end {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= args.seeds {
                         break;
                     }
+                    let seed = args.first_seed + i;
                     let cfg = config_of(args, seed);
                     let r = torture::run::run(&cfg);
                     if let Err(f) = &r {

@@ -123,7 +123,7 @@ impl StoreJob for YcsbJob<'_> {
 
 pub fn run(a: &YcsbArgs) -> Result<ExitCode, CliError> {
     a.run.apply_process();
-    let text = std::fs::read_to_string(&a.workload)
+    let text = zonedb_harness::input::read_to_string(&a.workload)
         .map_err(|e| CliError::Usage(format!("{}: {e}", a.workload.display())))?;
     let mut props = parse_properties(&text);
     for p in &a.props {

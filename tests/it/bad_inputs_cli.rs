@@ -86,6 +86,56 @@ const BAD: &[(&[&str], &str)] = &[
     ),
 ];
 
+/// Sizes and counts that would grow memory or time without bound (issue 46): refused with
+/// the limit named, before any work (a device file that does not exist is never created).
+const UNBOUNDED: &[(&[&str], &str)] = &[
+    (&["bench", "--value_size", "1000000000000"], "0..=67108864"),
+    (
+        &[
+            "crashtest",
+            "write",
+            "--dir",
+            "/nonexistent/d",
+            "--ack",
+            "/nonexistent/a",
+            "--value_size",
+            "1000000000000",
+        ],
+        "0..=67108864",
+    ),
+    (
+        &[
+            "torture",
+            "--first_seed",
+            "18446744073709551615",
+            "--seeds",
+            "10",
+        ],
+        "--first_seed 18446744073709551615 --seeds 10",
+    ),
+    (&["reproduce", "oaza", "--seeds", "0"], "--seeds"),
+    (&["reproduce", "oaza", "--seeds", "1001"], "1..=1000"),
+    (
+        &[
+            "reproduce",
+            "oaza",
+            "--seed",
+            "18446744073709551615",
+            "--seeds",
+            "2",
+        ],
+        "would run past",
+    ),
+    (&["reproduce", "oaza", "--jobs", "0"], "--jobs"),
+    (&["compare", "--jobs", "0"], "--jobs"),
+    (&["sweep", "/nonexistent/s.toml", "--jobs", "0"], "--jobs"),
+    (&["run", "/dev/zero"], "16 MiB"),
+    (&["compare", "/dev/zero"], "16 MiB"),
+    (&["sweep", "/dev/zero"], "16 MiB"),
+    (&["ycsb", "-P", "/dev/zero", "load"], "16 MiB"),
+    (&["bench", "--options_file", "/dev/zero"], "16 MiB"),
+];
+
 /// YCSB properties (`-p`) that must be refused.
 const BAD_YCSB: &[(&str, &str)] = &[
     ("readproportion=1.5", "readproportion"),
@@ -94,6 +144,11 @@ const BAD_YCSB: &[(&str, &str)] = &[
     ("hotspotdatafraction=2", "hotspotdatafraction"),
     ("insertorder=sideways", "insertorder"),
     ("scanlengthdistribution=normal", "scanlengthdistribution"),
+    ("threadcount=100000", "threadcount"),
+    ("fieldcount=18446744073709551615", "fieldcount"),
+    ("maxscanlength=18446744073709551615", "maxscanlength"),
+    ("fieldlength=100000000", "fieldlength"),
+    ("zeropadding=1000000000000", "zeropadding"),
 ];
 
 fn refused(args: &[&str], want: &str) {
@@ -115,6 +170,93 @@ fn refused(args: &[&str], want: &str) {
 fn bad_flags_exit_2_naming_the_flag() {
     for (args, want) in BAD {
         refused(args, want);
+    }
+}
+
+#[test]
+fn unbounded_sizes_exit_2_naming_the_limit() {
+    if !std::path::Path::new("/dev/zero").exists() {
+        eprintln!("no /dev/zero: its rows are skipped");
+    }
+    for (args, want) in UNBOUNDED {
+        if args.contains(&"/dev/zero") && !std::path::Path::new("/dev/zero").exists() {
+            continue;
+        }
+        refused(args, want);
+    }
+}
+
+/// Scenario and sweep files with unbounded sizes, or a name with a NUL: refused when parsed,
+/// naming the key and the limit.
+#[test]
+fn unbounded_scenario_and_sweep_files_exit_2_naming_the_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    let values = |n: usize| (0..n).map(|v| v.to_string()).collect::<Vec<_>>().join(", ");
+    let files = [
+        (
+            "S.toml",
+            "name = \"v\"\n[workload]\nvalue_size = 1000000000000\n".to_owned(),
+            "workload.value_size = 1000000000000: must be at most 67108864",
+        ),
+        (
+            "T.toml",
+            "name = \"v\"\n[[workload.then]]\nvalue_size = 1000000000000\n".to_owned(),
+            "workload.then[0].value_size = 1000000000000",
+        ),
+        (
+            "N.toml",
+            "name = \"a\\u0000b\"\n".to_owned(),
+            "control character U+0000",
+        ),
+        (
+            "V.toml",
+            "name = \"base\"\n[[compare]]\nname = \"x\\u0007\"\n".to_owned(),
+            "control character U+0007",
+        ),
+        (
+            "Y.toml",
+            "name = \"y\"\n[workload]\nkind = \"ycsb\"\nycsb_file = \"/dev/zero\"\n".to_owned(),
+            "16 MiB",
+        ),
+    ];
+    for (file, text, want) in &files {
+        let path = tmp.path().join(file);
+        std::fs::write(&path, text).unwrap();
+        let p = path.to_str().unwrap();
+        refused(&["run", p], want);
+        refused(&["compare", p], want);
+    }
+    let sweeps = [
+        (
+            "G.toml",
+            format!(
+                "scenario = {{}}\n[grid]\n\"workload.num\" = [{}]\n\"workload.reads\" = [{}]\n\"workload.seek_nexts\" = [{}]\n",
+                values(100),
+                values(100),
+                values(200)
+            ),
+            "2000000 configurations x 1 seeds is more than 10000 runs",
+        ),
+        (
+            "W.toml",
+            "scenario = {}\nseeds = 1000000000\n".to_owned(),
+            "1000000000 seeds is more than 10000 runs",
+        ),
+    ];
+    for (file, text, want) in &sweeps {
+        let path = tmp.path().join(file);
+        std::fs::write(&path, text).unwrap();
+        let out = tmp.path().join("out");
+        refused(
+            &[
+                "sweep",
+                path.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            want,
+        );
+        assert!(!out.exists(), "{file}: the sweep wrote its directory");
     }
 }
 
@@ -234,4 +376,21 @@ fn a_missing_zones_file_is_named() {
         assert_eq!(code, Some(2), "{args:?}: {err}");
         assert!(err.contains("ZONES"), "{args:?}: {err}");
     }
+}
+
+/// A device directory missing its lock file: fsck's error names the file.
+#[test]
+fn a_missing_lock_file_is_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dev = tmp.path().join("dev");
+    let d = dev.to_str().unwrap();
+    let (code, err) = zonedb(&["fs", "mkfs", "--dir", d, "--scale", "1/512"]);
+    assert_eq!(code, Some(0), "{err}");
+    std::fs::remove_file(dev.join("LOCK")).unwrap();
+    let (code, err) = zonedb(&["fs", "fsck", "--dir", d]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(&dev.join("LOCK").display().to_string()),
+        "{err}"
+    );
 }

@@ -21,9 +21,11 @@ use zonedb_lsm::sst::{MemSource, Table};
 type Target = (&'static str, fn(&[u8]));
 
 /// Every fuzz target: its name (as in `fuzz/fuzz_targets/`) and entry point.
-const TARGETS: [Target; 11] = [
+const TARGETS: [Target; 13] = [
     ("zonefile_header", zonedb_device::zonefile::fuzz::header),
     ("zone_records", zonedb_device::zonefile::fuzz::zone_records),
+    ("zonefile_dir", zonedb_device::zonefile::fuzz::open_dir),
+    ("zonefile_fsck", zonedb_fs::fsck::fuzz::zonefile_fsck),
     ("fs_record", zonedb_fs::record::fuzz::record),
     ("metadata_log", zonedb_fs::record::fuzz::metadata_log),
     ("sst_footer", zonedb_lsm::fuzz::sst_footer),
@@ -278,7 +280,128 @@ fn write_seed_corpora() {
         "zone_records",
         &std::fs::read(dir.path().join("ZONES")).unwrap(),
     );
+    for (target, count) in write_crafted_dir_seeds() {
+        n.insert(target, count);
+    }
     for (name, _) in TARGETS {
         assert!(n.get(name).copied().unwrap_or(0) > 0, "no seed for {name}");
     }
+}
+
+/// The crafted-directory seeds reach deep: the device opens and the file layer mounts with
+/// both files (their mutations then exercise every check on the way).
+#[test]
+fn crafted_dir_seeds_open_and_mount() {
+    for seed in seeds("zonefile_fsck") {
+        let files = zonedb_device::zonefile::fuzz::with_crafted_dir(&seed, |dir, _| {
+            let dev = Arc::new(ZoneFileDevice::open_read_only(dir).unwrap());
+            let env = zonedb_env::RealEnv::new(0);
+            let opts = FsOptions {
+                read_only: true,
+                ..FsOptions::default()
+            };
+            let fs = env.block_on(ZoneFs::mount(env.clone(), dev, opts)).unwrap();
+            assert!(fs.fsck().is_empty(), "{:?}", fs.fsck());
+            let mut names = fs.list();
+            names.sort();
+            names
+        });
+        assert_eq!(files, ["000004.log", "000005.sst"]);
+    }
+}
+
+/// Writes the seeds of the crafted-directory targets (`zonefile_dir`, `zonefile_fsck`);
+/// returns how many each got.
+fn write_crafted_dir_seeds() -> [(&'static str, usize); 2] {
+    let seeds = crafted_dir_seeds();
+    for (i, data) in seeds.iter().enumerate() {
+        write("zonefile_dir", i, data);
+        write("zonefile_fsck", i, data);
+    }
+    [
+        ("zonefile_dir", seeds.len()),
+        ("zonefile_fsck", seeds.len()),
+    ]
+}
+
+/// Regenerates the crafted-directory targets' seeds only.
+#[test]
+#[ignore = "regenerates fuzz/corpus/zonefile_{dir,fsck}; run by hand"]
+fn write_crafted_dir_corpora() {
+    write_crafted_dir_seeds();
+}
+
+/// Seeds of the crafted-directory targets (`zonedb_device::zonefile::fuzz::with_crafted_dir`'s
+/// layout: flags, `HEADER`, `ZONES`, the start of `DATA`): a formatted 8-zone device with two
+/// files (its metadata zone's log only), opened writable and read-only.
+fn crafted_dir_seeds() -> Vec<Vec<u8>> {
+    let g = zonedb_device::ZoneGeometry {
+        zone_count: 8,
+        zone_size_bytes: 64 << 10,
+        zone_capacity_bytes: 48 << 10,
+        block_size_bytes: 4096,
+        max_open_zones: 6,
+        max_active_zones: 6,
+        zone_append_max_bytes: 16 << 10,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let env = zonedb_env::RealEnv::new(0);
+    // No background cleaner: it would keep the device (and its lock) open.
+    let opts = || FsOptions {
+        cleaning_interval_ns: 0,
+        ..FsOptions::default()
+    };
+    {
+        let dev = Arc::new(ZoneFileDevice::create(dir.path(), g.clone()).unwrap());
+        env.block_on(async {
+            ZoneFs::<zonedb_env::RealEnv, ZoneFileDevice>::mkfs(dev.as_ref(), 0)
+                .await
+                .unwrap();
+            let fs = ZoneFs::mount(env.clone(), dev.clone(), opts())
+                .await
+                .unwrap();
+            for (i, name) in ["000004.log", "000005.sst"].iter().enumerate() {
+                let mut w = fs
+                    .create(name, zonedb_fs::placement::Lifetime::Medium)
+                    .await
+                    .unwrap();
+                w.append(&vec![b'a' + i as u8; 5000]).await.unwrap();
+                w.close().await.unwrap();
+            }
+        });
+    }
+    // Each mount rolls the log to the next metadata zone: two more bring it back to zone 0,
+    // where the crafted layout puts it.
+    for _ in 0..2 {
+        let dev = Arc::new(ZoneFileDevice::open(dir.path()).unwrap());
+        drop(
+            env.block_on(ZoneFs::mount(env.clone(), dev, opts()))
+                .unwrap(),
+        );
+    }
+    let meta = {
+        let dev = ZoneFileDevice::open_read_only(dir.path()).unwrap();
+        let z = dev
+            .report_zones(0, zonedb_fs::META_ZONES)
+            .into_iter()
+            .max_by_key(|z| z.write_pointer - z.start)
+            .unwrap();
+        // The crafted layout puts its metadata at the start of DATA: zone 0.
+        assert_eq!(z.index, 0, "the log rolled to another metadata zone");
+        env.block_on(dev.read(z.start, z.write_pointer - z.start, IoClass::BackgroundRead))
+            .unwrap()
+    };
+    // The files' data is not in the seed: their zones read as zeros.
+    let zones = std::fs::read(dir.path().join("ZONES")).unwrap();
+    let header = std::fs::read(dir.path().join("HEADER")).unwrap();
+    [1u8, 3]
+        .iter()
+        .map(|&flags| {
+            let mut s = vec![flags];
+            s.extend_from_slice(&header);
+            s.extend_from_slice(&zones);
+            s.extend_from_slice(&meta);
+            s
+        })
+        .collect()
 }

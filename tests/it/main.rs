@@ -4,6 +4,7 @@
 //! tests link once. Run one with `cargo test --profile ci -p CRATE --test it MODULE`.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
+mod a_full_host_file_system_opens_the_store_read_only;
 mod bad_inputs_cli;
 mod bench_cli;
 mod bench_full_device_cli;
@@ -11,12 +12,15 @@ mod bench_paper_setup_flags_cli;
 mod common;
 mod compare_cli;
 mod computing_ahead_changes_no_result;
+mod crafted_device_dirs_fail_fsck_within_memory;
 mod damaged_wal_is_reported_by_open_and_fsck;
 mod device_bench_cli;
 mod elided_values_change_no_result;
 mod fs_cli;
+mod fsck_finds_damaged_ssts_manifest_and_current;
 mod fuzz_corpus_replays;
 mod kill_loop_keeps_synced_writes_and_space;
+mod links_are_never_written_through_cli;
 mod read_only_commands_leave_the_device_directory_alone;
 mod reproduce_cli;
 mod selftest_and_crashtest_cli;

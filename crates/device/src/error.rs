@@ -256,6 +256,26 @@ pub enum DeviceError {
     /// The device is used by another process.
     #[error("device is locked by another process")]
     Locked,
+    /// The host file system holding a file-backed device is full (`ENOSPC`) or over its
+    /// quota (`EDQUOT`): the device has room in its zones but the host cannot hold the
+    /// bytes. A no-space error like a full zone ([`DeviceErrorKind::NoSpace`]), so the layers
+    /// above fall back as on a full device; a write refused this way changed nothing.
+    #[error("no space on the host file system holding the device ({source}): free space there")]
+    HostNoSpace {
+        /// The host's error.
+        source: std::io::Error,
+    },
+    /// A file ZoneDB creates or writes (a file-backed device's `HEADER`, `ZONES`, `DATA` or
+    /// `LOCK`; a report or sweep file) is a symbolic link: it is never written through (see
+    /// [`crate::links`]). Remove the link, or give the directory it points into.
+    #[error(
+        "{}: is a symbolic link; ZoneDB does not create or write files through links (remove it, or use the directory it points into)",
+        path.display()
+    )]
+    LinkRefused {
+        /// The link.
+        path: std::path::PathBuf,
+    },
     /// A SplitZNS command not allowed in the split zone's or subzone's state; nothing changed.
     #[error("zone {zone}{}: {op} refused: {reason}", subzone.map(|i| format!(" subzone {i}")).unwrap_or_default())]
     SplitZone {
@@ -289,16 +309,31 @@ pub enum DeviceError {
 }
 
 impl DeviceError {
+    /// `e` as a device error: [`DeviceError::HostNoSpace`] when the host file system is full
+    /// or over quota, else [`DeviceError::Io`].
+    pub fn from_host(e: std::io::Error) -> Self {
+        if matches!(
+            e.kind(),
+            std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+        ) {
+            Self::HostNoSpace { source: e }
+        } else {
+            Self::Io(e)
+        }
+    }
+
     /// The coarse kind, stable for callers that branch on errors.
     pub fn kind(&self) -> DeviceErrorKind {
         match self {
             Self::TooManyActive { .. } | Self::TooManyOpen { .. } => DeviceErrorKind::ResourceLimit,
             Self::Io(_) | Self::UnrecoveredRead { .. } => DeviceErrorKind::Io,
             Self::Corrupt(_) => DeviceErrorKind::Corruption,
-            Self::InvalidConfig(_) => DeviceErrorKind::InvalidConfig,
+            Self::InvalidConfig(_) | Self::LinkRefused { .. } => DeviceErrorKind::InvalidConfig,
             Self::Locked => DeviceErrorKind::Locked,
             Self::Unsupported { .. } => DeviceErrorKind::Unsupported,
-            Self::ZoneFull { .. } | Self::BeyondCapacity { .. } => DeviceErrorKind::NoSpace,
+            Self::ZoneFull { .. } | Self::BeyondCapacity { .. } | Self::HostNoSpace { .. } => {
+                DeviceErrorKind::NoSpace
+            }
             _ => DeviceErrorKind::InvalidRequest,
         }
     }

@@ -86,6 +86,10 @@ macro_rules! ready_device {
             fn stats(&self) -> $crate::DeviceStats {
                 self.stats_now()
             }
+
+            fn host_cached_writes(&self) -> bool {
+                self.host_cached_now()
+            }
         }
     };
 }
@@ -100,6 +104,7 @@ mod error;
 pub mod flash;
 pub mod hybrid;
 pub mod hybrid_layout;
+pub mod links;
 pub mod payload;
 pub mod profile;
 pub mod real;
@@ -243,6 +248,16 @@ pub trait ZonedDevice: Send + Sync + 'static {
     /// devices that have one; the simulated SSD's completed writes are durable.
     fn volatile_write_cache(&self) -> bool {
         true
+    }
+
+    /// Whether a completed write lands in the host's page cache (a file-backed device), so
+    /// that it survives the end of the writing process, though not a power loss, without a
+    /// [`ZonedDevice::sync`]. The engine hands every WAL write group to such a device before
+    /// it acknowledges the write (RocksDB's default, `manual_wal_flush = false`). Elsewhere a
+    /// write is a device command (direct I/O, or the simulated device, which models no host
+    /// cache), and the WAL stays buffered as ZenFS keeps it, until a sync or a full buffer.
+    fn host_cached_writes(&self) -> bool {
+        false
     }
 
     /// Counters so far.

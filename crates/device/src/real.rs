@@ -117,6 +117,14 @@ impl RealDevice {
         }
     }
 
+    fn host_cached_now(&self) -> bool {
+        match self {
+            Self::File(d) => d.host_cached_writes(),
+            #[cfg(target_os = "linux")]
+            Self::Block(d) => d.host_cached_writes(),
+        }
+    }
+
     fn stats_now(&self) -> DeviceStats {
         match self {
             Self::File(d) => d.stats(),

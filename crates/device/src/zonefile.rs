@@ -42,6 +42,10 @@
 //! - `DATA`: a sparse file of zone count × zone size bytes; zone `z` starts at `z * zone size`.
 //! - `LOCK`: empty; an exclusive advisory lock on it is held while a device is open.
 //!
+//! The four are regular files: each is created and opened without following a symbolic link
+//! (see [`crate::links`]), so a link planted in the directory (`DATA -> /elsewhere`) is
+//! refused with [`DeviceError::LinkRefused`] naming it, never truncated or written through.
+//!
 //! # Ordering and durability
 //!
 //! Every state change is admitted by the table first; then, for writes and appends, the data is
@@ -78,7 +82,11 @@
 //!
 //! If a `pwrite` or `fdatasync` fails, the zone table may already have advanced past data that
 //! is not in the file, so the device refuses every further request with an I/O error; reopening
-//! it reloads the persisted records.
+//! it reloads the persisted records. One exception: a data `pwrite` the host file system has no
+//! room for (`ENOSPC`, `EDQUOT`) is refused with [`DeviceError::HostNoSpace`] (a no-space
+//! error, as a full zone's) and its admission undone (the zone's state and write pointer put
+//! back; nothing was persisted for it), so the device stays usable: a full host is a full
+//! device, and the layers above fall back as on one.
 //!
 //! Concurrency: one mutex guards the table, the checker and the records, and is held across the
 //! file I/O of a request, so the order of admissions to a zone is the order of its data writes.
@@ -92,6 +100,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crate::checker::WritePointerChecker;
+use crate::links;
 use crate::zone::{ZoneGeometry, ZoneInfo, ZoneState, ZoneTable};
 use crate::{DeviceError, DeviceStats, ZoneOp};
 
@@ -114,6 +123,76 @@ pub const FORMAT_VERSION: u32 = 1;
 pub const HEADER_LEN: usize = 68;
 /// Zone record length in bytes, CRC included.
 pub const RECORD_LEN: usize = 64;
+
+/// Most zones a zone file device holds: 1,048,576 (a 64 MiB `ZONES` file; the largest zoned
+/// drives have about 100,000). A header claiming more is refused before anything is
+/// allocated for its zones (the files may be sparse, so their sizes bound nothing).
+pub const MAX_ZONE_COUNT: u32 = 1 << 20;
+/// Largest zone size of a zone file device: 64 GiB (zoned drives have 256 MiB to 4 GiB).
+pub const MAX_ZONE_SIZE_BYTES: u64 = 1 << 36;
+/// Smallest logical block size of a zone file device: 512 bytes.
+pub const MIN_BLOCK_SIZE_BYTES: u64 = 512;
+/// Largest logical block size of a zone file device: 64 KiB (the zone layer pads each
+/// metadata record to a block).
+pub const MAX_BLOCK_SIZE_BYTES: u64 = 64 << 10;
+/// Zone records read and decoded at a time when a device is opened (256 KiB of `ZONES`).
+const RECORDS_PER_READ: usize = 4096;
+
+/// A geometry field beyond what a zone file device supports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OutOfBounds {
+    ZoneCount,
+    ZoneSize,
+    BlockSize,
+}
+
+impl OutOfBounds {
+    /// The first field of `g` out of the zone file device's bounds, if any.
+    fn of(g: &ZoneGeometry) -> Option<Self> {
+        if g.zone_count > MAX_ZONE_COUNT {
+            Some(Self::ZoneCount)
+        } else if g.zone_size_bytes > MAX_ZONE_SIZE_BYTES {
+            Some(Self::ZoneSize)
+        } else if !(MIN_BLOCK_SIZE_BYTES..=MAX_BLOCK_SIZE_BYTES).contains(&g.block_size_bytes) {
+            Some(Self::BlockSize)
+        } else {
+            None
+        }
+    }
+
+    /// What a header with this field says (a [`DeviceError::Corrupt`] message).
+    fn header_message(self) -> &'static str {
+        match self {
+            Self::ZoneCount => {
+                "header claims more than 1048576 zones, the most a zone file device holds"
+            }
+            Self::ZoneSize => {
+                "header claims a zone size above 64 GiB, the largest a zone file device supports"
+            }
+            Self::BlockSize => {
+                "header claims a block size outside 512 B to 64 KiB, the sizes a zone file device supports"
+            }
+        }
+    }
+
+    /// Why `create` refuses `g` (a [`DeviceError::InvalidConfig`] message).
+    fn create_message(self, g: &ZoneGeometry) -> String {
+        match self {
+            Self::ZoneCount => format!(
+                "{} zones: a zone file device holds at most {MAX_ZONE_COUNT}",
+                g.zone_count
+            ),
+            Self::ZoneSize => format!(
+                "zone size {} bytes: a zone file device supports at most {MAX_ZONE_SIZE_BYTES} (64 GiB)",
+                g.zone_size_bytes
+            ),
+            Self::BlockSize => format!(
+                "block size {} bytes: a zone file device supports {MIN_BLOCK_SIZE_BYTES} to {MAX_BLOCK_SIZE_BYTES}",
+                g.block_size_bytes
+            ),
+        }
+    }
+}
 
 fn get_u32(b: &[u8], at: usize) -> u32 {
     let mut x = [0u8; 4];
@@ -184,6 +263,9 @@ fn decode_header(b: &[u8]) -> Result<ZoneGeometry, DeviceError> {
     geometry
         .validate()
         .map_err(|_| DeviceError::Corrupt("header geometry is invalid"))?;
+    if let Some(bad) = OutOfBounds::of(&geometry) {
+        return Err(DeviceError::Corrupt(bad.header_message()));
+    }
     Ok(geometry)
 }
 
@@ -200,7 +282,13 @@ struct Record {
 /// Decoder entry points for fuzzing and the corpus replay test: arbitrary bytes in, never a
 /// panic out (an error is fine).
 pub mod fuzz {
-    use super::{RECORD_LEN, Record, decode_header};
+    use std::path::Path;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use super::{
+        DATA_FILE, HEADER_FILE, HEADER_LEN, LOCK_FILE, RECORD_LEN, Record, ZONES_FILE,
+        ZoneFileDevice, decode_header,
+    };
 
     /// Decodes `data` as a `HEADER` file.
     pub fn header(data: &[u8]) {
@@ -216,6 +304,93 @@ pub mod fuzz {
                 let _ = r.same_state(&r);
             }
         }
+    }
+
+    /// Removes a crafted directory when dropped, also when the code given it panics.
+    struct Removed<'a>(&'a Path);
+
+    impl Drop for Removed<'_> {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(self.0);
+        }
+    }
+
+    /// Largest sparse `DATA` file a crafted directory gets (1 TiB): a larger geometry keeps
+    /// an empty `DATA`, which the open refuses.
+    const MAX_SPARSE_DATA: u64 = 1 << 40;
+
+    /// Lays `data` out as a device directory and calls `f` on it (then removes it).
+    ///
+    /// Layout of `data`: one flag byte (bit 0: `DATA` gets the size the header's geometry
+    /// gives, sparse; bit 1: the device is to be opened read-only; bit 2: `ZONES` is one
+    /// byte short), the 68-byte `HEADER`, the `ZONES` file (as many bytes as the header's
+    /// zone count needs, when the header decodes; else the rest), and the rest written at
+    /// the start of `DATA` (the first metadata zone of a file system).
+    ///
+    /// # Panics
+    /// When the temporary directory cannot be written.
+    pub fn with_crafted_dir<R>(data: &[u8], f: impl FnOnce(&Path, bool) -> R) -> R {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "zonedb-fuzz-zonefile-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let (flags, rest) = data.split_first().map_or((0, data), |(f, r)| (*f, r));
+        let (header, rest) = rest.split_at(rest.len().min(HEADER_LEN));
+        let geometry = decode_header(header).ok();
+        let zones_len = geometry.as_ref().map_or(rest.len(), |g| {
+            (g.zone_count as usize)
+                .saturating_mul(RECORD_LEN)
+                .saturating_sub(usize::from(flags & 4 != 0))
+                .min(rest.len())
+        });
+        let (zones, content) = rest.split_at(zones_len);
+        let write = || -> std::io::Result<()> {
+            std::fs::create_dir_all(&dir)?;
+            std::fs::write(dir.join(HEADER_FILE), header)?;
+            std::fs::write(dir.join(ZONES_FILE), zones)?;
+            std::fs::write(dir.join(LOCK_FILE), [])?;
+            let file = std::fs::File::create(dir.join(DATA_FILE))?;
+            if flags & 1 != 0
+                && let Some(size) = geometry
+                    .as_ref()
+                    .map(crate::ZoneGeometry::device_size_bytes)
+                    .filter(|&s| s <= MAX_SPARSE_DATA)
+            {
+                // A file system may refuse a file this large: `DATA` then stays short.
+                let _ = file.set_len(size);
+            }
+            let content = &content[..content
+                .len()
+                .min(usize::try_from(file.metadata()?.len()).unwrap_or(usize::MAX))];
+            std::os::unix::fs::FileExt::write_all_at(&file, content, 0)
+        };
+        let _removed = Removed(&dir);
+        let written = write();
+        assert!(written.is_ok(), "{}: {written:?}", dir.display());
+        f(&dir, flags & 2 != 0)
+    }
+
+    /// Opens `data` laid out as a device directory ([`with_crafted_dir`]) as a device and
+    /// reads the start of every zone it reports written.
+    pub fn open_dir(data: &[u8]) {
+        with_crafted_dir(data, |dir, read_only| {
+            let dev = if read_only {
+                ZoneFileDevice::open_read_only(dir)
+            } else {
+                ZoneFileDevice::open(dir)
+            };
+            let Ok(dev) = dev else { return };
+            let g = dev.geometry_now().clone();
+            for z in dev.report_now(0, g.zone_count) {
+                if z.write_pointer > z.start {
+                    let _ =
+                        dev.read_now(z.start, g.block_size_bytes.min(z.write_pointer - z.start));
+                }
+            }
+            let _ = dev.read_now(0, g.block_size_bytes);
+        });
     }
 }
 
@@ -270,6 +445,25 @@ pub fn geometry_from_dir(dir: &Path) -> Result<ZoneGeometry, DeviceError> {
     decode_header(&bytes)
 }
 
+/// Reads and decodes the `count` zone records of `zones` (its size checked already), a few
+/// thousand at a time.
+fn read_records(zones: &File, count: u32) -> Result<Vec<Record>, DeviceError> {
+    let mut records = Vec::with_capacity(count as usize);
+    let mut bytes = vec![0u8; RECORDS_PER_READ.min(count as usize) * RECORD_LEN];
+    let mut next = 0u32;
+    while next < count {
+        let n = RECORDS_PER_READ.min((count - next) as usize);
+        let buf = &mut bytes[..n * RECORD_LEN];
+        zones.read_exact_at(buf, u64::from(next) * RECORD_LEN as u64)?;
+        let (chunks, _) = buf.as_chunks::<RECORD_LEN>();
+        for chunk in chunks {
+            records.push(Record::decode(next, chunk)?);
+            next += 1;
+        }
+    }
+    Ok(records)
+}
+
 /// Whether `dir` holds a zone file device (its header exists; it may still be damaged).
 ///
 /// # Errors
@@ -278,37 +472,84 @@ pub fn device_exists(dir: &Path) -> Result<bool, DeviceError> {
     Ok(dir.join(HEADER_FILE).try_exists()?)
 }
 
-/// Opens one of the device's files, naming it in the error (a missing `ZONES` or `DATA` says
-/// which file, where a bare "No such file or directory" would not).
-fn open_part(dir: &Path, name: &str, write: bool) -> Result<File, DeviceError> {
+/// Opens `dir/name` with `options` without following a symbolic link there
+/// ([`DeviceError::LinkRefused`]), naming the file in an I/O error (a missing `ZONES` or
+/// `DATA` says which file, where a bare "No such file or directory" would not); `why` ends
+/// the message.
+fn open_named(
+    dir: &Path,
+    name: &str,
+    options: OpenOptions,
+    why: &str,
+) -> Result<File, DeviceError> {
     let path = dir.join(name);
-    OpenOptions::new()
-        .read(true)
-        .write(write)
-        .open(&path)
-        .map_err(|e| {
-            DeviceError::Io(io::Error::new(
-                e.kind(),
-                format!(
-                    "{}: {e} (the zone file device in {} is incomplete or damaged)",
-                    path.display(),
-                    dir.display()
-                ),
-            ))
-        })
+    links::open_no_follow(&path, options).map_err(|e| match e {
+        DeviceError::Io(e) => DeviceError::Io(io::Error::new(
+            e.kind(),
+            format!("{}: {e} ({why})", path.display()),
+        )),
+        e => e,
+    })
+}
+
+/// Opens one of the device's files (never through a symbolic link), naming it in the error.
+fn open_part(dir: &Path, name: &str, write: bool) -> Result<File, DeviceError> {
+    let mut o = OpenOptions::new();
+    o.read(true).write(write);
+    open_named(
+        dir,
+        name,
+        o,
+        &format!(
+            "the zone file device in {} is incomplete or damaged",
+            dir.display()
+        ),
+    )
+}
+
+/// Creates (truncating) one of the device's files for reading and writing, never through a
+/// symbolic link.
+fn create_part(dir: &Path, name: &str) -> Result<File, DeviceError> {
+    let mut o = OpenOptions::new();
+    o.read(true).write(true).create(true).truncate(true);
+    open_named(dir, name, o, "creating the zone file device")
 }
 
 fn lock_dir(dir: &Path) -> Result<File, DeviceError> {
-    let f = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(dir.join(LOCK_FILE))?;
-    match f.try_lock() {
-        Ok(()) => Ok(f),
-        Err(TryLockError::WouldBlock) => Err(DeviceError::Locked),
-        Err(TryLockError::Error(e)) => Err(DeviceError::Io(e)),
+    let mut o = OpenOptions::new();
+    o.read(true).write(true).create(true).truncate(false);
+    let f = open_named(dir, LOCK_FILE, o, "the device's lock file")?;
+    lock_briefly(&f, false)?;
+    Ok(f)
+}
+
+/// How long an open waits for a held lock before it reports [`DeviceError::Locked`]: 250 ms.
+const LOCK_WAIT_MS: u64 = 250;
+
+/// Takes the lock file's lock (shared or exclusive), trying again for [`LOCK_WAIT_MS`] while
+/// it is held: a child process forked by another thread holds a copy of a just-closed
+/// handle's descriptor, and with it the lock, until it `exec`s (microseconds), so a reopen
+/// right after a close in a program that spawns processes would otherwise fail at random.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "real-mode device: waits in real time for a lock another process holds"
+)]
+fn lock_briefly(f: &File, shared: bool) -> Result<(), DeviceError> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(LOCK_WAIT_MS);
+    loop {
+        let r = if shared {
+            f.try_lock_shared()
+        } else {
+            f.try_lock()
+        };
+        match r {
+            Ok(()) => return Ok(()),
+            Err(TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Err(TryLockError::WouldBlock) => return Err(DeviceError::Locked),
+            Err(TryLockError::Error(e)) => return Err(DeviceError::Io(e)),
+        }
     }
 }
 
@@ -464,8 +705,9 @@ pub struct ZoneFileDevice {
     geometry: ZoneGeometry,
     data: File,
     zones: File,
-    /// Holds the exclusive lock while the device is open.
-    _lock: File,
+    /// Holds the exclusive lock while the device is open (None once
+    /// [`ZoneFileDevice::forget_inherited_lock`] closed it in a forked child).
+    lock: Mutex<Option<File>>,
     inner: Mutex<Inner>,
     /// Serializes flushes, which run without `inner` held: a flush that finds nothing dirty
     /// returns only after the flush in progress (which may cover its writes) completed.
@@ -485,6 +727,15 @@ impl ZoneFileDevice {
     )]
     pub fn create(dir: &Path, geometry: ZoneGeometry) -> Result<Self, DeviceError> {
         geometry.validate()?;
+        if let Some(bad) = OutOfBounds::of(&geometry) {
+            return Err(DeviceError::InvalidConfig(bad.create_message(&geometry)));
+        }
+        if dir.as_os_str().is_empty() {
+            // Not the current directory by accident: an empty path is a mistake.
+            return Err(DeviceError::InvalidConfig(
+                "the device directory is an empty path; give a directory".into(),
+            ));
+        }
         if device_exists(dir)? {
             return Err(already_exists(dir));
         }
@@ -493,13 +744,9 @@ impl ZoneFileDevice {
         if device_exists(dir)? {
             return Err(already_exists(dir));
         }
-        // Files left by an interrupted create are overwritten; the header comes last.
-        let data = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(dir.join(DATA_FILE))?;
+        // Files left by an interrupted create are overwritten (never through a symbolic
+        // link: see `crate::links`); the header comes last.
+        let data = create_part(dir, DATA_FILE)?;
         data.set_len(geometry.device_size_bytes())?;
         data.sync_all()?;
         let mut bytes = Vec::with_capacity(geometry.zone_count as usize * RECORD_LEN);
@@ -512,16 +759,11 @@ impl ZoneFileDevice {
             };
             bytes.extend_from_slice(&r.encode(z));
         }
-        let zones = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(dir.join(ZONES_FILE))?;
+        let zones = create_part(dir, ZONES_FILE)?;
         zones.write_all_at(&bytes, 0)?;
         zones.sync_all()?;
         let tmp = dir.join(HEADER_TMP_FILE);
-        let mut header = File::create(&tmp)?;
+        let mut header = create_part(dir, HEADER_TMP_FILE)?;
         header.write_all(&encode_header(&geometry))?;
         header.sync_all()?;
         fs::rename(&tmp, dir.join(HEADER_FILE))?;
@@ -561,12 +803,18 @@ impl ZoneFileDevice {
                 format!("no zone file device in {}", dir.display()),
             )));
         }
-        let lock = File::open(dir.join(LOCK_FILE))?;
-        match lock.try_lock_shared() {
-            Ok(()) => {}
-            Err(TryLockError::WouldBlock) => return Err(DeviceError::Locked),
-            Err(TryLockError::Error(e)) => return Err(DeviceError::Io(e)),
-        }
+        let mut o = OpenOptions::new();
+        o.read(true);
+        let lock = open_named(
+            dir,
+            LOCK_FILE,
+            o,
+            &format!(
+                "the lock file of the zone file device in {} is missing or unreadable",
+                dir.display()
+            ),
+        )?;
+        lock_briefly(&lock, true)?;
         Self::open_locked(dir, lock, true)
     }
 
@@ -593,6 +841,8 @@ impl ZoneFileDevice {
     }
 
     fn open_locked(dir: &Path, lock: File, read_only: bool) -> Result<Self, DeviceError> {
+        // The header's geometry is within bounds (zone count, zone and block sizes); every
+        // file size is checked against it before anything is allocated for the zones.
         let geometry = geometry_from_dir(dir)?;
         let zones = open_part(dir, ZONES_FILE, !read_only)?;
         let records_len = u64::from(geometry.zone_count) * RECORD_LEN as u64;
@@ -601,20 +851,13 @@ impl ZoneFileDevice {
                 "zone-state file size does not match the zone count",
             ));
         }
-        let mut bytes = vec![0u8; geometry.zone_count as usize * RECORD_LEN];
-        zones.read_exact_at(&mut bytes, 0)?;
-        let (chunks, _) = bytes.as_chunks::<RECORD_LEN>();
-        let records = chunks
-            .iter()
-            .zip(0u32..)
-            .map(|(chunk, z)| Record::decode(z, chunk))
-            .collect::<Result<Vec<_>, _>>()?;
         let data = open_part(dir, DATA_FILE, !read_only)?;
         if data.metadata()?.len() != geometry.device_size_bytes() {
             return Err(DeviceError::Corrupt(
                 "data file size does not match the geometry",
             ));
         }
+        let records = read_records(&zones, geometry.zone_count)?;
         let saved: Vec<(ZoneState, u64)> =
             records.iter().map(|r| (r.state, r.write_pointer)).collect();
         let table = ZoneTable::restore(geometry.clone(), &saved)?;
@@ -668,7 +911,7 @@ impl ZoneFileDevice {
             geometry,
             data,
             zones,
-            _lock: lock,
+            lock: Mutex::new(Some(lock)),
             inner: Mutex::new(inner),
             flushing: Mutex::new(()),
         })
@@ -677,6 +920,21 @@ impl ZoneFileDevice {
     /// The device directory.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// Closes this process's descriptor of the lock file, without unlocking: for a child
+    /// process that inherited the open device through `fork()` and will never use it. The
+    /// lock belongs to the open file description the parent shares, so unlocking would free
+    /// the parent's device under it; closing the child's descriptor leaves the parent's lock
+    /// alone, and once the parent closes the device, any process (the child too) can open
+    /// it. Nothing else changes; the device must not be used afterwards.
+    pub fn forget_inherited_lock(&self) {
+        drop(
+            self.lock
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take(),
+        );
     }
 
     /// Makes every write durable on acknowledgement (power-loss safe, slow) or only on
@@ -730,13 +988,22 @@ impl ZoneFileDevice {
         let s = &mut *guard;
         s.writable()?;
         s.checker.check(&s.table, "before write", None);
+        // The target zone as it was, to undo the admission of a write the host has no room
+        // for.
+        let before = match target {
+            Target::At(offset) => self.geometry.zone_of(offset),
+            Target::Append(zone) => Some(zone),
+        }
+        .and_then(|z| s.table.info(z).ok());
         let adm = match target {
             Target::At(offset) => s.table.admit_write(offset, len)?,
             Target::Append(zone) => s.table.admit_append(zone, len)?,
         };
         let programmed = adm.offset - self.geometry.zone_start(adm.zone) + len;
+        if let Err(e) = self.data.write_all_at(data, adm.offset) {
+            return Err(self.refuse_write(s, &adm, before, e));
+        }
         let committed = (|| {
-            self.data.write_all_at(data, adm.offset)?;
             s.dirty.data = true;
             if s.sync_every_write {
                 self.data.sync_data()?;
@@ -761,6 +1028,35 @@ impl ZoneFileDevice {
         s.checker.check(&s.table, "after write", None);
         s.check_records("after write");
         Ok(adm.offset)
+    }
+
+    /// A write whose data did not reach `DATA` (`e`): when the host file system is full or
+    /// over quota, the admission is undone (the zone's state and write pointer as `before`;
+    /// a zone the admission closed stays closed, its record persisted) and the write is
+    /// refused with [`DeviceError::HostNoSpace`], the device still usable: a full host is a
+    /// full device, not a failed one. Bytes the `pwrite` got in lie above the write pointer
+    /// and the programmed bytes, never read (and punched at the next open). Any other error
+    /// fails the device, as before.
+    fn refuse_write(
+        &self,
+        s: &mut Inner,
+        adm: &crate::zone::WriteAdmission,
+        before: Option<ZoneInfo>,
+        e: io::Error,
+    ) -> DeviceError {
+        let e = DeviceError::from_host(e);
+        if let (DeviceError::HostNoSpace { .. }, Some(b)) = (&e, before)
+            && b.index == adm.zone
+            && s.table.resync(adm.zone, b.state, b.write_pointer).is_ok()
+        {
+            match adm.auto_closed.map(|z| s.persist(&self.zones, z, None)) {
+                Some(Err(persist)) => s.fail(&persist),
+                _ => s.check_records("after a write the host had no room for"),
+            }
+            return e;
+        }
+        s.fail(&e);
+        e
     }
 
     pub(crate) fn manage_now(&self, zone: u32, op: ZoneOp) -> Result<(), DeviceError> {
@@ -863,6 +1159,12 @@ impl ZoneFileDevice {
 
     fn stats_now(&self) -> DeviceStats {
         self.lock().stats
+    }
+
+    /// Writes are `pwrite`s to the zone files: in the host's page cache once acknowledged.
+    #[allow(clippy::unused_self, reason = "the ready_device! method set")]
+    fn host_cached_now(&self) -> bool {
+        true
     }
 }
 

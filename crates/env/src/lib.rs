@@ -95,6 +95,15 @@ pub trait Env: Clone + Send + Sync + 'static {
     /// Whether time is virtual.
     fn is_simulated(&self) -> bool;
 
+    /// Runs `future` to its end on the calling thread and returns its output where the
+    /// environment can (the real one), or drops it unrun and returns `None` (the simulator:
+    /// a caller outside its executor cannot wait in virtual time). For work a destructor must
+    /// not leave undone in real mode, such as closing a dropped store.
+    fn run_blocking<F: Future>(&self, future: F) -> Option<F::Output> {
+        drop(future);
+        None
+    }
+
     /// Whether [`Env::spawn_compute`] may start work (ask before preparing its inputs).
     fn parallel_compute(&self) -> bool {
         false

@@ -303,6 +303,10 @@ impl Env for RealEnv {
     /// Runs the task on a new OS thread named `name`. If the thread cannot be started, the
     /// task is dropped and its handle reports a [`crate::JoinError`]; so does a task that
     /// panics.
+    fn run_blocking<F: Future>(&self, future: F) -> Option<F::Output> {
+        Some(block_on(future))
+    }
+
     fn spawn<F, T>(&self, name: &str, future: F) -> JoinHandle<T>
     where
         F: Future<Output = T> + Send + 'static,

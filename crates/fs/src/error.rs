@@ -44,6 +44,31 @@ pub enum FsError {
         /// The first error was a full device.
         no_space: bool,
     },
+    /// A writable mount found a file its metadata says is complete ([`crate::FileMeta::closed`])
+    /// running past its zone's write pointer: the zone lost data the file holds (a damaged
+    /// device, or one whose write pointers went back). Cutting the file would lose it
+    /// silently, so the mount refuses; `zonedb fs fsck` lists the damage. (The tail of a file
+    /// that was being written is dropped, as a crash leaves it.)
+    #[error(
+        "{file}: the metadata says it is complete, but its extent at byte {extent_start} of {extent_len} bytes runs past zone {zone}'s write pointer {write_pointer}: the zone lost data of the file; refusing to mount it writable (run `zonedb fs fsck`)"
+    )]
+    FileCut {
+        /// The file.
+        file: String,
+        /// The zone.
+        zone: u32,
+        /// Device offset of the first extent cut.
+        extent_start: u64,
+        /// Its length.
+        extent_len: u64,
+        /// The zone's (or subzone's) write pointer.
+        write_pointer: u64,
+    },
+    /// The layer was mounted for writing, but the device had no room for what the mount
+    /// itself writes (its metadata roll): it is mounted for reading only, as a full device
+    /// opens (every write fails with this error, a no-space one).
+    #[error("mounted read-only: the device had no room for the mount's own metadata ({0})")]
+    FullReadOnly(String),
     /// A snapshot of the metadata no longer fits in one metadata zone.
     #[error("metadata snapshot of {needed} bytes exceeds a metadata zone of {capacity} bytes")]
     MetadataTooLarge {
@@ -75,9 +100,11 @@ impl FsError {
         match self {
             Self::NoSpace
             | Self::MetadataTooLarge { .. }
+            | Self::FullReadOnly(_)
+            | Self::Device(DeviceError::HostNoSpace { .. })
             | Self::WriterFailed { no_space: true, .. } => FsErrorKind::NoSpace,
             Self::NotFound(_) => FsErrorKind::NotFound,
-            Self::Corrupt(_) | Self::NotFormatted => FsErrorKind::Corruption,
+            Self::Corrupt(_) | Self::NotFormatted | Self::FileCut { .. } => FsErrorKind::Corruption,
             Self::Device(e) if e.kind() == zonedb_device::DeviceErrorKind::Corruption => {
                 FsErrorKind::Corruption
             }

@@ -80,6 +80,13 @@ pub struct FileMeta {
     pub kind: FileKind,
     /// Length-framed writes (the WAL): the tail is recoverable from the write pointer.
     pub sparse: bool,
+    /// Closed after its last write ([`crate::WritableFile::close`], its data flushed first on
+    /// a device with a volatile write cache), or settled by a writable mount: every extent
+    /// lies below its zone's write pointer. A writable mount refuses a closed file that a
+    /// write pointer cuts ([`crate::FsError::FileCut`]); it drops the cut tail only of a file
+    /// that was being written. Stored as bit 1 of the file's flag byte (bit 0: `sparse`);
+    /// files of older records read as not closed.
+    pub closed: bool,
     /// Device offset where the file's current zone region starts (the tail to recover from
     /// the write pointer), while it is open for writing.
     pub active_extent_start: Option<u64>,

@@ -183,6 +183,9 @@ pub struct ZoneFs<E: Env, D: ZonedDevice> {
     pub(crate) cache_kick: Arc<tokio::sync::Notify>,
     /// Held across each SSD cache write and zone eviction (a quiesced fsck waits for them).
     pub(crate) cache_io: tokio::sync::Mutex<()>,
+    /// Set when a mount for writing found no room for its own metadata: why the layer is
+    /// read-only after all ([`ZoneFs::is_read_only`]).
+    pub(crate) full_read_only: std::sync::OnceLock<String>,
 }
 
 /// A range of device bytes: (offset, length).
@@ -235,13 +238,35 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         Ok(())
     }
 
-    pub(crate) fn check_writable(&self) -> Result<(), FsError> {
+    /// Fails unless the layer takes writes: mounted read-only
+    /// ([`FsError::InvalidArgument`]), or read-only because the device had no room for the
+    /// mount's metadata ([`FsError::FullReadOnly`], a no-space error).
+    ///
+    /// # Errors
+    /// As said.
+    pub fn check_writable(&self) -> Result<(), FsError> {
         if self.opts.read_only {
             return Err(FsError::InvalidArgument(
                 "file system is mounted read-only".into(),
             ));
         }
+        if let Some(why) = self.full_read_only.get() {
+            return Err(FsError::FullReadOnly(why.clone()));
+        }
         Ok(())
+    }
+
+    /// Whether the layer takes no writes: mounted read-only, or read-only because a mount
+    /// for writing found no room on the device for its own metadata
+    /// ([`ZoneFs::full_read_only`]).
+    pub fn is_read_only(&self) -> bool {
+        self.opts.read_only || self.full_read_only.get().is_some()
+    }
+
+    /// Why a mount for writing left the layer read-only: the device (for a file-backed one,
+    /// the host file system) had no room for the mount's metadata. `None` otherwise.
+    pub fn full_read_only(&self) -> Option<&str> {
+        self.full_read_only.get().map(String::as_str)
     }
 
     /// The environment.

@@ -115,8 +115,10 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                     problems.push(Problem {
                         file: f.name.clone(),
                         what: format!(
-                            "extent at {} of {} bytes runs past zone {z}'s write pointer {wp}",
-                            e.start, e.len
+                            "extent at {} of {} bytes runs past zone {z}'s write pointer {wp}{}",
+                            e.start,
+                            e.len,
+                            cut_note(f.closed)
                         ),
                     });
                 }
@@ -241,6 +243,16 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     }
 }
 
+/// What a write pointer cutting a file means: damage for a closed one, a crash's cut tail
+/// for one being written.
+fn cut_note(closed: bool) -> &'static str {
+    if closed {
+        " (the file is complete: the zone lost its data; a writable open refuses the device)"
+    } else {
+        " (the file was being written: a writable open drops the cut tail)"
+    }
+}
+
 /// An extent in split zone `zone` (subzones `subs` as the device reports them): inside one
 /// subzone's capacity, below its write pointer.
 fn check_subzone_extent(
@@ -281,6 +293,38 @@ fn check_subzone_extent(
                 "extent at {} of {} bytes runs past subzone {index} of zone {zone}'s write pointer {}",
                 e.start, e.len, u.write_pointer
             ),
+        });
+    }
+}
+
+/// Entry point for fuzzing and the corpus replay test: a crafted device directory, mounted
+/// and checked as `zonedb fs fsck --dir` does. Never a panic, never memory without bound.
+pub mod fuzz {
+    use std::sync::{Arc, OnceLock};
+
+    use zonedb_device::ZoneFileDevice;
+    use zonedb_env::RealEnv;
+
+    use crate::{FsOptions, ZoneFs};
+
+    /// Lays `data` out as a device directory
+    /// ([`zonedb_device::zonefile::fuzz::with_crafted_dir`]: flags, `HEADER`, `ZONES`, the
+    /// start of `DATA`), opens it read-only, mounts the file layer read-only and runs fsck.
+    pub fn zonefile_fsck(data: &[u8]) {
+        static ENV: OnceLock<RealEnv> = OnceLock::new();
+        let env = ENV.get_or_init(|| RealEnv::new(0)).clone();
+        zonedb_device::zonefile::fuzz::with_crafted_dir(data, |dir, _| {
+            let Ok(dev) = ZoneFileDevice::open_read_only(dir) else {
+                return;
+            };
+            let opts = FsOptions {
+                read_only: true,
+                ..FsOptions::default()
+            };
+            if let Ok(fs) = env.block_on(ZoneFs::mount(env.clone(), Arc::new(dev), opts)) {
+                let _ = fs.fsck();
+                let _ = fs.files();
+            }
         });
     }
 }

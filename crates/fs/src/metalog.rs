@@ -10,7 +10,7 @@ use crate::FsError;
 use crate::file::FileMeta;
 use crate::fs::ZoneFs;
 use crate::placement::Lifetime;
-use crate::record::{Record, Superblock, Unframed, unframe};
+use crate::record::{FRAME_HEADER_BYTES, Record, Superblock, Unframed, unframe};
 use crate::state::State;
 
 /// Zones at the start of the device that hold the metadata log (as ZenFS).
@@ -64,6 +64,12 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     pub(crate) async fn persist(&self, meta: &mut MetaLog, rec: Record) -> Result<(), FsError> {
         self.check_writable()?;
         let framed = rec.frame(self.block);
+        if framed.len() as u64 > MAX_RECORD_BYTES {
+            return Err(FsError::MetadataTooLarge {
+                needed: framed.len() as u64,
+                capacity: MAX_RECORD_BYTES,
+            });
+        }
         let info = self
             .dev
             .report_zones(meta.zone, 1)
@@ -123,10 +129,12 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 self.block,
             )
         };
-        if head.len() as u64 > g.zone_capacity_bytes {
+        // (Replay reads no record longer than MAX_RECORD_BYTES.)
+        let room = g.zone_capacity_bytes.min(MAX_RECORD_BYTES);
+        if head.len() as u64 > room {
             return Err(FsError::MetadataTooLarge {
                 needed: head.len() as u64,
-                capacity: g.zone_capacity_bytes,
+                capacity: room,
             });
         }
         if self
@@ -174,9 +182,116 @@ pub(crate) struct Replayed {
     pub(crate) zone_lifetimes: BTreeMap<u32, Lifetime>,
 }
 
+/// Largest metadata record (a snapshot of every file) the log holds: 256 MiB. A frame
+/// claiming more is damage (mount reads no further than this for one record).
+pub const MAX_RECORD_BYTES: u64 = 256 << 20;
+
+/// Bytes of a metadata zone read at a time at mount: 16 MiB (a log no longer than this is
+/// read whole, in one request).
+const READ_CHUNK_BYTES: u64 = 16 << 20;
+
+/// A metadata zone's log from its start to its write pointer, read in pieces of
+/// [`READ_CHUNK_BYTES`] (or one record's frame, when longer) as replay walks it: memory stays
+/// bounded whatever the write pointer claims.
+struct LogReader<'a, D> {
+    dev: &'a D,
+    /// Zone start and write pointer (device offsets).
+    start: u64,
+    end: u64,
+    block: u64,
+    /// Bytes from device offset `at`.
+    at: u64,
+    buf: Vec<u8>,
+}
+
+/// What replay finds at a position of the log.
+enum Frame {
+    /// A decoded record and the framed (padded) bytes it takes.
+    Record(Record, u64),
+    /// Zeros, a bad checksum, a frame running past the write pointer or longer than
+    /// [`MAX_RECORD_BYTES`], or a payload that does not decode.
+    Bad,
+    /// The write pointer.
+    End,
+}
+
+impl<'a, D: ZonedDevice> LogReader<'a, D> {
+    fn new(dev: &'a D, start: u64, end: u64, block: u64) -> Self {
+        Self {
+            dev,
+            start,
+            end,
+            block: block.max(1),
+            at: start,
+            buf: Vec::new(),
+        }
+    }
+
+    /// The bytes from `pos` (a block boundary, relative to the zone start) to the write
+    /// pointer, at least `want` of them (fewer when the write pointer comes first).
+    async fn bytes(&mut self, pos: u64, want: u64) -> Result<&[u8], FsError> {
+        let from = self.start.saturating_add(pos);
+        let want = want.min(self.end.saturating_sub(from));
+        let have = self.at + self.buf.len() as u64;
+        if from < self.at || from.saturating_add(want) > have {
+            let len = want
+                .max(READ_CHUNK_BYTES)
+                .div_ceil(self.block)
+                .saturating_mul(self.block)
+                .min(self.end.saturating_sub(from));
+            self.buf = if len == 0 {
+                Vec::new()
+            } else {
+                self.dev.read(from, len, IoClass::BackgroundRead).await?
+            };
+            self.at = from;
+        }
+        let skip = usize::try_from(from - self.at).unwrap_or(usize::MAX);
+        Ok(self.buf.get(skip..).unwrap_or_default())
+    }
+
+    /// The frame at `pos` (relative to the zone start).
+    async fn frame(&mut self, pos: u64) -> Result<Frame, FsError> {
+        let block = self.block;
+        let head = self.bytes(pos, FRAME_HEADER_BYTES as u64).await?;
+        if head.is_empty() {
+            return Ok(Frame::End);
+        }
+        let Some(len) = head.get(4..8) else {
+            return Ok(Frame::Bad);
+        };
+        let len = u64::from(u32::from_le_bytes([len[0], len[1], len[2], len[3]]));
+        if len > MAX_RECORD_BYTES {
+            return Ok(Frame::Bad);
+        }
+        let data = self.bytes(pos, FRAME_HEADER_BYTES as u64 + len).await?;
+        Ok(match unframe(data, block) {
+            Unframed::Record(payload, n) => match Record::decode(payload) {
+                Ok(rec) => Frame::Record(rec, n as u64),
+                Err(_) => Frame::Bad,
+            },
+            Unframed::End => Frame::Bad,
+        })
+    }
+
+    /// Whether a valid record starts at any block boundary after `pos`.
+    async fn valid_record_after(&mut self, pos: u64) -> Result<bool, FsError> {
+        let mut p = pos + self.block;
+        while self.start.saturating_add(p) < self.end {
+            match self.frame(p).await? {
+                Frame::Record(..) => return Ok(true),
+                Frame::End => break,
+                Frame::Bad => p += self.block,
+            }
+        }
+        Ok(false)
+    }
+}
+
 /// Reads every metadata zone and replays the newest one that starts with a valid superblock
 /// and a snapshot. A record with a bad checksum, a torn frame or an undecodable payload ends
-/// the log there (the tail written last is lost, the mount succeeds).
+/// the log there (the tail written last is lost, the mount succeeds). Each zone is read in
+/// bounded pieces ([`LogReader`]), never whole.
 pub(crate) async fn replay<D: ZonedDevice>(dev: &D) -> Result<Replayed, FsError> {
     let g = dev.geometry().clone();
     let block = g.block_size_bytes;
@@ -192,44 +307,35 @@ pub(crate) async fn replay<D: ZonedDevice>(dev: &D) -> Result<Replayed, FsError>
             continue;
         }
         any_data = true;
-        let data = dev
-            .read(
-                info.start,
-                info.write_pointer - info.start,
-                IoClass::BackgroundRead,
-            )
-            .await?;
-        let Unframed::Record(payload, n) = unframe(&data, block) else {
-            continue;
-        };
-        if let Ok(Record::Superblock(sb)) = Record::decode(payload) {
-            heads.push((sb.sequence, z, sb, data, n));
+        let mut log = LogReader::new(dev, info.start, info.write_pointer, block);
+        if let Frame::Record(Record::Superblock(sb), n) = log.frame(0).await? {
+            heads.push((sb.sequence, z, sb, log, n));
         }
     }
     heads.sort_by_key(|h| std::cmp::Reverse(h.0));
-    for (_, zone, sb, data, mut pos) in heads {
+    for (_, zone, sb, mut log, mut pos) in heads {
         let mut records = Vec::new();
-        while let Some(rest) = data.get(pos..) {
-            if rest.is_empty() {
-                break;
+        loop {
+            match log.frame(pos).await? {
+                Frame::End => break,
+                Frame::Record(rec, n) => {
+                    records.push(rec);
+                    pos += n;
+                }
+                Frame::Bad => {
+                    // A bad record. The last one is a torn tail: cut it off. One with valid
+                    // records after it is damage in the middle of the log: replaying around
+                    // it could hand a file bytes that belong to another, so refuse.
+                    if log.valid_record_after(pos).await? {
+                        return Err(FsError::Corrupt(format!(
+                            "metadata zone {zone}: record at byte {pos} is damaged and later records exist"
+                        )));
+                    }
+                    break;
+                }
             }
-            if let Unframed::Record(payload, n) = unframe(rest, block)
-                && let Ok(rec) = Record::decode(payload)
-            {
-                records.push(rec);
-                pos += n;
-                continue;
-            }
-            // A bad record. The last one is a torn tail: cut it off. One with valid records
-            // after it is damage in the middle of the log: replaying around it could hand a
-            // file bytes that belong to another, so refuse.
-            if valid_record_after(&data, pos, block) {
-                return Err(FsError::Corrupt(format!(
-                    "metadata zone {zone}: record at byte {pos} is damaged and later records exist"
-                )));
-            }
-            break;
         }
+        drop(log);
         let mut it = records.into_iter();
         let Some(Record::Snapshot {
             next_file_id,
@@ -261,24 +367,6 @@ pub(crate) async fn replay<D: ZonedDevice>(dev: &D) -> Result<Replayed, FsError>
     }
 }
 
-/// Whether a valid record starts at any block boundary after `pos`.
-fn valid_record_after(data: &[u8], pos: usize, block: u64) -> bool {
-    let step = usize::try_from(block).unwrap_or(4096).max(1);
-    let mut p = pos + step;
-    while let Some(rest) = data.get(p..) {
-        if rest.is_empty() {
-            break;
-        }
-        if let Unframed::Record(payload, _) = unframe(rest, block)
-            && Record::decode(payload).is_ok()
-        {
-            return true;
-        }
-        p += step;
-    }
-    false
-}
-
 fn apply(r: &mut Replayed, rec: Record) {
     match rec {
         Record::FileUpdate {
@@ -297,6 +385,7 @@ fn apply(r: &mut Replayed, rec: Record) {
             entry.lifetime = file.lifetime;
             entry.kind = file.kind;
             entry.sparse = file.sparse;
+            entry.closed = file.closed;
             entry.active_extent_start = file.active_extent_start;
         }
         Record::FileReplace { id, extents } => {

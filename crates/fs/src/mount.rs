@@ -81,15 +81,15 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         let reports = dev.report_zones(0, g.zone_count);
         account_zones(dev.as_ref(), &mut state, &reports, &replayed.zone_lifetimes)?;
         let (data_end, tail_end) = data_ends(&state, &reports);
-        for (_, mut meta) in replayed.files {
-            // A read-only mount (fsck, tools) shows the metadata as it is.
-            if !opts.read_only {
-                clip_to_write_pointers(&mut meta, &state, &data_end);
-            }
-            state.names.insert(meta.name.clone(), meta.id);
-            state.files.insert(meta.id, FileEntry::new(meta));
-        }
+        take_files(&mut state, replayed.files, &data_end, opts.read_only)?;
         recover_tails(dev.as_ref(), &mut state, &tail_end).await?;
+        if !opts.read_only {
+            // Every file is complete now (cut tails dropped, unsynced ones recovered): a
+            // later cut of any of them is damage. The roll below persists it.
+            for f in state.files.values_mut() {
+                f.meta.closed = true;
+            }
+        }
         let all: Vec<Extent> = state
             .files
             .values()
@@ -120,6 +120,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 }),
             cache_kick: Arc::new(tokio::sync::Notify::new()),
             cache_io: tokio::sync::Mutex::new(()),
+            full_read_only: std::sync::OnceLock::new(),
             page_cache: (opts.page_cache_size_bytes > 0).then(|| {
                 Mutex::new(PageCache::new(
                     opts.page_cache_size_bytes,
@@ -129,22 +130,17 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             opts,
         });
         if !fs.opts.read_only {
-            for z in dev.report_zones(0, g.zone_count) {
-                if matches!(
-                    z.state,
-                    ZoneState::ImplicitlyOpen | ZoneState::ExplicitlyOpen
-                ) && z.index >= META_ZONES
-                    && fs.lock().zone(z.index).is_none_or(|a| a.split.is_none())
-                {
-                    dev.manage(z.index, ZoneOp::Close).await?;
+            match fs.settle_for_writing().await {
+                Ok(()) => {}
+                // No room for the mount's own metadata (a full host file system under a
+                // file-backed device): read-only, as the engine opens a full device. The
+                // metadata log is as it was (a roll writes its new zone before it lets go
+                // of the old one), the layer shows what a writable mount would.
+                Err(e) if e.kind() == crate::FsErrorKind::NoSpace => {
+                    let _ = fs.full_read_only.set(e.to_string());
+                    return Ok(fs);
                 }
-            }
-            fs.settle_split_zones().await?;
-            // Zones without live data first: recovery never waits on space it could free.
-            fs.reset_unused_zones().await?;
-            {
-                let mut meta = fs.meta.lock().await;
-                fs.roll(&mut meta).await?;
+                Err(e) => return Err(e),
             }
             if fs.opts.cleaning_interval_ns > 0 && fs.opts.cleaner.name() != "none" {
                 crate::cleaning::mechanism::spawn_background(&fs);
@@ -159,6 +155,30 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             }
         }
         Ok(fs)
+    }
+}
+
+impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
+    /// What a mount for writing does after recovery: open zones closed, split zones
+    /// settled, zones without live data reset, a roll to a fresh metadata zone (persisting
+    /// what recovery changed).
+    async fn settle_for_writing(&self) -> Result<(), FsError> {
+        let g = self.dev.geometry().clone();
+        for z in self.dev.report_zones(0, g.zone_count) {
+            if matches!(
+                z.state,
+                ZoneState::ImplicitlyOpen | ZoneState::ExplicitlyOpen
+            ) && z.index >= META_ZONES
+                && self.lock().zone(z.index).is_none_or(|a| a.split.is_none())
+            {
+                self.dev.manage(z.index, ZoneOp::Close).await?;
+            }
+        }
+        self.settle_split_zones().await?;
+        // Zones without live data first: recovery never waits on space it could free.
+        self.reset_unused_zones().await?;
+        let mut meta = self.meta.lock().await;
+        self.roll(&mut meta).await
     }
 }
 
@@ -383,8 +403,7 @@ async fn recover_tails<D: ZonedDevice>(
             end = next;
         }
         let recovered = if end > aes {
-            let data = dev.read(aes, end - aes, IoClass::BackgroundRead).await?;
-            recover_tail(aes, &data, sparse, g.block_size_bytes)
+            read_tail(dev, aes, end, sparse, g.block_size_bytes).await?
         } else {
             Vec::new()
         };
@@ -397,6 +416,74 @@ async fn recover_tails<D: ZonedDevice>(
         }
     }
     Ok(())
+}
+
+/// Bytes of a tail read at a time at mount: 16 MiB (a shorter tail is read in one request).
+const TAIL_READ_BYTES: u64 = 16 << 20;
+
+/// The extents of the tail from `aes` to `end` ([`recover_tail`]), read in pieces of at most
+/// [`TAIL_READ_BYTES`]: memory stays bounded however far the write pointer lies. Sparse
+/// files' headers are taken from each piece (a header split between two pieces is joined).
+async fn read_tail<D: ZonedDevice>(
+    dev: &D,
+    aes: u64,
+    end: u64,
+    sparse: bool,
+    block: u64,
+) -> Result<Vec<Extent>, FsError> {
+    let total = end - aes;
+    if total <= TAIL_READ_BYTES {
+        let data = dev.read(aes, total, IoClass::BackgroundRead).await?;
+        return Ok(recover_tail(aes, &data, sparse, block));
+    }
+    let step = TAIL_READ_BYTES.div_ceil(block.max(1)) * block.max(1);
+    let mut out = Vec::new();
+    // The next sparse header, relative to `aes`, and its bytes seen so far.
+    let mut next: Option<u64> = sparse.then_some(0);
+    let mut header: Vec<u8> = Vec::with_capacity(8);
+    let mut at = 0u64;
+    while at < total {
+        let len = step.min(total - at);
+        // Every piece is read (a read error fails the mount as a single read would).
+        let data = dev.read(aes + at, len, IoClass::BackgroundRead).await?;
+        while let Some(pos) = next {
+            if pos + 8 > total {
+                next = None;
+                break;
+            }
+            let from = pos + header.len() as u64;
+            if from >= at + len {
+                break;
+            }
+            let i = usize::try_from(from - at).unwrap_or(usize::MAX);
+            let take = (8 - header.len()).min(data.len().saturating_sub(i));
+            header.extend_from_slice(data.get(i..i + take).unwrap_or_default());
+            if header.len() < 8 {
+                break;
+            }
+            let mut a = [0u8; 8];
+            a.copy_from_slice(&header);
+            header.clear();
+            let n = u64::from_le_bytes(a);
+            if n == 0 || n > total - pos - 8 {
+                next = None;
+                break;
+            }
+            out.push(Extent {
+                start: aes + pos + 8,
+                len: n,
+            });
+            next = Some(align_up(pos + 8 + n, block));
+        }
+        at += len;
+    }
+    if !sparse {
+        out.push(Extent {
+            start: aes,
+            len: total,
+        });
+    }
+    Ok(out)
 }
 
 /// Rebuilds the extents written after `aes` up to the write pointer (`data` = the bytes from
@@ -434,10 +521,49 @@ pub(crate) fn recover_tail(aes: u64, data: &[u8], sparse: bool, block: u64) -> V
     out
 }
 
+/// Takes the replayed files into `state`. A read-only mount (fsck, tools) shows the metadata
+/// as it is. A writable one drops the cut tail of a file that was being written (a piece
+/// persisted ahead of its data, which a crash lost) and refuses to cut a closed file: that is
+/// damage ([`FsError::FileCut`]).
+fn take_files(
+    state: &mut State,
+    files: BTreeMap<u64, FileMeta>,
+    data_end: &[u64],
+    read_only: bool,
+) -> Result<(), FsError> {
+    for (_, mut meta) in files {
+        if !read_only
+            && let Some(cut) = clip_to_write_pointers(&mut meta, state, data_end)
+            && meta.closed
+        {
+            return Err(FsError::FileCut {
+                file: meta.name,
+                zone: cut.zone,
+                extent_start: cut.extent.start,
+                extent_len: cut.extent.len,
+                write_pointer: cut.write_pointer,
+            });
+        }
+        state.names.insert(meta.name.clone(), meta.id);
+        state.files.insert(meta.id, FileEntry::new(meta));
+    }
+    Ok(())
+}
+
+/// Where a write pointer cut a file: the first extent it cut, its zone and the pointer.
+#[derive(Debug, Clone, Copy)]
+struct Cut {
+    extent: Extent,
+    zone: u32,
+    write_pointer: u64,
+}
+
 /// Drops the part of a file's extents that lies at or past its zone's write pointer (an
-/// extent persisted ahead of its data, lost in a crash), and every extent after it.
-fn clip_to_write_pointers(meta: &mut FileMeta, state: &State, data_end: &[u64]) {
+/// extent persisted ahead of its data, lost in a crash), and every extent after it; returns
+/// the first extent cut, if any.
+fn clip_to_write_pointers(meta: &mut FileMeta, state: &State, data_end: &[u64]) -> Option<Cut> {
     let mut keep = Vec::with_capacity(meta.extents.len());
+    let mut cut = None;
     let first = state.zones.first().map_or(0, |z| z.index);
     for e in &meta.extents {
         let zone = state.zone_of(e.start);
@@ -460,12 +586,18 @@ fn clip_to_write_pointers(meta: &mut FileMeta, state: &State, data_end: &[u64]) 
                 len: wp - e.start,
             });
         }
+        cut = Some(Cut {
+            extent: *e,
+            zone: zone.unwrap_or(u32::MAX),
+            write_pointer: wp,
+        });
         break;
     }
     if keep.len() != meta.extents.len() || keep.last() != meta.extents.last() {
         meta.extents = keep;
         meta.size = meta.extents.iter().map(|e| e.len).sum();
     }
+    cut
 }
 
 /// Where each IO zone's data ends on the device, and where a tail may be recovered up to.
@@ -496,4 +628,82 @@ fn data_ends(state: &State, reports: &[zonedb_device::ZoneInfo]) -> (Vec<u64>, V
         })
         .collect();
     (data_end, tail_end)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::future::Future;
+    use std::pin::pin;
+    use std::task::{Context, Poll, Waker};
+
+    use zonedb_device::{ZoneFileDevice, ZoneGeometry, ZonedDevice};
+
+    use super::{TAIL_READ_BYTES, read_tail, recover_tail};
+    use crate::fs::align_up;
+
+    /// Runs a future of the file-backed device (they complete at once).
+    fn now<F: Future>(f: F) -> F::Output {
+        match pin!(f).poll(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(v) => v,
+            Poll::Pending => panic!("a zone file device future was pending"),
+        }
+    }
+
+    /// A tail longer than a piece is recovered piece by piece exactly as in one read: sparse
+    /// headers anywhere (in the first piece, past a piece boundary, after an extent spanning
+    /// pieces), and a zero header ending the walk.
+    #[test]
+    fn a_tail_read_in_pieces_recovers_what_one_read_does() {
+        let block = 4096u64;
+        let g = ZoneGeometry {
+            zone_count: 2,
+            zone_size_bytes: 64 << 20,
+            zone_capacity_bytes: 64 << 20,
+            block_size_bytes: block,
+            max_open_zones: 0,
+            max_active_zones: 0,
+            zone_append_max_bytes: 1 << 20,
+        };
+        let tmp = tempfile::tempdir().unwrap();
+        let dev = ZoneFileDevice::create(tmp.path(), g).unwrap();
+        // Sparse records: an 8-byte length, the payload, padding to the block.
+        let lens: [u64; 6] = [
+            100,
+            TAIL_READ_BYTES - 8 - 2 * block,
+            3 * block,
+            TAIL_READ_BYTES + 12_345,
+            5,
+            20_000,
+        ];
+        let mut data = Vec::new();
+        for (i, &len) in lens.iter().enumerate() {
+            data.extend_from_slice(&len.to_le_bytes());
+            data.resize(data.len() + len as usize, u8::try_from(i).unwrap() + 1);
+            data.resize(align_up(data.len() as u64, block) as usize, 0);
+        }
+        let written = data.len() as u64;
+        // Then zeros: the walk ends at a zero header.
+        data.resize(data.len() + 3 * block as usize, 0);
+        now(dev.write(0, &data)).unwrap();
+        let end = data.len() as u64;
+        assert!(end > 2 * TAIL_READ_BYTES);
+        for aes in [0, align_up(8 + lens[0], block)] {
+            let whole = &data[aes as usize..];
+            for sparse in [true, false] {
+                let pieces = now(read_tail(&dev, aes, end, sparse, block)).unwrap();
+                assert_eq!(
+                    pieces,
+                    recover_tail(aes, whole, sparse, block),
+                    "{aes} {sparse}"
+                );
+            }
+        }
+        let sparse = now(read_tail(&dev, 0, end, true, block)).unwrap();
+        assert_eq!(sparse.len(), lens.len());
+        assert_eq!(sparse.iter().map(|e| e.len).collect::<Vec<_>>(), lens);
+        assert!(sparse.last().unwrap().start < written);
+        // A length running past the write pointer ends the walk.
+        let cut = now(read_tail(&dev, 0, written - block, true, block)).unwrap();
+        assert_eq!(cut.len(), lens.len() - 1);
+    }
 }

@@ -111,13 +111,18 @@ fn decode_extents(d: &mut Decoder<'_>) -> Result<Vec<Extent>, DecodeError> {
         .collect()
 }
 
+/// Bit of a file's flag byte: length-framed writes ([`FileMeta::sparse`]).
+const FLAG_SPARSE: u8 = 1;
+/// Bit of a file's flag byte: closed after its last write ([`FileMeta::closed`]).
+const FLAG_CLOSED: u8 = 2;
+
 fn encode_file(e: &mut Encoder, f: &FileMeta) {
     e.u64(f.id)
         .str(&f.name)
         .u64(f.size)
         .u8(f.lifetime as u8)
         .u8(f.kind as u8)
-        .u8(u8::from(f.sparse));
+        .u8(if f.sparse { FLAG_SPARSE } else { 0 } | if f.closed { FLAG_CLOSED } else { 0 });
     e.u64(f.active_extent_start.unwrap_or(u64::MAX));
     encode_extents(e, &f.extents);
 }
@@ -132,7 +137,14 @@ fn decode_file(d: &mut Decoder<'_>) -> Result<FileMeta, DecodeError> {
         what: "file kind",
         at,
     })?;
-    let sparse = d.u8()? != 0;
+    let at = d.pos();
+    let flags = d.u8()?;
+    if flags & !(FLAG_SPARSE | FLAG_CLOSED) != 0 {
+        return Err(DecodeError::Invalid {
+            what: "file flags",
+            at,
+        });
+    }
     let aes = d.u64()?;
     let extents = decode_extents(d)?;
     Ok(FileMeta {
@@ -141,7 +153,8 @@ fn decode_file(d: &mut Decoder<'_>) -> Result<FileMeta, DecodeError> {
         size,
         lifetime,
         kind,
-        sparse,
+        sparse: flags & FLAG_SPARSE != 0,
+        closed: flags & FLAG_CLOSED != 0,
         active_extent_start: (aes != u64::MAX).then_some(aes),
         extents,
     })
@@ -378,6 +391,7 @@ mod tests {
             lifetime: Lifetime::Long,
             kind: FileKind::Sst,
             sparse: false,
+            closed: true,
             active_extent_start: Some(4096),
             extents: vec![
                 Extent {

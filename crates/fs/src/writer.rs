@@ -40,6 +40,10 @@ pub struct WritableFile<E: Env, D: ZonedDevice> {
     /// never continues from one subzone into another).
     asked: bool,
     closed: bool,
+    /// Bytes written to the device since the last device flush this writer asked for: `close`
+    /// flushes them before persisting the file as closed (on a device with a volatile write
+    /// cache, a closed file's data is durable before its closed record can be).
+    unsynced_bytes: u64,
     /// The first write error (every later call fails with it).
     failed: Option<(String, bool)>,
     sst: Option<Box<SstContext>>,
@@ -105,6 +109,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 lifetime,
                 kind,
                 sparse,
+                closed: false,
                 active_extent_start: None,
                 extents: Vec::new(),
             };
@@ -135,6 +140,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             slot: None,
             asked: false,
             closed: false,
+            unsynced_bytes: 0,
             failed: None,
             sst: None,
         })
@@ -278,10 +284,24 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
     pub async fn sync(&mut self) -> Result<(), FsError> {
         self.flush_buffer().await?;
         if self.sparse {
-            self.fs.sync_device().await
+            self.fs.sync_device().await?;
         } else {
-            self.fs.persist_file(self.id, true).await
+            self.fs.persist_file(self.id, true).await?;
         }
+        self.unsynced_bytes = 0;
+        Ok(())
+    }
+
+    /// Writes the buffer to the device without a device flush (RocksDB's `Flush` as opposed to
+    /// `Sync`): on a device whose writes land in the host's page cache
+    /// ([`ZonedDevice::host_cached_writes`]) the bytes then survive the end of the process,
+    /// though not a power loss. A WAL's bytes are recoverable from their framing; other files
+    /// need their extents persisted (`sync`) to be found after a restart.
+    ///
+    /// # Errors
+    /// As [`WritableFile::sync`].
+    pub async fn flush(&mut self) -> Result<(), FsError> {
+        self.flush_buffer().await
     }
 
     /// `sync`, then persist the metadata for WAL files too.
@@ -290,26 +310,41 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
     /// As [`WritableFile::sync`].
     pub async fn fsync(&mut self) -> Result<(), FsError> {
         self.flush_buffer().await?;
-        self.fs.persist_file(self.id, true).await
+        self.fs.persist_file(self.id, true).await?;
+        self.unsynced_bytes = 0;
+        Ok(())
     }
 
-    /// Writes the buffer, persists the final metadata and releases the zone. Durable at the
-    /// next device flush (any `sync`/`fsync`, a rename); `fsync` first to make it durable now.
+    /// Writes the buffer, persists the final metadata (the file closed:
+    /// [`crate::FileMeta::closed`]) and releases the zone. On a device with a volatile write
+    /// cache, data written since the writer's last sync is flushed before that record, so a
+    /// closed file's data is never behind its record; the record itself is durable at the next
+    /// device flush (any `sync`/`fsync`, a rename): `fsync` first to make it durable now.
     ///
     /// # Errors
     /// As [`WritableFile::sync`].
     pub async fn close(mut self) -> Result<(), FsError> {
         if let Err(e) = self.flush_buffer().await {
-            // A failed write gives the file up (deletable, its zone back).
+            // A failed write gives the file up (deletable, its zone back). The write's error
+            // is the one to report: giving the zone back after it may fail for its sake.
             if !self.closed {
-                self.give_up().await?;
+                let _released = self.give_up().await;
             }
             return Err(e);
+        }
+        // The record below says the file is complete (`FileMeta::closed`: a mount refuses
+        // to cut it), so its data must be on the device first: flushed, on a device with a
+        // volatile write cache (a no-op on the others), when this writer wrote since its
+        // last sync. RocksDB syncs every finished table likewise.
+        if self.unsynced_bytes > 0 {
+            self.fs.sync_device().await?;
+            self.unsynced_bytes = 0;
         }
         {
             let mut s = self.fs.lock();
             if let Some(f) = s.files.get_mut(&self.id) {
                 f.meta.active_extent_start = None;
+                f.meta.closed = true;
                 f.writing = false;
             }
         }
@@ -424,10 +459,22 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
             let (full, written_ns) = if padded {
                 // A padded piece ends a sync. Persist its extent before writing it: were the
                 // padding on the device first, a crash would let mount take it for file data.
-                // Mount clips extents that run past the write pointer instead.
+                // Mount clips extents that run past the write pointer instead (of a file not
+                // closed: this one, until `close`). Should the record or the write fail (a
+                // full device), the accounting goes back to what reached the device.
+                let undo = self.piece_undo(slot);
                 let full = self.record_piece(slot, wp, piece.len(), extent, n);
-                fs.persist_file(self.id, false).await?;
-                (full, fs.write_frame_timed(slot, wp, &piece).await?)
+                let written = match fs.persist_file(self.id, false).await {
+                    Ok(()) => fs.write_frame_timed(slot, wp, &piece).await,
+                    Err(e) => Err(e),
+                };
+                match written {
+                    Ok(ns) => (full, ns),
+                    Err(e) => {
+                        self.undo_piece(slot, &undo);
+                        return Err(e);
+                    }
+                }
             } else {
                 let ns = fs.write_frame_timed(slot, wp, &piece).await?;
                 (self.record_piece(slot, wp, piece.len(), extent, n), ns)
@@ -443,6 +490,7 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
                     c.threaded_bytes += n;
                 }
             }
+            self.unsynced_bytes += piece.len();
             pos += n;
             if full {
                 self.slot = None;
@@ -547,7 +595,81 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     }
 }
 
+/// What [`WritableFile::record_piece`] changes, as it was before: undone when the piece
+/// recorded ahead of its write never reached the device.
+#[derive(Debug)]
+struct PieceUndo {
+    /// The zone's (or subzone's) write pointer and live bytes.
+    region: Option<(u64, u64)>,
+    /// The zone's live bytes (of a subzone's zone).
+    zone_used: Option<u64>,
+    /// The file's extent count, last extent, size and active extent start.
+    file: Option<(usize, Option<Extent>, u64, Option<u64>)>,
+}
+
 impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
+    /// The accounting [`WritableFile::record_piece`] of a piece in `slot` changes.
+    fn piece_undo(&self, slot: Slot) -> PieceUndo {
+        let s = self.fs.lock();
+        let (region, zone_used) = match slot {
+            Slot::Zone(z) => (s.zone(z).map(|a| (a.wp, a.used)), None),
+            Slot::Subzone(id) => (
+                s.sub(id).map(|u| (u.wp, u.used)),
+                s.zone(id.zone).map(|a| a.used),
+            ),
+        };
+        let file = s.files.get(&self.id).map(|f| {
+            (
+                f.meta.extents.len(),
+                f.meta.extents.last().copied(),
+                f.meta.size,
+                f.meta.active_extent_start,
+            )
+        });
+        PieceUndo {
+            region,
+            zone_used,
+            file,
+        }
+    }
+
+    /// Puts back the accounting of a piece recorded before its write that failed: the
+    /// layer never counts bytes the device does not hold (fsck compares the two). The
+    /// metadata log may hold the piece's extent already; the file is not closed, so a mount
+    /// drops it.
+    fn undo_piece(&self, slot: Slot, undo: &PieceUndo) {
+        let mut s = self.fs.lock();
+        match slot {
+            Slot::Zone(z) => {
+                if let (Some(a), Some((wp, used))) = (s.zone_mut(z), undo.region) {
+                    a.wp = wp;
+                    a.used = used;
+                }
+            }
+            Slot::Subzone(id) => {
+                if let (Some(a), Some(used)) = (s.zone_mut(id.zone), undo.zone_used) {
+                    a.used = used;
+                }
+                if let (Some(u), Some((wp, used))) = (s.sub_mut(id), undo.region) {
+                    u.wp = wp;
+                    u.used = used;
+                }
+            }
+        }
+        if let (Some(f), Some((len, last, size, aes))) = (s.files.get_mut(&self.id), undo.file) {
+            let mut extents = std::mem::take(&mut f.meta.extents);
+            extents.truncate(len);
+            if let (Some(l), Some(was)) = (extents.last_mut(), last) {
+                *l = was;
+            }
+            // The log's copy of the last extent may be the longer one: rewrite it next time.
+            f.persisted_extents = f.persisted_extents.min(len.saturating_sub(1));
+            f.set_extents(extents);
+            f.meta.size = size;
+            f.meta.active_extent_start = aes;
+        }
+    }
+
     /// Accounts a piece written at `wp` of `slot`: zone (and subzone) write pointer and live
     /// bytes, the file's extents (merged when contiguous), size and active extent start.
     /// Returns whether the zone (subzone) is now full.

@@ -108,17 +108,35 @@ pub struct BenchConfig {
 /// Most client threads a benchmark may run (each is a task with its own buffers).
 pub const MAX_THREADS: u32 = 1024;
 
+/// Largest value a workload writes: 64 MiB (RocksDB's default memtable size; a value is
+/// generated, batched and logged whole, and db_bench's value pool holds one).
+pub const MAX_VALUE_SIZE: usize = 64 << 20;
+
 impl BenchConfig {
     /// Checks the settings, naming the flag and its range.
     ///
     /// # Errors
     /// [`HarnessError::Config`] for a value out of range.
     pub fn validate(&self) -> Result<(), HarnessError> {
-        let bad = |flag: &str, v: String, range: &str| {
-            Err(HarnessError::Config(format!(
-                "--{flag} {v}: must be {range}"
-            )))
-        };
+        self.check().map_err(|(flag, v, range)| {
+            HarnessError::Config(format!("--{flag} {v}: must be {range}"))
+        })
+    }
+
+    /// [`BenchConfig::validate`] for a scenario's workload section: names the key under
+    /// `section` (`workload`, `workload.then[0]`).
+    ///
+    /// # Errors
+    /// [`HarnessError::Config`] for a value out of range.
+    pub fn validate_in(&self, section: &str) -> Result<(), HarnessError> {
+        self.check().map_err(|(key, v, range)| {
+            HarnessError::Config(format!("{section}.{key} = {v}: must be {range}"))
+        })
+    }
+
+    /// The first setting out of range: its name, value and what it must be.
+    fn check(&self) -> Result<(), (&'static str, String, &'static str)> {
+        let bad = |flag: &'static str, v: String, range: &'static str| Err((flag, v, range));
         if self.num == 0 {
             return bad("num", "0".into(), "at least 1");
         }
@@ -134,6 +152,13 @@ impl BenchConfig {
         }
         if !(1..=MAX_THREADS).contains(&self.threads) {
             return bad("threads", self.threads.to_string(), "between 1 and 1024");
+        }
+        if self.value_size > MAX_VALUE_SIZE {
+            return bad(
+                "value_size",
+                self.value_size.to_string(),
+                "at most 67108864 (64 MiB)",
+            );
         }
         if self.batch_size == 0 {
             return bad("batch_size", "0".into(), "at least 1");

@@ -67,6 +67,17 @@ pub enum HarnessError {
     /// A bug in the engine or the zone layer: report it with the scenario and seed.
     #[error("invariant check failed, the run's figures are void: {0}")]
     Invariant(String),
+    /// An output file (a report, plot, sweep result or scenario file) is a symbolic link:
+    /// nothing is written through links ([`crate::output`]). Remove the link, or write the
+    /// output elsewhere (`--out`).
+    #[error(
+        "{}: is a symbolic link; ZoneDB does not write output files through links (remove it, or choose another output directory)",
+        path.display()
+    )]
+    LinkRefused {
+        /// The link.
+        path: std::path::PathBuf,
+    },
 }
 
 /// Where a simulated run's space was when the device filled up.

@@ -741,9 +741,10 @@ mod tests {
         assert!(!toml::to_string(s).unwrap().contains("writes"));
         let r = run(s).unwrap();
         assert_eq!(r.benchmarks[1].ops, 1000);
+        // Refused when parsed, before any run.
         let bad = text.replace("writes = 3000", "writes = 0");
-        let s = &Scenario::configurations(&bad).unwrap()[0];
-        assert!(run(s).is_err());
+        let e = Scenario::configurations(&bad).unwrap_err().to_string();
+        assert!(e.contains("workload.then[0].writes = 0"), "{e}");
     }
 
     /// `[device] zone_size_mib` (and a `[[compare]]` override of it) resize zones at full

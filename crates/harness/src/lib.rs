@@ -27,9 +27,11 @@ pub mod fill_delete;
 #[cfg(feature = "fjall")]
 pub mod fjall_peer;
 pub mod histogram;
+pub mod input;
 pub mod invariants;
 pub mod keys;
 pub mod kv;
+pub mod output;
 pub mod report;
 pub mod reproduce;
 #[cfg(feature = "rocksdb")]

@@ -10,6 +10,7 @@ use plotters::prelude::*;
 
 use crate::db_bench::HarnessError;
 use crate::experiment::RunReport;
+use crate::output;
 
 /// One column of the comparison table.
 struct Column {
@@ -156,6 +157,7 @@ fn draw_lines(
         .map(|p| p.0)
         .fold(0.0, f64::max)
         .max(1e-3);
+    crate::output::refuse_link(path)?;
     let root = SVGBackend::new(path, (900, 480)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let mut chart = ChartBuilder::on(&root)
@@ -351,9 +353,8 @@ pub(crate) fn png_of(svg: &Path, fonts: &resvg::usvg::Options<'_>) -> Result<(),
         resvg::tiny_skia::Transform::default(),
         &mut pixmap.as_mut(),
     );
-    pixmap
-        .save_png(svg.with_extension("png"))
-        .map_err(|e| err(&e))
+    let png = pixmap.encode_png().map_err(|e| err(&e))?;
+    crate::output::write(&svg.with_extension("png"), png)
 }
 
 /// SVG rendering options with the system's fonts, `sans-serif` mapped to a sans face found.
@@ -401,10 +402,12 @@ fn stall_s(x: &crate::experiment::Sample, _: Option<&crate::experiment::Sample>)
 }
 
 /// Writes `compare.md`, `compare.html`, `compare.json`, `series-N.csv` and the SVG plots into
-/// `dir`; returns the Markdown.
+/// `dir`; returns the Markdown. No file is written through a symbolic link
+/// ([`crate::output`]).
 ///
 /// # Errors
-/// [`HarnessError::Config`] when a file cannot be written.
+/// [`HarnessError::Config`] when a file cannot be written, [`HarnessError::LinkRefused`]
+/// when one is a symbolic link.
 pub fn write(
     dir: &Path,
     title: &str,
@@ -478,16 +481,15 @@ pub fn write(
         png_of(&dir.join(format!("{name}.svg")), &fonts)?;
     }
     for (i, r) in runs.iter().enumerate() {
-        std::fs::write(dir.join(format!("series-{i}.csv")), csv(r)).map_err(io)?;
+        output::write(&dir.join(format!("series-{i}.csv")), csv(r))?;
     }
     let json = serde_json::json!({ "title": title, "configurations": runs, "host": host });
-    std::fs::write(
-        dir.join("compare.json"),
+    output::write(
+        &dir.join("compare.json"),
         serde_json::to_string_pretty(&json).map_err(|e| HarnessError::Config(e.to_string()))?,
-    )
-    .map_err(io)?;
-    std::fs::write(dir.join("compare.md"), &md).map_err(io)?;
-    std::fs::write(dir.join("compare.html"), html(title, &tbl, runs)).map_err(io)?;
+    )?;
+    output::write(&dir.join("compare.md"), &md)?;
+    output::write(&dir.join("compare.html"), html(title, &tbl, runs))?;
     Ok(md)
 }
 

@@ -498,7 +498,7 @@ impl WorkloadSection {
     pub fn ycsb_workload(&self) -> Result<crate::ycsb::workload::CoreWorkload, HarnessError> {
         let mut props = match &self.ycsb_file {
             Some(f) => crate::ycsb::workload::parse_properties(
-                &std::fs::read_to_string(f)
+                &crate::input::read_to_string(std::path::Path::new(f))
                     .map_err(|e| HarnessError::Config(format!("workload.ycsb_file {f}: {e}")))?,
             ),
             None => std::collections::BTreeMap::new(),
@@ -643,6 +643,15 @@ impl Scenario {
     }
 
     fn check(&self) -> Result<(), HarnessError> {
+        // The name labels reports, tables and file names: no control characters (a NUL once
+        // failed only when the report was written, after the run).
+        if let Some(c) = self.name.chars().find(|c| c.is_control()) {
+            return Err(HarnessError::Config(format!(
+                "name {:?}: contains the control character U+{:04X}; names label reports and files",
+                self.name,
+                u32::from(c)
+            )));
+        }
         self.db_options()?;
         self.fs.placement_policy()?;
         zonedb_fs::cleaning::by_name(&self.fs.cleaner, self.fs.gc_threshold)
@@ -660,7 +669,13 @@ impl Scenario {
             }
         }
         self.workload.benchmark_list()?;
-        self.workload.phases()?;
+        for (i, phase) in self.workload.phases()?.iter().enumerate() {
+            let section = match i {
+                0 => "workload".to_owned(),
+                i => format!("workload.then[{}]", i - 1),
+            };
+            phase.bench_config(self.seed).validate_in(&section)?;
+        }
         self.check_sampling()
     }
 

@@ -273,6 +273,17 @@ pub struct DbOptions {
     pub sync: bool,
     /// Skip the WAL.
     pub disable_wal: bool,
+    /// Leave WAL write groups in the WAL's buffer until a sync, a full buffer or
+    /// [`crate::Db::flush_wal`] (ZenFS's semantics; false). By default (false, RocksDB's) each
+    /// write group is handed to the device before the write returns where the device's writes
+    /// land in the host's page cache (the file-backed device,
+    /// `ZonedDevice::host_cached_writes`), so an acknowledged write survives the end of the
+    /// process however it ends; `sync = true` also survives a power loss. On a zoned block
+    /// device (direct I/O) and the simulated devices a WAL write per group would be a device
+    /// write of a padded block, so there the WAL stays buffered either way. Left out of
+    /// serialized options while false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub manual_wal_flush: bool,
     /// What WAL damage recovery tolerates (`kPointInTimeRecovery`).
     pub wal_recovery_mode: crate::log_format::RecoveryMode,
     /// Create the database if `CURRENT` is missing (true).
@@ -322,6 +333,7 @@ impl Default for DbOptions {
             avoid_unnecessary_blocking_io: false,
             sync: false,
             disable_wal: false,
+            manual_wal_flush: false,
             wal_recovery_mode: crate::log_format::RecoveryMode::PointInTimeRecovery,
             create_if_missing: true,
             max_manifest_file_size: 1 << 30,

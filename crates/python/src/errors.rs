@@ -1,11 +1,12 @@
 //! The engine's error kinds as Python exceptions: `zonedb.Error` and one subclass per kind
 //! (`CorruptionError`, `NoSpaceError`, `ZoneIOError`, `InvalidArgumentError`,
-//! `ClosedError`), each with the engine's message (and its source chain).
+//! `ClosedError`, and its subclass `ForkedError`), each with the engine's message (and its
+//! source chain).
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use zonedb_device::DeviceError;
+use zonedb_device::{DeviceError, DeviceErrorKind};
 use zonedb_fs::{FsError, FsErrorKind};
 use zonedb_harness::db_bench::HarnessError;
 use zonedb_lsm::{LsmError, LsmErrorKind};
@@ -41,6 +42,13 @@ create_exception!(
     "A bad option, argument or scenario."
 );
 create_exception!(zonedb, ClosedError, Error, "The store is closed.");
+create_exception!(
+    zonedb,
+    ForkedError,
+    ClosedError,
+    "The store was opened in another process (this one is a fork() child of it): open it \
+     again in this process."
+);
 
 /// The message of `e` with its sources (`: `-joined), as the CLI prints them.
 fn chain(e: &dyn std::error::Error) -> String {
@@ -76,10 +84,11 @@ pub fn lsm(e: LsmError) -> PyErr {
     of_kind(e.kind(), msg)
 }
 
-/// The kind of a device error: a bad configuration, or I/O.
+/// The kind of a device error: a bad configuration (a symbolic link where a device file
+/// belongs is one), or I/O.
 fn device_kind(e: &DeviceError) -> LsmErrorKind {
-    match e {
-        DeviceError::InvalidConfig(_) => LsmErrorKind::InvalidArgument,
+    match e.kind() {
+        DeviceErrorKind::InvalidConfig => LsmErrorKind::InvalidArgument,
         _ => LsmErrorKind::Io,
     }
 }
@@ -105,7 +114,7 @@ fn harness_kind(e: &HarnessError) -> Option<LsmErrorKind> {
         HarnessError::Lsm(e) | HarnessError::OutOfSpace { source: e, .. } => e.kind(),
         HarnessError::Fs(e) => fs_kind(e),
         HarnessError::Device(e) => device_kind(e),
-        HarnessError::Config(_) => LsmErrorKind::InvalidArgument,
+        HarnessError::Config(_) | HarnessError::LinkRefused { .. } => LsmErrorKind::InvalidArgument,
         _ => return None,
     })
 }
@@ -147,6 +156,17 @@ pub fn closed() -> PyErr {
     ClosedError::new_err("the store is closed: open it again to use it")
 }
 
+/// `ForkedError`: a store (or its snapshot or iterator) used in a `fork()` child of the
+/// process `opened_by` that opened it.
+pub fn forked(path: &str, opened_by: u32) -> PyErr {
+    ForkedError::new_err(format!(
+        "the store {path} was opened in another process (pid {opened_by}); this process \
+         (pid {}) is a fork() child of it, and a store is not inherited across fork(): \
+         open it again in this process (after the parent has closed it)",
+        std::process::id()
+    ))
+}
+
 /// Adds the exception classes to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -159,5 +179,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         py.get_type::<InvalidArgumentError>(),
     )?;
     m.add("ClosedError", py.get_type::<ClosedError>())?;
+    m.add("ForkedError", py.get_type::<ForkedError>())?;
     Ok(())
 }

@@ -19,6 +19,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<store::Iter>()?;
     m.add_class::<lab::SweepDir>()?;
     m.add_function(wrap_pyfunction!(store::open_store, m)?)?;
+    m.add_function(wrap_pyfunction!(store::after_fork, m)?)?;
     m.add_function(wrap_pyfunction!(lab::run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(lab::reproduce, m)?)?;
     m.add_function(wrap_pyfunction!(lab::toml_of_json, m)?)?;

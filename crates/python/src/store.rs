@@ -2,22 +2,34 @@
 //! `device=` a Linux zoned block device) in real mode; `get`, `put`, `delete`, `write`,
 //! `iter`, `snapshot`, `flush`, `close`. Bytes in, bytes out; every engine call runs with the
 //! GIL released.
+//!
+//! Lifecycle: a store closes (the engine's `close`: the WAL closed and synced, background
+//! work stopped, the device lock released) on `close()` or `with`, when it is garbage
+//! collected, and at interpreter exit (the Python side's atexit hook over a weak set of open
+//! stores); the automatic closes give up after [`AUTO_CLOSE_LIMIT_NS`] rather than hang.
+//! Snapshots and iterators hold the store object but not the engine past `close()`: closing
+//! lets go of them, and using them afterwards raises `ClosedError`. A store belongs to the
+//! process that opened it: in a `fork()` child every call raises `ForkedError`, the child's
+//! copies of the engine are forgotten (never run or dropped there: the parent owns them) and
+//! its descriptor of the device's lock file is closed, so the child can open the store anew
+//! once the parent has closed it.
 
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use zonedb_device::{DeviceError, RealDevice, SimDeviceSpec, ZoneFileDevice};
-use zonedb_env::RealEnv;
+use zonedb_env::{Env, RealEnv};
 use zonedb_fs::{FsOptions, ZoneFs};
 use zonedb_lsm::batch::WriteBatch;
 use zonedb_lsm::options::DbOptions;
 use zonedb_lsm::{Db, DbIter, LsmError};
 
-use crate::errors::{self, closed, invalid};
+use crate::errors::{self, closed, forked, invalid};
 
 type RealDb = Db<RealEnv, RealDevice>;
+type RealSnapshot = zonedb_lsm::Snapshot<RealEnv, RealDevice>;
 
 /// An open database and the environment its calls run in.
 struct Open {
@@ -115,11 +127,90 @@ fn open_options(options: Option<&Bound<'_, PyDict>>) -> PyResult<OpenOptions> {
     })
 }
 
-/// The database of `zonedb.open`. Use it as a context manager, or call `close()`.
-#[pyclass(module = "zonedb._native")]
+/// How long a close the store did not ask for (garbage collection, interpreter exit) may
+/// take before it is given up (the engine is then left as it is, never waited for forever).
+pub const AUTO_CLOSE_LIMIT_NS: u64 = 30_000_000_000;
+
+/// A device a store of this process opened: its path (canonical), the process that opened
+/// it, and the device while any part of the engine holds it.
+struct Held {
+    key: PathBuf,
+    pid: u32,
+    dev: Weak<RealDevice>,
+}
+
+/// The devices the stores of this process (or, in a `fork()` child, of its parent) hold.
+static HELD: Mutex<Vec<Held>> = Mutex::new(Vec::new());
+
+/// The registry key of a device path: canonical when it exists.
+fn key_of(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// Whether a store of this process still holds the device at `key`.
+fn held_here(key: &Path) -> bool {
+    let pid = std::process::id();
+    lock(&HELD)
+        .iter()
+        .any(|h| h.pid == pid && h.key == key && h.dev.strong_count() > 0)
+}
+
+/// Closes this process's descriptor of the lock of a device inherited through `fork()`
+/// (the parent keeps its lock), if it is a file-backed device.
+fn forget_lock(dev: &Weak<RealDevice>) {
+    if let Some(dev) = dev.upgrade()
+        && let RealDevice::File(d) = dev.as_ref()
+    {
+        d.forget_inherited_lock();
+    }
+}
+
+/// In a `fork()` child: lets go of the devices the parent's stores hold (closes the child's
+/// descriptors of their lock files, so that the child can open them once the parent closed
+/// them) and drops them from the registry. Nothing when nothing was inherited; run at fork
+/// (`os.register_at_fork`) and before every open.
+#[pyfunction(name = "_after_fork")]
+pub fn after_fork() {
+    let pid = std::process::id();
+    lock(&HELD).retain(|h| {
+        if h.pid == pid {
+            return h.dev.strong_count() > 0;
+        }
+        forget_lock(&h.dev);
+        false
+    });
+}
+
+/// What a snapshot or iterator holds of the engine, let go of when the store closes.
+trait Release: Send + Sync {
+    /// Drops the engine's parts (the store is closing).
+    fn release(&self);
+    /// Forgets them without running anything (a `fork()` child).
+    fn forget(&self);
+}
+
+impl<T: Send> Release for Mutex<Option<T>> {
+    fn release(&self) {
+        drop(lock(self).take());
+    }
+
+    fn forget(&self) {
+        if let Some(x) = lock(self).take() {
+            std::mem::forget(x);
+        }
+    }
+}
+
+/// The database of `zonedb.open`. Use it as a context manager, or call `close()`; it also
+/// closes when garbage collected and at interpreter exit.
+#[pyclass(module = "zonedb._native", frozen, weakref)]
 pub struct Store {
     open: Mutex<Option<Arc<Open>>>,
     path: String,
+    /// The process that opened it.
+    pid: u32,
+    /// The engine parts of its snapshots and iterators, let go of at close.
+    children: Mutex<Vec<Weak<dyn Release>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -137,8 +228,8 @@ impl std::fmt::Debug for Store {
 impl std::fmt::Debug for Snapshot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Snapshot")
-            .field("sequence", &self.snap.sequence())
-            .finish()
+            .field("sequence", &self.sequence)
+            .finish_non_exhaustive()
     }
 }
 
@@ -148,9 +239,113 @@ impl std::fmt::Debug for Iter {
     }
 }
 
+/// `ForkedError` unless this is the process `pid`.
+fn same_process(path: &str, pid: u32) -> PyResult<()> {
+    if std::process::id() == pid {
+        Ok(())
+    } else {
+        Err(forked(path, pid))
+    }
+}
+
 impl Store {
     fn get_open(&self) -> PyResult<Arc<Open>> {
+        same_process(&self.path, self.pid)?;
         lock(&self.open).clone().ok_or_else(closed)
+    }
+
+    /// Makes a child (snapshot or iterator state) from the open engine; the store's lock is
+    /// held meanwhile, so a close either sees the child or the child sees the store closed.
+    fn adopt<T: Send + 'static>(
+        &self,
+        make: impl FnOnce(&Arc<Open>) -> T,
+    ) -> PyResult<Arc<Mutex<Option<T>>>> {
+        same_process(&self.path, self.pid)?;
+        let g = lock(&self.open);
+        let o = g.as_ref().ok_or_else(closed)?;
+        let child = Arc::new(Mutex::new(Some(make(o))));
+        let weak: Weak<dyn Release> = Arc::downgrade(&child) as Weak<dyn Release>;
+        let mut children = lock(&self.children);
+        children.retain(|c| c.strong_count() > 0);
+        children.push(weak);
+        Ok(child)
+    }
+
+    /// Closes: lets go of the snapshots and iterators, closes the engine (giving up after
+    /// `limit_ns` when given), then waits (a little) until the engine's background tasks have
+    /// dropped the device, so that its lock is free when this returns. In a `fork()` child,
+    /// forgets the inherited engine instead (see the module doc).
+    fn shut(&self, py: Python<'_>, limit_ns: Option<u64>) -> PyResult<()> {
+        if std::process::id() != self.pid {
+            self.forget_in_child();
+            return Ok(());
+        }
+        let Some(o) = lock(&self.open).take() else {
+            return Ok(());
+        };
+        let children = std::mem::take(&mut *lock(&self.children));
+        let closed = py.detach(|| {
+            // Without the GIL: a child's call holds its lock while it waits for the GIL.
+            for c in children {
+                if let Some(c) = c.upgrade() {
+                    c.release();
+                }
+            }
+            match limit_ns {
+                None => Some(o.env.block_on(o.db.close())),
+                Some(ns) => o.env.block_on(zonedb_env::until(
+                    &o.env,
+                    o.env.now().saturating_add(ns),
+                    o.db.close(),
+                )),
+            }
+        });
+        let Some(closed) = closed else {
+            // Never block an exit forever: the engine is left as it is.
+            std::mem::forget(o);
+            return Err(errors::ZoneIOError::new_err(format!(
+                "closing the store {} did not finish within {} s; it was left open",
+                self.path,
+                limit_ns.unwrap_or(0) / 1_000_000_000
+            )));
+        };
+        let dev = o.dev.clone();
+        drop(o);
+        py.detach(|| wait_released(&dev));
+        closed.map_err(errors::lsm)
+    }
+
+    /// In a `fork()` child: forgets the inherited engine, snapshots and iterators (they
+    /// belong to the parent: nothing of them runs here) and closes this process's descriptor
+    /// of the device lock.
+    fn forget_in_child(&self) {
+        if let Some(o) = lock(&self.open).take() {
+            forget_lock(&o.dev);
+            std::mem::forget(o);
+        }
+        for c in std::mem::take(&mut *lock(&self.children)) {
+            if let Some(c) = c.upgrade() {
+                c.forget();
+            }
+        }
+    }
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        if lock(&self.open).is_none() {
+            return;
+        }
+        if std::process::id() != self.pid {
+            self.forget_in_child();
+            return;
+        }
+        // Garbage collected while open: close, as the context manager would have.
+        Python::attach(|py| {
+            if let Err(e) = self.shut(py, Some(AUTO_CLOSE_LIMIT_NS)) {
+                e.write_unraisable(py, None);
+            }
+        });
     }
 }
 
@@ -176,7 +371,14 @@ fn open_device(
         )),
         Target::Dir(p) => match ZoneFileDevice::open(p) {
             Ok(d) => Ok((RealDevice::File(d), false)),
-            Err(DeviceError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound && create => {
+            Err(DeviceError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                if !create {
+                    // RocksDB's words and kind (InvalidArgument).
+                    return Err(PyErrLater::Invalid(format!(
+                        "{}: does not exist (create_if_missing is false): {e}",
+                        p.display()
+                    )));
+                }
                 let profile = SimDeviceSpec::new(&o.profile, &o.scale)
                     .profile()
                     .map_err(PyErrLater::Device)?;
@@ -199,15 +401,23 @@ pub fn open_store(
     device: Option<PathBuf>,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Store> {
-    let o = open_options(options)?;
     let target = match (path, device) {
         (Some(p), None) => Target::Dir(p),
         (None, Some(d)) => Target::Block(d),
         _ => return Err(invalid("give exactly one of path or device=".into())),
     };
-    let label = match &target {
-        Target::Dir(p) | Target::Block(p) => p.display().to_string(),
+    let p = match &target {
+        Target::Dir(p) | Target::Block(p) => p.clone(),
     };
+    if p.as_os_str().is_empty() {
+        // Refused before anything is created (not a device in the current directory).
+        return Err(invalid(
+            "the path is empty: give the store's directory (or device=)".into(),
+        ));
+    }
+    let o = open_options(options)?;
+    after_fork();
+    let label = p.display().to_string();
     let opened = py.detach(move || -> Result<Open, PyErrLater> {
         let (dev, fresh) = open_device(&target, &o, o.db.create_if_missing)?;
         let OpenOptions {
@@ -234,9 +444,37 @@ pub fn open_store(
             dev: Arc::downgrade(&dev),
         })
     });
+    let key = key_of(&p);
+    let opened = match opened {
+        Ok(o) => o,
+        Err(PyErrLater::Device(DeviceError::Locked)) if held_here(&key) => {
+            return Err(errors::ZoneIOError::new_err(format!(
+                "{label}: the store is already open in this process (an earlier zonedb.open \
+                 of it is not closed): use that store, or close it first"
+            )));
+        }
+        Err(PyErrLater::Device(DeviceError::Locked)) => {
+            return Err(errors::ZoneIOError::new_err(format!(
+                "{label}: the device is locked by another process (it has the store open)"
+            )));
+        }
+        Err(e) => return Err(e.into_py()),
+    };
+    let pid = std::process::id();
+    {
+        let mut held = lock(&HELD);
+        held.retain(|h| h.dev.strong_count() > 0);
+        held.push(Held {
+            key,
+            pid,
+            dev: opened.dev.clone(),
+        });
+    }
     Ok(Store {
-        open: Mutex::new(Some(Arc::new(opened.map_err(PyErrLater::into_py)?))),
+        open: Mutex::new(Some(Arc::new(opened))),
         path: label,
+        pid,
+        children: Mutex::new(Vec::new()),
     })
 }
 
@@ -244,6 +482,7 @@ pub fn open_store(
 enum PyErrLater {
     Device(DeviceError),
     Lsm(LsmError),
+    Invalid(String),
 }
 
 impl PyErrLater {
@@ -251,6 +490,7 @@ impl PyErrLater {
         match self {
             Self::Device(e) => errors::device(&e),
             Self::Lsm(e) => errors::lsm(e),
+            Self::Invalid(m) => invalid(m),
         }
     }
 }
@@ -338,36 +578,57 @@ impl Store {
     /// (None: now). Yields `(key, value)` bytes pairs.
     #[pyo3(signature = (start=None, end=None, snapshot=None))]
     fn iter(
-        &self,
-        py: Python<'_>,
+        slf: &Bound<'_, Self>,
         start: Option<Vec<u8>>,
         end: Option<Vec<u8>>,
         snapshot: Option<PyRef<'_, Snapshot>>,
     ) -> PyResult<Iter> {
-        let o = self.get_open()?;
-        let mut it = match &snapshot {
-            Some(s) => o.db.iter_at(&s.snap),
-            None => o.db.iter(),
+        let py = slf.py();
+        let this = slf.get();
+        let at = match &snapshot {
+            Some(s) => Some(s.engine()?.0),
+            None => None,
         };
+        let state = this.adopt(|o| IterState {
+            it: match &at {
+                Some(snap) => o.db.iter_at(snap),
+                None => o.db.iter(),
+            },
+            end,
+            open: o.clone(),
+            _at: at,
+        })?;
         let start = start.unwrap_or_default();
-        py.detach(|| o.env.block_on(it.seek(&start)))
-            .map_err(errors::lsm)?;
+        py.detach(|| {
+            let mut g = lock(&state);
+            match g.as_mut() {
+                Some(s) => s.open.env.block_on(s.it.seek(&start)).map_err(Fail::Lsm),
+                None => Err(Fail::Closed),
+            }
+        })
+        .map_err(Fail::into_py)?;
         Ok(Iter {
-            state: Mutex::new(IterState {
-                it,
-                end,
-                env: o.env.clone(),
-            }),
-            _open: o,
+            state,
+            pid: this.pid,
+            path: this.path.clone(),
+            _store: slf.clone().unbind(),
         })
     }
 
     /// A consistent view of the database as of now.
-    fn snapshot(&self) -> PyResult<Snapshot> {
-        let o = self.get_open()?;
+    fn snapshot(slf: &Bound<'_, Self>) -> PyResult<Snapshot> {
+        let this = slf.get();
+        let inner = this.adopt(|o| SnapInner {
+            snap: Arc::new(o.db.snapshot()),
+            open: o.clone(),
+        })?;
+        let sequence = lock(&inner).as_ref().map_or(0, |s| s.snap.sequence());
         Ok(Snapshot {
-            snap: o.db.snapshot(),
-            open: o,
+            inner,
+            sequence,
+            pid: this.pid,
+            path: this.path.clone(),
+            _store: slf.clone().unbind(),
         })
     }
 
@@ -375,6 +636,16 @@ impl Store {
     fn flush(&self, py: Python<'_>) -> PyResult<()> {
         let o = self.get_open()?;
         py.detach(|| o.env.block_on(o.db.flush()))
+            .map_err(errors::lsm)
+    }
+
+    /// RocksDB's `FlushWAL`: writes the WAL's buffered write groups to the device (and with
+    /// `sync=True` makes them durable). For stores opened with `manual_wal_flush=True`,
+    /// whose groups wait in the buffer; by default each write already reaches the OS.
+    #[pyo3(signature = (sync=false))]
+    fn flush_wal(&self, py: Python<'_>, sync: bool) -> PyResult<()> {
+        let o = self.get_open()?;
+        py.detach(|| o.env.block_on(o.db.flush_wal(sync)))
             .map_err(errors::lsm)
     }
 
@@ -386,29 +657,24 @@ impl Store {
         py.import("json")?.call_method1("loads", (text,))
     }
 
-    /// Closes the database (flushing what the WAL holds is the next open's job, as in
-    /// RocksDB); later calls raise `ClosedError`. Closing twice is fine.
+    /// Closes the database: its snapshots and iterators let go of it (using them afterwards
+    /// raises `ClosedError`), the WAL is closed and synced (replaying it into the memtable is
+    /// the next open's job, as in RocksDB), background work stops and the device lock is
+    /// released, so the store can be opened again at once. Later calls raise `ClosedError`.
+    /// Closing twice is fine; in a `fork()` child it only lets go of the child's copy.
     fn close(&self, py: Python<'_>) -> PyResult<()> {
-        let taken = lock(&self.open).take();
-        if let Some(o) = taken {
-            let closed = py.detach(|| o.env.block_on(o.db.close()));
-            // With no snapshot or iterator still holding the store, wait (a little) until
-            // the engine's background tasks have dropped the device, so that its lock is
-            // free when close returns and the same process can open it again.
-            if let Ok(o) = Arc::try_unwrap(o) {
-                let dev = o.dev.clone();
-                drop(o);
-                py.detach(|| wait_released(&dev));
-            }
-            closed.map_err(errors::lsm)?;
-        }
-        Ok(())
+        self.shut(py, None)
     }
 
-    /// Whether the database is closed.
+    /// `close()` as the interpreter's exit runs it: given up after 30 s rather than hang.
+    fn _close_at_exit(&self, py: Python<'_>) -> PyResult<()> {
+        self.shut(py, Some(AUTO_CLOSE_LIMIT_NS))
+    }
+
+    /// Whether the database is closed (always, in a `fork()` child).
     #[getter]
     fn closed(&self) -> bool {
-        lock(&self.open).is_none()
+        std::process::id() != self.pid || lock(&self.open).is_none()
     }
 
     fn __repr__(&self) -> String {
@@ -434,20 +700,65 @@ fn wait_released(dev: &std::sync::Weak<RealDevice>) {
     }
 }
 
-/// A snapshot of a `Store` (`store.snapshot()`): reads at it see the database as it was.
-#[pyclass(module = "zonedb._native")]
-pub struct Snapshot {
-    snap: zonedb_lsm::Snapshot<RealEnv, RealDevice>,
+/// Why a snapshot's or iterator's call failed, built without the GIL.
+enum Fail {
+    Closed,
+    Lsm(LsmError),
+}
+
+impl Fail {
+    fn into_py(self) -> PyErr {
+        match self {
+            Self::Closed => closed(),
+            Self::Lsm(e) => errors::lsm(e),
+        }
+    }
+}
+
+/// What a snapshot holds of the engine while its store is open.
+struct SnapInner {
+    snap: Arc<RealSnapshot>,
     open: Arc<Open>,
+}
+
+/// A snapshot of a `Store` (`store.snapshot()`): reads at it see the database as it was.
+/// It keeps the store object alive, not the engine: after the store's `close()` it raises
+/// `ClosedError`.
+#[pyclass(module = "zonedb._native", frozen)]
+pub struct Snapshot {
+    inner: Arc<Mutex<Option<SnapInner>>>,
+    sequence: u64,
+    pid: u32,
+    path: String,
+    _store: Py<Store>,
+}
+
+impl Snapshot {
+    /// The engine snapshot and the open store, unless closed.
+    fn engine(&self) -> PyResult<(Arc<RealSnapshot>, Arc<Open>)> {
+        same_process(&self.path, self.pid)?;
+        lock(&self.inner)
+            .as_ref()
+            .map(|s| (s.snap.clone(), s.open.clone()))
+            .ok_or_else(closed)
+    }
+}
+
+impl Drop for Snapshot {
+    fn drop(&mut self) {
+        if std::process::id() != self.pid {
+            self.inner.forget();
+        }
+    }
 }
 
 #[pymethods]
 impl Snapshot {
     /// The value of `key` as of the snapshot, or None.
     fn get<'py>(&self, py: Python<'py>, key: &[u8]) -> PyResult<Option<Bound<'py, PyBytes>>> {
-        let o = &self.open;
+        let (snap, o) = self.engine()?;
         let v = py
-            .detach(|| o.env.block_on(o.db.get_at(key, &self.snap)))
+            .detach(|| o.env.block_on(o.db.get_at(key, &snap)))
             .map_err(errors::lsm)?;
         Ok(v.map(|v| PyBytes::new(py, &v)))
     }
@@ -455,21 +766,34 @@ impl Snapshot {
     /// The snapshot's sequence number.
     #[getter]
     fn sequence(&self) -> u64 {
-        self.snap.sequence()
+        self.sequence
     }
 }
 
 struct IterState {
     it: DbIter<RealEnv, RealDevice>,
     end: Option<Vec<u8>>,
-    env: RealEnv,
+    open: Arc<Open>,
+    /// The snapshot it reads at, kept while it lives.
+    _at: Option<Arc<RealSnapshot>>,
 }
 
-/// An iterator of `(key, value)` pairs (`store.iter(start, end)`).
-#[pyclass(module = "zonedb._native")]
+/// An iterator of `(key, value)` pairs (`store.iter(start, end)`). It keeps the store object
+/// alive, not the engine: after the store's `close()` it raises `ClosedError`.
+#[pyclass(module = "zonedb._native", frozen)]
 pub struct Iter {
-    state: Mutex<IterState>,
-    _open: Arc<Open>,
+    state: Arc<Mutex<Option<IterState>>>,
+    pid: u32,
+    path: String,
+    _store: Py<Store>,
+}
+
+impl Drop for Iter {
+    fn drop(&mut self) {
+        if std::process::id() != self.pid {
+            self.state.forget();
+        }
+    }
 }
 
 #[pymethods]
@@ -483,14 +807,20 @@ impl Iter {
         &self,
         py: Python<'py>,
     ) -> PyResult<Option<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)>> {
-        let mut s = lock(&self.state);
-        let s = &mut *s;
-        if !s.it.valid() || s.end.as_deref().is_some_and(|e| s.it.key() >= e) {
-            return Ok(None);
-        }
-        let pair = (PyBytes::new(py, s.it.key()), PyBytes::new(py, s.it.value()));
-        let (it, env) = (&mut s.it, &s.env);
-        py.detach(|| env.block_on(it.next())).map_err(errors::lsm)?;
-        Ok(Some(pair))
+        same_process(&self.path, self.pid)?;
+        // The lock is taken without the GIL (a close waits for it without the GIL too).
+        let pair = py
+            .detach(|| {
+                let mut g = lock(&self.state);
+                let s = g.as_mut().ok_or(Fail::Closed)?;
+                if !s.it.valid() || s.end.as_deref().is_some_and(|e| s.it.key() >= e) {
+                    return Ok(None);
+                }
+                let pair = (s.it.key().to_vec(), s.it.value().to_vec());
+                s.open.env.block_on(s.it.next()).map_err(Fail::Lsm)?;
+                Ok(Some(pair))
+            })
+            .map_err(Fail::into_py)?;
+        Ok(pair.map(|(k, v)| (PyBytes::new(py, &k), PyBytes::new(py, &v))))
     }
 }

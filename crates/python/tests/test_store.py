@@ -92,8 +92,9 @@ def test_errors_are_typed_exceptions(tmp_path):
         zonedb.open(tmp_path / "c", write_buffer_size=[1])
     with pytest.raises(zonedb.InvalidArgumentError):
         zonedb.open(tmp_path / "d", profile="no-such-profile")
-    # A missing database without create_if_missing: an I/O error naming it.
-    with pytest.raises(zonedb.ZoneIOError):
+    # A missing database without create_if_missing: InvalidArgumentError naming it (RocksDB's
+    # kind and words).
+    with pytest.raises(zonedb.InvalidArgumentError, match="create_if_missing is false"):
         zonedb.open(tmp_path / "missing", create_if_missing=False)
     assert issubclass(zonedb.NoSpaceError, zonedb.Error)
     db = zonedb.open(tmp_path / "e", **OPTS)

@@ -571,6 +571,12 @@ impl BlkZonedDevice {
     fn stats_now(&self) -> DeviceStats {
         self.lock().stats
     }
+
+    /// Direct I/O: every write is a device command, none waits in a host cache.
+    #[allow(clippy::unused_self, reason = "the ready_device! method set")]
+    fn host_cached_now(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]

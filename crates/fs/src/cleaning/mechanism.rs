@@ -227,6 +227,10 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         extents: &[Extent],
         new_extents: Vec<Extent>,
     ) -> Result<bool, FsError> {
+        // The copies are on the device before a record points the file at them: flushed, on
+        // a device with a volatile write cache (a mount refuses a closed file that a write
+        // pointer cuts, so a host crash must not keep the record without the copies).
+        self.sync_device().await?;
         let mut meta = self.meta.lock().await;
         let replaced = {
             let mut s = self.lock();
@@ -290,13 +294,15 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 .map(|z| z.index)
                 .collect();
             // Busy until the device has reset them: an allocator that saw them empty before
-            // the reset completes would write into a zone the device still has full.
+            // the reset completes would write into a zone the device still has full. Active
+            // until then too: the device counts a written zone against its active limit until
+            // its reset is done, so a writer handed that token early would have its first
+            // write refused (TooManyActive), with two resets in flight and the budget full.
             for &z in &v {
                 if let Some(z) = s.zone_mut(z) {
                     z.wp = z.start;
                     z.threaded = None;
                     z.lifetime = Lifetime::NotSet;
-                    z.active = false;
                     z.busy = true;
                 }
             }
@@ -327,18 +333,23 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                     result = Ok(());
                 }
             }
+            let reset = result.is_ok() && !failed;
             if let Some(a) = self.lock().zone_mut(*z) {
                 a.busy = false;
+                if reset || failed {
+                    a.active = false;
+                }
                 if failed {
                     a.failed = true;
                     a.wp = a.start + a.capacity;
                 }
             }
         }
-        result?;
+        // Waiters wake whatever happened: a failed reset must not leave them asleep.
         if !victims.is_empty() {
             self.tokens.notify_waiters();
         }
+        result?;
         if self.split_geo.is_some() {
             self.merge_unused_subzones().await?;
         }

@@ -1490,6 +1490,7 @@ pub(crate) fn bars(
         .max(1e-9)
         * 1.5; // headroom for the legend in the top right corner
     let n = series.len() as f64;
+    crate::output::refuse_link(path)?;
     let root = SVGBackend::new(path, (960, 480)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let mut chart = ChartBuilder::on(&root)
@@ -1557,6 +1558,7 @@ fn cdf_plot(path: &std::path::Path, panels: &[(&str, Vec<Vec<f64>>)]) -> Result<
     let (lo, hi) = all.fold((f64::MAX, 0.0_f64), |(a, b), v| (a.min(v), b.max(v)));
     let lo = lo.max(1e-3).min(hi.max(1e-3));
     let hi = hi.max(lo * 10.0);
+    crate::output::refuse_link(path)?;
     let root = SVGBackend::new(path, (960, 420)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let areas = root.split_evenly((1, panels.len().max(1)));

@@ -202,10 +202,11 @@ impl SweepDir {
     }
 }
 
-/// Writes `path` whole: to a temporary name, then renamed over it.
+/// Writes `path` whole: to a temporary name (never through a symbolic link:
+/// [`crate::output`]), then renamed over it (a rename replaces a link, never follows it).
 fn write_whole(path: &Path, text: &str) -> Result<(), HarnessError> {
     let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).map_err(|e| io(&tmp, e))?;
+    crate::output::write(&tmp, text)?;
     std::fs::rename(&tmp, path).map_err(|e| io(path, e))
 }
 

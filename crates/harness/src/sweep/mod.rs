@@ -29,6 +29,10 @@ use serde::Serialize;
 use crate::db_bench::HarnessError;
 use crate::scenario::{Scenario, merge_tables};
 
+/// Most runs (configurations × seeds) a sweep may have: 10,000. A larger grid or seed count
+/// is refused before any scenario is built (a grid of millions once filled memory).
+pub const MAX_RUNS: u64 = 10_000;
+
 fn bad(what: impl std::fmt::Display) -> HarnessError {
     HarnessError::Config(format!("sweep: {what}"))
 }
@@ -113,7 +117,7 @@ impl SweepSpec {
         let mut base: toml::Table = match t.remove("scenario") {
             Some(toml::Value::String(p)) => {
                 let path = dir.join(&p);
-                let text = std::fs::read_to_string(&path)
+                let text = crate::input::read_to_string(&path)
                     .map_err(|e| bad(format!("scenario {}: {e}", path.display())))?;
                 toml::from_str(&text)
                     .map_err(|e| bad(format!("scenario {}: {e}", path.display())))?
@@ -174,6 +178,7 @@ impl SweepSpec {
             seed,
             metrics,
         };
+        spec.check_size()?;
         spec.runs()?;
         Ok(spec)
     }
@@ -183,9 +188,43 @@ impl SweepSpec {
     /// # Errors
     /// As [`SweepSpec::parse`]; an unreadable file.
     pub fn load(path: &Path) -> Result<Self, HarnessError> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
+        let text = crate::input::read_to_string(path)
+            .map_err(|e| bad(format!("{}: {e}", path.display())))?;
         Self::parse(&text, path.parent().unwrap_or(Path::new(".")))
+    }
+
+    /// Configurations of the grid (the product of its axes' lengths; `None` past `u64`).
+    pub fn configurations(&self) -> Option<u64> {
+        self.grid
+            .iter()
+            .try_fold(1u64, |n, (_, vs)| n.checked_mul(vs.len() as u64))
+    }
+
+    /// Refuses a sweep of more than [`MAX_RUNS`] runs, or whose seeds pass the largest TOML
+    /// integer.
+    fn check_size(&self) -> Result<(), HarnessError> {
+        let configs = self.configurations();
+        let runs = configs.and_then(|c| c.checked_mul(self.seeds));
+        if runs.is_none_or(|r| r > MAX_RUNS) {
+            return Err(bad(format!(
+                "{} configurations x {} seeds is more than {MAX_RUNS} runs, the most a sweep may have",
+                configs.map_or_else(|| "more than 2^64".to_owned(), |c| c.to_string()),
+                self.seeds
+            )));
+        }
+        if self
+            .seed
+            .checked_add(self.seeds - 1)
+            .is_none_or(|last| i64::try_from(last).is_err())
+        {
+            return Err(bad(format!(
+                "seed = {} with seeds = {}: the last seed would pass {}",
+                self.seed,
+                self.seeds,
+                i64::MAX
+            )));
+        }
+        Ok(())
     }
 
     /// The grid's points in order (the last key varies fastest).
@@ -315,6 +354,21 @@ mod tests {
     }
 
     #[test]
+    fn a_grid_of_two_million_configurations_is_refused_before_it_is_built() {
+        use std::fmt::Write as _;
+        let mut text = String::from("scenario = {}\n[grid]\n");
+        for (i, n) in [100, 100, 200].iter().enumerate() {
+            let values: Vec<String> = (0..*n).map(|v| v.to_string()).collect();
+            let _ = writeln!(text, "\"engine.x{i}\" = [{}]", values.join(", "));
+        }
+        let e = SweepSpec::parse(&text, Path::new("."))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("2000000 configurations"), "{e}");
+        assert!(e.contains("10000 runs"), "{e}");
+    }
+
+    #[test]
     fn bad_sweeps_are_refused_with_what_is_wrong() {
         for (text, what) in [
             ("seeds = 2", "no scenario"),
@@ -325,6 +379,12 @@ mod tests {
             ("scenario = {}\ncolour = 1", "unknown key"),
             ("scenario = \"/no/such/file.toml\"", "no/such"),
             ("scenario = {}\n[grid]\n\"fs..x\" = [1]", "dotted"),
+            ("scenario = {}\nseeds = 1000000000", "10000 runs"),
+            ("scenario = {}\nseeds = 10001", "10000 runs"),
+            (
+                "scenario = {}\nseeds = 3\nseed = 9223372036854775806",
+                "the last seed",
+            ),
         ] {
             let e = SweepSpec::parse(text, Path::new("."))
                 .unwrap_err()

@@ -86,7 +86,7 @@ pub fn write(
         .with_fields(fields)
         .build()
         .map_err(err)?;
-    let file = std::fs::File::create(path).map_err(err)?;
+    let file = crate::output::create(path)?;
     let props = Arc::new(WriterProperties::builder().build());
     let mut w = SerializedFileWriter::new(file, Arc::new(schema), props).map_err(err)?;
     let mut rg = w.next_row_group().map_err(err)?;

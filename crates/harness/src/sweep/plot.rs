@@ -60,6 +60,7 @@ fn bars(
         .map(|x| x.ci95_low.min(x.mean))
         .fold(0.0, f64::min);
     let n = summaries.len().max(1) as f64;
+    crate::output::refuse_link(path)?;
     let root = SVGBackend::new(path, (960, 480)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let mut chart = ChartBuilder::on(&root)

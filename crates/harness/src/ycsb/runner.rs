@@ -390,6 +390,13 @@ async fn update<S: KvStore>(
     Ok(true)
 }
 
+/// The zipfian generator of scan lengths, for a phase that scans with zipfian lengths only:
+/// it sums zeta over every length, so it is built once per phase (each client a copy).
+fn scan_lengths(w: &CoreWorkload, load: bool) -> Option<Zipfian> {
+    (!load && !w.scanlength_uniform && w.scanproportion > 0.0)
+        .then(|| Zipfian::new(w.minscanlength, w.maxscanlength, 0.99, None))
+}
+
 #[allow(clippy::too_many_arguments)]
 async fn client<E: Env, S: KvStore>(
     env: E,
@@ -400,6 +407,7 @@ async fn client<E: Env, S: KvStore>(
     load: bool,
     (load_counter, ack, progress): (Arc<Mutex<u64>>, Arc<Mutex<AckCounter>>, ProgressCounter),
     records: Records,
+    mut scan_zipf: Option<Zipfian>,
 ) -> Result<Client, HarnessError> {
     let mut rng = SimRng::seed_from_u64(seed);
     let mut c = Client::new(progress);
@@ -410,7 +418,6 @@ async fn client<E: Env, S: KvStore>(
     opchooser.add(w.insertproportion, Op::Insert);
     opchooser.add(w.scanproportion, Op::Scan);
     opchooser.add(w.readmodifywriteproportion, Op::Rmw);
-    let mut scan_zipf = Zipfian::new(w.minscanlength, w.maxscanlength, 0.99, None);
     let done = async {
         for _ in 0..ops {
             if load {
@@ -450,7 +457,9 @@ async fn client<E: Env, S: KvStore>(
                     let len = if w.scanlength_uniform {
                         w.minscanlength + rng.gen_range(0..w.maxscanlength - w.minscanlength + 1)
                     } else {
-                        scan_zipf.next(&mut rng)
+                        scan_zipf
+                            .as_mut()
+                            .map_or(w.minscanlength, |z| z.next(&mut rng))
                     };
                     let mut it = db.iter();
                     it.seek(&k).await?;
@@ -533,6 +542,7 @@ pub async fn run_phase_with_progress<E: Env, S: KvStore>(
     };
     let load_counter = Arc::new(Mutex::new(w.insertstart));
     let ack = AckCounter::after(w.recordcount);
+    let scan_zipf = scan_lengths(&w, load);
     let start = env.now();
     let mut handles = Vec::new();
     for t in 0..w.threadcount {
@@ -550,6 +560,7 @@ pub async fn run_phase_with_progress<E: Env, S: KvStore>(
                     load,
                     (load_counter.clone(), ack.clone(), progress.clone()),
                     records.clone(),
+                    scan_zipf.clone(),
                 ),
             ),
         );

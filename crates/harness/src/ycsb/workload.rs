@@ -3,7 +3,15 @@
 
 use std::collections::BTreeMap;
 
-use crate::db_bench::HarnessError;
+use crate::db_bench::{HarnessError, MAX_THREADS, MAX_VALUE_SIZE};
+
+/// Most fields a record may have (`fieldcount`; YCSB's default is 10).
+pub const MAX_FIELD_COUNT: u64 = 1024;
+/// Longest scan (`maxscanlength`; YCSB's default is 1000): a zipfian scan length sums zeta
+/// over every length first.
+pub const MAX_SCAN_LENGTH: u64 = 1_000_000;
+/// Widest key number padding (`zeropadding`; YCSB's default is 1).
+pub const MAX_ZERO_PADDING: usize = 1024;
 
 /// Request distribution of keys.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -180,6 +188,7 @@ impl CoreWorkload {
             ));
         }
         w.check_ranges(props)?;
+        w.check_sizes()?;
         let theta_given =
             props.contains_key("zipfianconstant") || props.contains_key("zipfian_const");
         if (w.requestdistribution == Distribution::Zipfian || theta_given)
@@ -195,6 +204,59 @@ impl CoreWorkload {
 }
 
 impl CoreWorkload {
+    /// Bytes of one record: each field is its name's and value's lengths (4 bytes each), the
+    /// name (`fieldnameprefix` and the field number) and the value (saturating).
+    pub fn record_bytes(&self) -> u64 {
+        let prefix = self.fieldnameprefix.len() as u64;
+        let value = self.fieldlength as u64;
+        (0..self.fieldcount.min(MAX_FIELD_COUNT + 1)).fold(0u64, |sum, i| {
+            let digits = i.checked_ilog10().unwrap_or(0) + 1;
+            sum.saturating_add(8 + prefix + u64::from(digits))
+                .saturating_add(value)
+        })
+    }
+
+    /// Refuses sizes that would grow memory or time without bound: more than 1024 client
+    /// threads (as db_bench's `--threads`) or fields, records over 64 MiB (the largest value
+    /// the workloads write), scans over 1,000,000 records, key padding over 1024 digits.
+    fn check_sizes(&self) -> Result<(), HarnessError> {
+        let bad = |k: &str, v: &dyn std::fmt::Display, what: &str| {
+            Err(HarnessError::Config(format!("property {k}={v}: {what}")))
+        };
+        if self.threadcount > u64::from(MAX_THREADS) {
+            return bad(
+                "threadcount",
+                &self.threadcount,
+                "must be between 1 and 1024 (client threads)",
+            );
+        }
+        if self.fieldcount > MAX_FIELD_COUNT {
+            return bad("fieldcount", &self.fieldcount, "must be between 1 and 1024");
+        }
+        if self.maxscanlength > MAX_SCAN_LENGTH {
+            return bad(
+                "maxscanlength",
+                &self.maxscanlength,
+                "must be at most 1000000",
+            );
+        }
+        if self.zeropadding > MAX_ZERO_PADDING {
+            return bad("zeropadding", &self.zeropadding, "must be at most 1024");
+        }
+        let record = self.record_bytes();
+        if record > MAX_VALUE_SIZE as u64 {
+            return bad(
+                "fieldlength",
+                &self.fieldlength,
+                &format!(
+                    "a record of {} fields takes {record} bytes (names and lengths included); at most 67108864 (64 MiB)",
+                    self.fieldcount
+                ),
+            );
+        }
+        Ok(())
+    }
+
     /// Rejects what YCSB would misbehave on or silently ignore: proportions outside [0, 1] or
     /// all zero, hotspot fractions outside [0, 1], unknown `insertorder` and
     /// `scanlengthdistribution`.
@@ -258,6 +320,13 @@ mod tests {
             ("hotspotopnfraction=-1", "hotspotopnfraction"),
             ("insertorder=sideways", "insertorder"),
             ("scanlengthdistribution=normal", "scanlengthdistribution"),
+            ("threadcount=100000", "threadcount"),
+            ("fieldcount=18446744073709551615", "fieldcount"),
+            ("fieldcount=1025", "fieldcount"),
+            ("maxscanlength=18446744073709551615", "maxscanlength"),
+            ("zeropadding=1000000000000", "zeropadding"),
+            ("fieldlength=18446744073709551615", "fieldlength"),
+            ("fieldcount=1024\nfieldlength=65536", "fieldlength"),
         ] {
             let p = parse_properties(&format!("recordcount=10\n{props}"));
             let err = CoreWorkload::from_properties(&p).unwrap_err().to_string();
@@ -267,6 +336,12 @@ mod tests {
             "recordcount=10\ninsertorder=ordered\nscanlengthdistribution=zipfian\nzipfianconstant=0.99",
         );
         assert!(CoreWorkload::from_properties(&ok).is_ok());
+        // The limits themselves are accepted.
+        let edge = parse_properties(
+            "recordcount=10\nthreadcount=1024\nfieldcount=1024\nfieldlength=65000\nmaxscanlength=1000000\nzeropadding=1024",
+        );
+        let w = CoreWorkload::from_properties(&edge).unwrap();
+        assert!(w.record_bytes() <= MAX_VALUE_SIZE as u64);
     }
 
     #[test]

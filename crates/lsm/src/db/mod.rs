@@ -9,6 +9,7 @@
 //! - [`stats`] — `DbStats`.
 
 pub mod background;
+pub mod check;
 pub mod iter;
 mod open;
 pub use open::{MIN_IO_ACTIVE_ZONES, MIN_IO_OPEN_ZONES};
@@ -239,16 +240,50 @@ impl<E: Env, D: ZonedDevice> Inner<E, D> {
 }
 
 /// A ZoneDB database on a zone file layer, in environment `E` (real or simulated).
+///
+/// Clones share one database. When the last clone is dropped without [`Db::close`], the drop
+/// closes it (as RocksDB's destructor does): in real mode it flushes the WAL's buffer,
+/// stops background work and releases the device, waiting at most
+/// [`DROP_CLOSE_TIMEOUT_NS`] of real time; in simulation a drop cannot wait in virtual
+/// time, so an unclosed store is left as a crash at that instant would leave it.
 #[derive(Debug)]
 pub struct Db<E: Env, D: ZonedDevice> {
     inner: Arc<Inner<E, D>>,
+    /// Shared by the clones; the last one dropped closes the store.
+    handle: Arc<CloseOnDrop<E, D>>,
 }
 
 impl<E: Env, D: ZonedDevice> Clone for Db<E, D> {
     fn clone(&self) -> Self {
         Self {
             inner: self.inner.clone(),
+            handle: self.handle.clone(),
         }
+    }
+}
+
+/// How long dropping the last handle of an open store waits for its close (real mode): 60 s.
+pub const DROP_CLOSE_TIMEOUT_NS: u64 = 60_000_000_000;
+
+/// Closes the store when the last [`Db`] handle goes (background tasks hold only `Inner`).
+#[derive(Debug)]
+struct CloseOnDrop<E: Env, D: ZonedDevice> {
+    inner: Arc<Inner<E, D>>,
+}
+
+impl<E: Env, D: ZonedDevice> Drop for CloseOnDrop<E, D> {
+    fn drop(&mut self) {
+        {
+            let st = self.inner.lock();
+            if st.closing || st.closed {
+                return;
+            }
+        }
+        let env = self.inner.env.clone();
+        let deadline = env.now().saturating_add(DROP_CLOSE_TIMEOUT_NS);
+        let inner = self.inner.clone();
+        // A destructor has no one to report to: a failed close leaves what recovery handles.
+        let _closed = env.run_blocking(zonedb_env::until(&env, deadline, Db::close_inner(&inner)));
     }
 }
 
@@ -539,13 +574,27 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
     /// # Errors
     /// A background error; file layer errors.
     pub async fn flush(&self) -> Result<(), LsmError> {
-        {
-            let mut w = self.inner.writer.lock().await;
-            write::switch_memtable(&self.inner, &mut w, true).await?;
+        Self::flush_inner(&self.inner).await
+    }
+
+    /// The handle of a database just opened.
+    pub(crate) fn from_inner(inner: Arc<Inner<E, D>>) -> Self {
+        Self {
+            handle: Arc::new(CloseOnDrop {
+                inner: inner.clone(),
+            }),
+            inner,
         }
-        self.inner.lock().flush_requested = true;
-        background::maybe_schedule(&self.inner);
-        background::wait_until(&self.inner, |st| st.imm.is_empty() && !st.flush_running).await
+    }
+
+    async fn flush_inner(inner: &Arc<Inner<E, D>>) -> Result<(), LsmError> {
+        {
+            let mut w = inner.writer.lock().await;
+            write::switch_memtable(inner, &mut w, true).await?;
+        }
+        inner.lock().flush_requested = true;
+        background::maybe_schedule(inner);
+        background::wait_until(inner, |st| st.imm.is_empty() && !st.flush_running).await
     }
 
     /// Waits until no flush or compaction is running or needed.
@@ -573,11 +622,43 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
     /// # Errors
     /// File layer errors.
     pub async fn close(&self) -> Result<(), LsmError> {
-        if self.inner.opts.disable_wal && self.inner.lock().bg_error.is_none() {
-            self.flush().await?;
+        Self::close_inner(&self.inner).await
+    }
+
+    /// RocksDB's `FlushWAL`: writes the WAL's buffered write groups to the device, and with
+    /// `sync` makes them durable (for `manual_wal_flush = true`, whose groups wait in the
+    /// buffer; a no-op when nothing is buffered).
+    ///
+    /// # Errors
+    /// [`LsmError::Closed`]; a failed WAL write stops writes as any WAL failure does.
+    pub async fn flush_wal(&self, sync: bool) -> Result<(), LsmError> {
+        {
+            let st = self.inner.lock();
+            if st.closing || st.closed {
+                return Err(LsmError::Closed);
+            }
         }
-        self.inner.lock().closing = true;
-        let _ = background::wait_until(&self.inner, State::background_idle).await;
+        let mut w = self.inner.writer.lock().await;
+        if let Some(f) = &mut w.file {
+            let r = if sync {
+                f.sync().await
+            } else {
+                f.flush().await
+            };
+            if let Err(e) = r {
+                return Err(write::wal_failed(&self.inner, e.into()));
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Db::close`] on the shared state (also run by the last handle's drop).
+    async fn close_inner(inner: &Arc<Inner<E, D>>) -> Result<(), LsmError> {
+        if inner.opts.disable_wal && inner.lock().bg_error.is_none() {
+            Self::flush_inner(inner).await?;
+        }
+        inner.lock().closing = true;
+        let _ = background::wait_until(inner, State::background_idle).await;
         // Everything is closed even when a step fails; the first failure is returned (a WAL
         // that failed earlier fails here: acknowledged writes it buffered were lost, so the
         // close is not clean).
@@ -587,22 +668,22 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
                 *first = r;
             }
         };
-        let mut w = self.inner.writer.lock().await;
+        let mut w = inner.writer.lock().await;
         if let Some(f) = w.file.take() {
             keep(&mut first, f.close().await.map_err(LsmError::from));
         }
-        if let Some(m) = self.inner.manifest.lock().await.take() {
+        if let Some(m) = inner.manifest.lock().await.take() {
             keep(&mut first, m.close().await);
         }
         if first.is_ok() {
-            keep(&mut first, background::delete_obsolete(&self.inner).await);
+            keep(&mut first, background::delete_obsolete(inner).await);
         }
         // A clean close leaves everything durable (a device flush; free in simulation).
         keep(
             &mut first,
-            self.inner.fs.sync_device().await.map_err(LsmError::from),
+            inner.fs.sync_device().await.map_err(LsmError::from),
         );
-        let mut st = self.inner.lock();
+        let mut st = inner.lock();
         st.closed = true;
         if let Some(e) = &st.wal_error {
             keep(&mut first, Err(LsmError::Background(e.clone())));

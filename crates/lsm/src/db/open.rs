@@ -37,7 +37,7 @@ pub const MIN_IO_ACTIVE_ZONES: u32 = 3;
 /// Refuses a file layer whose open or active zone budget is too small for the engine (a
 /// read-only mount writes nothing and needs none).
 fn check_zone_budget<E: Env, D: ZonedDevice>(fs: &ZoneFs<E, D>) -> Result<(), LsmError> {
-    if fs.options().read_only {
+    if fs.is_read_only() {
         return Ok(());
     }
     let (open, active) = fs.io_zone_budget();
@@ -298,6 +298,32 @@ async fn open_state<E: Env, D: ZonedDevice>(
     next_file: u64,
     last_seq: u64,
 ) -> Result<OpenState<E, D>, LsmError> {
+    // A file layer that takes no writes (mounted read-only, or left so by a mount that found
+    // no room for its own metadata, as on a full host file system): nothing is deleted,
+    // created or written; the database opens for reading only, as on a full device.
+    if let Err(why) = fs.check_writable() {
+        let why = LsmError::Fs(why);
+        if current_manifest.is_none() {
+            return Err(why);
+        }
+        return Ok(OpenState {
+            version,
+            wal_file: None,
+            manifest: None,
+            wal_number: log_number,
+            next_file,
+            read_only: Some(BackgroundError {
+                // No room (a full host file system), or mounted read-only on purpose.
+                kind: if why.kind() == LsmErrorKind::NoSpace {
+                    LsmErrorKind::NoSpace
+                } else {
+                    LsmErrorKind::InvalidArgument
+                },
+                what: format!("opened read-only: {why}"),
+                source: Some(Arc::new(why)),
+            }),
+        });
+    }
     // Space first: what the live MANIFEST does not refer to (orphans of a crash or of an open
     // that failed) is deleted before recovery asks for a zone.
     if let Some(current) = current_manifest {
@@ -479,6 +505,6 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
         });
         background::refresh_scores(&inner);
         background::maybe_schedule(&inner);
-        Ok(Self { inner })
+        Ok(Self::from_inner(inner))
     }
 }

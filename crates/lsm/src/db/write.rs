@@ -255,6 +255,13 @@ async fn commit_group<E: Env, D: ZonedDevice>(
         };
         if r.is_ok() && want_sync {
             r = f.sync().await;
+        } else if r.is_ok()
+            && !inner.opts.manual_wal_flush
+            && inner.fs.device().host_cached_writes()
+        {
+            // RocksDB's default: the group reaches the host (the OS) before the write
+            // returns, so it outlives the process (`DbOptions::manual_wal_flush`).
+            r = f.flush().await;
         }
         if let Err(e) = r {
             // The WAL has a gap now (and earlier acknowledged, unsynced writes may be in it):
@@ -436,7 +443,10 @@ fn room<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, delayed: bool) -> Result<Ro
 /// `only_if_nonempty`... an empty memtable is never switched).
 /// Records a failed WAL write, sync or close: writes stop (a background error, as in RocksDB;
 /// the store stays readable) and no later close counts as clean.
-fn wal_failed<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>, e: LsmError) -> LsmError {
+pub(crate) fn wal_failed<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    e: LsmError,
+) -> LsmError {
     // Shared: the caller gets the error, and every later writer gets it as the source of
     // the background error.
     let e = e.into_shared();

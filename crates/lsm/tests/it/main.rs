@@ -4,12 +4,14 @@
 //! tests link once. Run one with `cargo test --profile ci -p CRATE --test it MODULE`.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
+mod a_read_only_file_layer_opens_the_database_for_reading;
 mod background_purge_deletes_what_jobs_made_obsolete;
 mod close_stops_a_running_compaction;
 mod common;
 mod compaction_out_of_space_is_a_soft_error;
 mod compaction_readahead_reads_inputs_in_large_reads;
 mod corrupt_sst_and_wal_never_return_wrong_data;
+mod dropping_the_store_closes_it;
 mod elided_sst_blocks_round_trip_and_damage_is_corruption;
 mod elided_values_cost_what_full_values_cost;
 mod elided_values_match_a_btreemap_oracle;
@@ -35,3 +37,4 @@ mod toy_placement_policy_runs_through_the_engine;
 mod toy_start_file_rule_runs_through_the_engine;
 mod write_stalls_wait_in_virtual_time;
 mod zone_aware_policies_keep_every_write;
+mod zone_resets_never_take_a_live_writers_zone;

@@ -19,6 +19,7 @@ from ._native import (  # noqa: F401
     ClosedError,
     CorruptionError,
     Error,
+    ForkedError,
     InvalidArgumentError,
     NoSpaceError,
     Snapshot,
@@ -47,4 +48,5 @@ __all__ = [
     "ZoneIOError",
     "InvalidArgumentError",
     "ClosedError",
+    "ForkedError",
 ]

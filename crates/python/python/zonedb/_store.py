@@ -1,8 +1,34 @@
-"""The store: ``zonedb.open`` and ``WriteBatch`` around the native ``Store``."""
+"""The store: ``zonedb.open`` and ``WriteBatch`` around the native ``Store``.
 
+Lifecycle: a store closes on ``close()`` (or leaving ``with``), when it is garbage
+collected, and at interpreter exit: ``_close_open_stores`` (an atexit hook) closes every
+store still open in ``_open_stores`` (a weak set, so it keeps none alive). Closing at exit
+gives up after 30 s rather than hang. ``os._exit`` skips both; then what survives is what
+each write already handed to the OS. After ``os.fork()`` the child lets go of the stores
+it inherited (their calls raise ``ForkedError``) and may open them anew.
+"""
+
+import atexit
 import os
+import sys
+import weakref
 
 from . import _native
+
+_open_stores = weakref.WeakSet()
+
+
+def _close_open_stores():
+    for db in list(_open_stores):
+        try:
+            db._close_at_exit()
+        except Exception as e:  # noqa: BLE001 - reported, the exit goes on
+            sys.stderr.write(f"zonedb: closing {db!r} at exit: {e}\n")
+
+
+atexit.register(_close_open_stores)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_native._after_fork)
 
 
 class WriteBatch:
@@ -41,9 +67,14 @@ def open(path=None, *, device=None, **options):  # noqa: A001 - the store's verb
     ``placement`` (``liza``, ``caza``, ...), ``gc_threshold``, and every engine option under
     its RocksDB name (``write_buffer_size``, ``compaction_pri``, ``create_if_missing``, ...).
     Errors are ``zonedb.Error`` subclasses.
+
+    The store closes itself when garbage collected and at interpreter exit; it belongs to
+    this process (in a ``fork()`` child, open it again).
     """
     if path is not None:
         path = os.fspath(path)
     if device is not None:
         device = os.fspath(device)
-    return _native.open_store(path, device, **options)
+    db = _native.open_store(path, device, **options)
+    _open_stores.add(db)
+    return db
