@@ -12,7 +12,11 @@
 # Exits 1 on a lost synced write, an fsck problem or du beyond 5 %; prints a summary.
 #
 #   scripts/kill-loop.sh [-n CYCLES] [-s SEED] [-d DIR] [--min-ms MS] [--max-ms MS]
-#                        [--check-every N] [--keep]
+#                        [--check-every N] [--keep] [--unsynced]
+#
+# --unsynced: the writer does not sync (`crashtest write --unsynced`): each acknowledged op
+# reached the OS before it was acknowledged (manual_wal_flush = false), so a SIGKILL loses
+# none of them either.
 #
 # Defaults: 100 cycles, seed 1, kills 300-2500 ms after the writer starts, a fresh temporary
 # directory (removed at the end unless --keep or -d). ZONEDB names the binary
@@ -29,6 +33,7 @@ MIN_MS=300
 MAX_MS=2500
 CHECK_EVERY=25
 KEEP=0
+UNSYNCED=
 while [ $# -gt 0 ]; do
   case "$1" in
     -n) CYCLES=$2; shift 2 ;;
@@ -38,7 +43,8 @@ while [ $# -gt 0 ]; do
     --max-ms) MAX_MS=$2; shift 2 ;;
     --check-every) CHECK_EVERY=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    --unsynced) UNSYNCED=--unsynced; shift ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "kill-loop: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -108,7 +114,7 @@ space_check() {
 
 for c in $(seq 1 "$CYCLES"); do
   : > "$LOGS/$c"
-  "$ZONEDB" crashtest write --dir "$DEV" --ack "$LOGS/$c" --prefix "c$c-" > /dev/null 2>&1 &
+  "$ZONEDB" crashtest write --dir "$DEV" --ack "$LOGS/$c" --prefix "c$c-" $UNSYNCED > /dev/null 2>&1 &
   WRITER_PID=$!
   ms=$((MIN_MS + RANDOM % (MAX_MS - MIN_MS)))
   sleep "$(awk -v m="$ms" 'BEGIN { printf "%.3f", m / 1000 }')"
@@ -132,7 +138,8 @@ for c in $(seq 1 "$CYCLES"); do
 done
 
 WALL=$(awk -v s="$START" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
-echo "kill-loop: $CYCLES cycles (seed $SEED), $ACKED_TOTAL acknowledged synced writes," \
+KIND=synced; [ -n "$UNSYNCED" ] && KIND=unsynced
+echo "kill-loop: $CYCLES cycles (seed $SEED), $ACKED_TOTAL acknowledged $KIND writes," \
   "$FAILURES failures; fsck clean $FSCK_CLEAN/$CYCLES; du $LAST_DU bytes vs $LAST_EXPECTED held" \
   "(largest du/held ${MAX_RATIO}); wall ${WALL} s"
 if [ "$FAILURES" -gt 0 ]; then exit 1; fi

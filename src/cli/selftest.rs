@@ -274,6 +274,10 @@ pub struct CrashWriteArgs {
     /// Format the device first.
     #[arg(long)]
     fresh: bool,
+    /// Write without syncing: each op is acknowledged once its write group reached the OS
+    /// (`manual_wal_flush = false`), which a SIGKILL of the process does not undo.
+    #[arg(long)]
+    unsynced: bool,
 }
 
 /// `zonedb crashtest verify`.
@@ -333,8 +337,12 @@ fn crash_write(a: &CrashWriteArgs) -> Result<ExitCode, CliError> {
         super::report_wal_recovery(db.wal_recovery());
         for i in 0..a.count {
             let b = synced_writes::op(&a.run.prefix, i, a.run.value_size);
-            db.write_sync(b).await.map_err(crash_error)?;
-            // Logged only after the acknowledgement: the log never claims an unsynced op.
+            if a.unsynced {
+                db.write(b).await.map_err(crash_error)?;
+            } else {
+                db.write_sync(b).await.map_err(crash_error)?;
+            }
+            // Logged only after the acknowledgement: the log never claims an unacknowledged op.
             writeln!(log, "{}", i + 1).map_err(crash_error)?;
         }
         db.close().await.map_err(crash_error)?;

@@ -4,15 +4,18 @@
 //! - `device`: [`SimZonedDevice`], everything media-independent (zone table, admission, payload,
 //!   in-flight writes, power cycle, faults, checker, counters).
 //! - `faults`: [`Faults`], the injected faults.
+//! - `delayed_resets`: [`DelayedResets`], a device whose resets take effect after a delay.
 //! - [`spec`]: [`SimDeviceSpec`] (profile name, scale, chips per zone, payload, scheduler), the
 //!   one way to build a simulated device, and [`SimDevice`], the device scenarios run on.
 
+mod delayed_resets;
 pub(crate) mod device;
 mod faults;
 pub mod media;
 pub mod spec;
 mod threaded;
 
+pub use delayed_resets::DelayedResets;
 pub use device::SimZonedDevice;
 pub use faults::Faults;
 pub use media::{Completion, Media, MediaKind, Poll, Ticket};

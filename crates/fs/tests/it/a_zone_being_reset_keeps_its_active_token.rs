@@ -10,98 +10,26 @@
 //! fsck stays clean and the written files read back.
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
-use std::future::Future;
 use std::sync::Arc;
 
 use zonedb_device::payload::Payload;
-use zonedb_device::{
-    DeviceError, DeviceStats, IoClass, Profile, ZnsSsd, ZoneGeometry, ZoneInfo, ZoneOp, ZonedDevice,
-};
+use zonedb_device::sim::DelayedResets;
+use zonedb_device::{Profile, ZnsSsd, ZonedDevice};
 use zonedb_env::{Env, SimConfig, SimEnv};
 use zonedb_fs::placement::Lifetime;
 use zonedb_fs::{FsOptions, ZoneFs};
 
+/// How long after it is issued a reset takes effect.
 const RESET_NS: u64 = 2_000_000;
-
-/// The simulated SSD whose resets take effect [`RESET_NS`] after they are issued.
-#[derive(Debug)]
-struct SlowResetSsd {
-    ssd: ZnsSsd<SimEnv>,
-    env: SimEnv,
-}
-
-impl ZonedDevice for SlowResetSsd {
-    fn geometry(&self) -> &ZoneGeometry {
-        self.ssd.geometry()
-    }
-
-    fn report_zones(&self, first: u32, count: u32) -> Vec<ZoneInfo> {
-        self.ssd.report_zones(first, count)
-    }
-
-    fn read(
-        &self,
-        offset: u64,
-        len: u64,
-        class: IoClass,
-    ) -> impl Future<Output = Result<Vec<u8>, DeviceError>> + Send {
-        self.ssd.read(offset, len, class)
-    }
-
-    fn write(
-        &self,
-        offset: u64,
-        data: &[u8],
-    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        self.ssd.write(offset, data)
-    }
-
-    fn append(
-        &self,
-        zone: u32,
-        data: &[u8],
-    ) -> impl Future<Output = Result<u64, DeviceError>> + Send {
-        self.ssd.append(zone, data)
-    }
-
-    fn manage(
-        &self,
-        zone: u32,
-        op: ZoneOp,
-    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        let wait = self
-            .env
-            .sleep(if op == ZoneOp::Reset { RESET_NS } else { 0 });
-        async move {
-            wait.await;
-            self.ssd.manage(zone, op).await
-        }
-    }
-
-    fn sync(&self) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        self.ssd.sync()
-    }
-
-    fn volatile_write_cache(&self) -> bool {
-        false
-    }
-
-    fn stats(&self) -> DeviceStats {
-        self.ssd.stats()
-    }
-}
 
 /// Six open and six active zones: the layer's writer budget and its metadata zone leave the
 /// device one zone spare.
-fn device(env: &SimEnv) -> Arc<SlowResetSsd> {
+fn device(env: &SimEnv) -> Arc<DelayedResets<SimEnv, ZnsSsd<SimEnv>>> {
     let mut p = Profile::by_name("tiny").unwrap();
     p.zones.max_open_zones = 6;
     p.zones.max_active_zones = 6;
     let ssd = ZnsSsd::new(env.clone(), p, Payload::memory(16)).unwrap();
-    Arc::new(SlowResetSsd {
-        ssd,
-        env: env.clone(),
-    })
+    Arc::new(DelayedResets::new(env.clone(), ssd, RESET_NS))
 }
 
 /// Four files of four lifetimes fill four zones but 8 KiB each (each zone stays active);
@@ -112,7 +40,7 @@ fn run(offset_ns: u64) {
     let dev = device(&env);
     let (env2, dev2) = (env.clone(), dev.clone());
     env.run(async move {
-        ZoneFs::<SimEnv, SlowResetSsd>::mkfs(dev2.as_ref(), 0)
+        ZoneFs::<SimEnv, DelayedResets<SimEnv, ZnsSsd<SimEnv>>>::mkfs(dev2.as_ref(), 0)
             .await
             .unwrap();
         let opts = FsOptions {
