@@ -646,9 +646,20 @@ impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
         zone: u32,
         op: ZoneOp,
     ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        let admitted = self.admit_manage(zone, op);
+        let delay = if op == ZoneOp::Reset {
+            self.lock().faults.reset_delay_ns
+        } else {
+            0
+        };
+        // A delayed reset is admitted when it takes effect (`Faults::reset_delay_ns`).
+        let admitted = (delay == 0).then(|| self.admit_manage(zone, op));
         async move {
-            let done = admitted?;
+            let done = if let Some(a) = admitted {
+                a?
+            } else {
+                self.env.sleep(delay).await;
+                self.admit_manage(zone, op)?
+            };
             self.complete(done, (), "after zone management").await
         }
     }

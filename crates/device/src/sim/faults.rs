@@ -12,6 +12,10 @@ pub struct Faults {
     pub torn_writes: bool,
     /// Seed of the fault choices.
     pub seed: u64,
+    /// A reset takes effect this long after it is issued (0: at once): until then the zone
+    /// keeps its state, its data and its place against the open and active limits, as on the
+    /// file-backed device (which syncs its zone records) and an SSD (which erases).
+    pub reset_delay_ns: u64,
 }
 
 /// A 64-bit mix (splitmix64's finalizer): fault choices as a pure function of their inputs.

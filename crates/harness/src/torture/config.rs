@@ -25,6 +25,9 @@ pub struct FaultMix {
     pub read_only_zones: bool,
     /// Empty zones may go offline.
     pub offline_zones: bool,
+    /// Zone resets take effect this long after they are issued (0: at once; the device's
+    /// `Faults::reset_delay_ns`). Only the reset-race family sets it.
+    pub reset_delay_ns: u64,
 }
 
 /// The whole configuration of one seed.
@@ -76,6 +79,10 @@ impl TortureConfig {
     ///
     /// # Panics
     /// Never for any seed: every derived profile is valid (tested over many seeds).
+    #[allow(
+        clippy::too_many_lines,
+        reason = "one draw after another, in the order that keeps each seed's configuration"
+    )]
     pub fn for_seed(seed: u64) -> Self {
         let mut rng = SimRng::seed_from_u64(seed ^ 0x7072_7475_7265_0001);
         let fills_device = chance(&mut rng, 12);
@@ -149,6 +156,7 @@ impl TortureConfig {
             },
             read_only_zones: chance(&mut rng, 20),
             offline_zones: chance(&mut rng, 20),
+            reset_delay_ns: 0,
         };
         // Drawn in this order (a seed's configuration must not change when fields are added).
         let gc_threshold = pick(&mut rng, &[10, 25, 50]);
@@ -182,11 +190,28 @@ impl TortureConfig {
         }
     }
 
+    /// The reset-race family's configuration of `seed` (issue 46, defect 1): the seed's own,
+    /// with db_bench-like small buffers (64 KiB memtables and SSTs, 256 KiB L1), four
+    /// background jobs, open and active limits of 6 (one zone spare beyond the layer's
+    /// budget) and resets that take effect 2 ms after they are issued, so deletes, flushes
+    /// and compactions meet zones whose resets are in flight.
+    pub fn reset_race(seed: u64) -> Self {
+        let mut c = Self::for_seed(seed);
+        c.options.write_buffer_size = 64 << 10;
+        c.options.target_file_size_base = 64 << 10;
+        c.options.max_bytes_for_level_base = 256 << 10;
+        c.options.max_background_jobs = 4;
+        c.profile.zones.max_open_zones = 6;
+        c.profile.zones.max_active_zones = 6;
+        c.faults.reset_delay_ns = 2_000_000;
+        c
+    }
+
     /// One line naming everything a seed chose (printed with a failure).
     pub fn summary(&self) -> String {
         let z = &self.profile.zones;
         format!(
-            "seed {} | tiny: {} zones of {} KiB (capacity {} KiB), open/active {}/{} | cleaner {} (gc {}%, every {} ms) | placement {} | {} | {:?} {:?} | memtable {} KiB x{}, sst {} KiB, L1 {} KiB, block {} B, bloom {}, cache {} KiB, jobs {}, manifest {} KiB | fs buffer {} KiB{} | keys {}, values <= {} B | {} rounds x {} ops | faults: power loss {}, torn {}, read errors 1/{}, read-only zones {}, offline zones {}{}",
+            "seed {} | tiny: {} zones of {} KiB (capacity {} KiB), open/active {}/{} | cleaner {} (gc {}%, every {} ms) | placement {} | {} | {:?} {:?} | memtable {} KiB x{}, sst {} KiB, L1 {} KiB, block {} B, bloom {}, cache {} KiB, jobs {}, manifest {} KiB | fs buffer {} KiB{} | keys {}, values <= {} B | {} rounds x {} ops | faults: power loss {}, torn {}, read errors 1/{}, read-only zones {}, offline zones {}, reset delay {} us{}",
             self.seed,
             z.zone_count,
             z.zone_size_bytes >> 10,
@@ -228,6 +253,7 @@ impl TortureConfig {
             self.faults.read_error_one_in,
             self.faults.read_only_zones,
             self.faults.offline_zones,
+            self.faults.reset_delay_ns / 1_000,
             if self.fills_device {
                 " | fills the device"
             } else {

@@ -26,6 +26,14 @@ pub fn run_seed(seed: u64) -> Result<SeedReport, TortureFailure> {
     run::run(&TortureConfig::for_seed(seed))
 }
 
+/// Runs seed `seed` of the reset-race family ([`TortureConfig::reset_race`]).
+///
+/// # Errors
+/// The first broken invariant.
+pub fn run_reset_race_seed(seed: u64) -> Result<SeedReport, TortureFailure> {
+    run::run(&TortureConfig::reset_race(seed))
+}
+
 /// Shrinks a failing configuration: fewer rounds (up to the failing one), then fewer operations
 /// per round, while it still fails. Returns the smallest failing configuration found and its
 /// failure.

@@ -237,6 +237,11 @@ fn drive(env: &SimEnv, cfg: &TortureConfig, shared: &SharedRef) -> Result<(), (u
             .map_err(|e| (0, format!("device: {e}")))?,
     );
     dev.set_checking(true);
+    if cfg.faults.reset_delay_ns > 0 {
+        let mut f = dev.faults();
+        f.reset_delay_ns = cfg.faults.reset_delay_ns;
+        dev.set_faults(f);
+    }
     let d2 = dev.clone();
     env.run(async move { ZoneFs::<SimEnv, Dev>::mkfs(d2.as_ref(), 0).await })
         .map_err(|e| (0, format!("simulation: {e}")))?
