@@ -319,11 +319,14 @@ pub fn crashtest(cmd: &CrashtestCommand) -> Result<ExitCode, CliError> {
 fn crash_write(a: &CrashWriteArgs) -> Result<ExitCode, CliError> {
     let dev = Arc::new(a.run.target.open(a.fresh)?);
     let env = RealEnv::new(1);
-    let mut log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&a.run.ack)
-        .map_err(|e| crash_error(format!("{}: {e}", a.run.ack.display())))?;
+    // The log is created or appended to without following a symbolic link (as device files
+    // and reports are: `docs/bad-inputs.md`).
+    let mut log = {
+        let mut o = std::fs::OpenOptions::new();
+        o.create(true).append(true);
+        zonedb_device::links::open_no_follow(&a.run.ack, o)
+            .map_err(|e| crash_error(format!("{}: {e}", a.run.ack.display())))?
+    };
     let fresh = a.fresh;
     let opts = a.run.target.fs_options();
     env.block_on(async {

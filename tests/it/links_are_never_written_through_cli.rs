@@ -1,7 +1,8 @@
 //! Symbolic links are never written through: `crashtest write --fresh` with `DATA` or
 //! `ZONES` linked elsewhere, an existing device whose `DATA` became a link, `run` and
 //! `compare` with a linked `compare.md` or a dangling `series-0.csv` in the report
-//! directory, and a sweep with a planted `scenarios/c00-s1.toml` each exit 2 naming the link,
+//! directory, a sweep with a planted `scenarios/c00-s1.toml` and `crashtest write` with a linked `--ack`
+//! log each exit 2 naming the link,
 //! and the link's target is left as it was (a dangling link's is not created).
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
@@ -93,6 +94,33 @@ fn crashtest_write_fresh_refuses_linked_device_files() {
         &dir.join("DATA"),
     );
     assert!(!nowhere.exists());
+}
+
+#[test]
+fn crashtest_write_refuses_a_linked_acknowledgement_log() {
+    let tmp = tempfile::tempdir().unwrap();
+    let victim = tmp.path().join("victim");
+    std::fs::write(&victim, VICTIM).unwrap();
+    let ack = tmp.path().join("ack");
+    symlink(&victim, &ack).unwrap();
+    let dir = tmp.path().join("dev");
+    refused(
+        &[
+            "crashtest",
+            "write",
+            "--fresh",
+            "--dir",
+            s(&dir),
+            "--scale",
+            "1/512",
+            "--ack",
+            s(&ack),
+            "--count",
+            "10",
+        ],
+        &ack,
+    );
+    assert_eq!(std::fs::read(&victim).unwrap(), VICTIM);
 }
 
 #[test]
