@@ -44,7 +44,9 @@ pub struct BenchArgs {
     /// Chips each zone is striped over (default: the profile's).
     #[arg(long)]
     chips_per_zone: Option<u32>,
-    /// How queued die work is ordered: fifo or priority (default: the profile's, fifo).
+    /// How queued die work waits and is ordered: fifo, per-die, query-first, priority,
+    /// fifo-query-first or fifo-priority (default: the profile's, fifo). A SplitZNS device's
+    /// Read Scheduler puts query reads first within it.
     #[arg(long)]
     scheduler: Option<String>,
     /// seq-write, seq-read, rand-read, mixed, subzone-write (needs `--splitzns`) or

@@ -84,14 +84,10 @@ pub struct FillDeleteArgs {
     /// --zone-copy izc: copyback-aware destination allocation (CAB); false is CUB.
     #[arg(long, default_value = "true", action = clap::ArgAction::Set, value_parser = super::store::flag_bool)]
     copyback_aware: bool,
-    /// Reclaim zones by threaded logging where it costs less than cleaning (needs --kind
-    /// znsplus).
+    /// Reclaim zones by threaded logging where it costs less than cleaning, when the cleaner
+    /// has a victim (needs --kind znsplus).
     #[arg(long)]
     threaded_logging: bool,
-    /// With --threaded-logging: threaded logging is considered below this free-space
-    /// percentage (1-100).
-    #[arg(long, default_value_t = 25, value_parser = clap::value_parser!(u32).range(1..=100))]
-    threaded_free_pct: u32,
     /// With --threaded-logging: open a zone for threaded logging only with at least this
     /// percentage of it garbage (0: any garbage, the ZNS+ artifact's rule).
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100))]
@@ -362,7 +358,6 @@ fn fill_delete(a: &FillDeleteArgs) -> Result<ExitCode, CliError> {
             ZoneCopy::Host
         },
         threaded_logging: a.threaded_logging,
-        threaded_free_pct: a.threaded_free_pct,
         threaded_min_garbage_pct: a.threaded_min_garbage_pct,
         ..FsOptions::default()
     };
@@ -390,7 +385,6 @@ fn fill_delete(a: &FillDeleteArgs) -> Result<ExitCode, CliError> {
             m.insert("zone_copy".into(), json!(a.zone_copy));
             m.insert("copyback_aware".into(), json!(a.copyback_aware));
             m.insert("threaded_logging".into(), json!(a.threaded_logging));
-            m.insert("threaded_free_pct".into(), json!(a.threaded_free_pct));
             m.insert(
                 "threaded_min_garbage_pct".into(),
                 json!(a.threaded_min_garbage_pct),

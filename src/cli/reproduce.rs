@@ -105,6 +105,11 @@ pub struct ReproduceArgs {
     /// value in TOML (`reset_ack="at-once"`); repeatable. Not for znsplus.
     #[arg(long = "device-option", value_name = "KEY=VALUE")]
     device_options: Vec<String>,
+    /// A zone layer option (a scenario's `[fs]` key) set in every configuration of the study,
+    /// as `KEY=VALUE` with the value in TOML (`scale_time_constants=false`); repeatable. Not
+    /// for znsplus.
+    #[arg(long = "fs-option", value_name = "KEY=VALUE")]
+    fs_options: Vec<String>,
     /// Report directory (`reproduce-<study>.md` and `.json` are written there).
     #[arg(long, default_value = "zonedb-report")]
     out: PathBuf,
@@ -169,19 +174,21 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
         StudyArg::Znsplus
             if a.engine_options.is_empty()
                 && a.device_options.is_empty()
+                && a.fs_options.is_empty()
                 && a.emit_scenarios.is_none() =>
         {
             return study_znsplus(a);
         }
         StudyArg::Znsplus => {
             return Err(CliError::Usage(
-                "--engine-option, --device-option, --emit-scenarios: the znsplus study takes none"
+                "--engine-option, --device-option, --fs-option, --emit-scenarios: the znsplus study takes none"
                     .into(),
             ));
         }
     };
     let engine_options = parse_options("--engine-option", &a.engine_options)?;
     let device_options = parse_options("--device-option", &a.device_options)?;
+    let fs_options = parse_options("--fs-option", &a.fs_options)?;
     let name = match study {
         Study::SameZone => "same-zone",
         Study::Oaza => "oaza",
@@ -217,6 +224,18 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
                 .try_into()
                 .map_err(|e: toml::de::Error| bad(e.to_string()))?;
             check_device(&c.scenario).map_err(bad)?;
+        }
+        if !fs_options.is_empty() {
+            let bad = |e: String| CliError::Usage(format!("--fs-option: {e}"));
+            let mut t = toml::Table::try_from(&c.scenario.fs).map_err(|e| bad(e.to_string()))?;
+            merge_tables(&mut t, &fs_options);
+            c.scenario.fs = t
+                .try_into()
+                .map_err(|e: toml::de::Error| bad(e.to_string()))?;
+            c.scenario
+                .fs
+                .placement_policy(c.scenario.time_div().map_err(usage)?)
+                .map_err(usage)?;
         }
     }
     if let Some(dir) = &a.emit_scenarios {
@@ -298,6 +317,7 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
             "Device",
             &device_options,
         ),
+        ("fs_options", "--fs-option", "Zone layer", &fs_options),
     ] {
         if options.is_empty() {
             continue;
@@ -499,20 +519,14 @@ fn emit_scenarios(
                 c.scenario.name
             )));
         }
-        let stem: String = format!(
-            "{study}-{}-{}-{}-seed{}",
-            c.group, c.scheme, c.workload, c.seed
-        )
-        .chars()
-        .map(|ch| {
-            if ch.is_ascii_alphanumeric() || ch == '.' || ch == '-' {
-                ch
-            } else {
-                '_'
-            }
-        })
-        .collect();
+        let stem = c.stem(study);
         let path = dir.join(format!("{stem}.toml"));
+        if files.contains(&path.display().to_string()) {
+            return Err(CliError::Usage(format!(
+                "two configurations would be written to {} (a bug: cells must be unique)",
+                path.display()
+            )));
+        }
         zonedb_harness::output::write(&path, &text)?;
         files.push(path.display().to_string());
     }

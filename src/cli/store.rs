@@ -90,6 +90,11 @@ pub struct StoreArgs {
     /// foreground instead.
     #[arg(long, default_value_t = 0)]
     pub alloc_retry_blocking_ms: u64,
+    /// Divide the zone layer's time constants (`--zc_blocking_poll_ms`,
+    /// `--alloc_retry_blocking_ms`, the cleaner's 10 s period) by the scale's N, as sizes are
+    /// (a scenario's `fs.scale_time_constants`); `=false` keeps the paper's values.
+    #[arg(long, default_value = "true", num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set, value_parser = flag_bool)]
+    pub scale_time_constants: bool,
     /// Open zone limit of the device (the profile's own if absent; 0 = none).
     #[arg(long)]
     pub max_open_zones: Option<u32>,
@@ -277,15 +282,34 @@ pub fn engine_options(a: &EngineArgs, use_existing_db: bool) -> Result<DbOptions
     Ok(o)
 }
 
+/// ZenFS's background cleaner period, ms (divided by the scale with the other constants).
+const FS_CLEANING_INTERVAL_MS: u64 = 10_000;
+
 /// The file layer options the flags describe.
 pub fn fs_options(a: &StoreArgs) -> Result<FsOptions, CliError> {
+    let div = if a.scale_time_constants {
+        u64::from(
+            zonedb_device::profile::parse_scale(&a.scale)
+                .map_err(|e| CliError::Usage(e.to_string()))?,
+        )
+    } else {
+        1
+    };
+    let scaled = |ms: u64| {
+        if ms == 0 {
+            0
+        } else {
+            (ms.saturating_mul(1_000_000) / div).max(1)
+        }
+    };
     Ok(FsOptions {
         cleaner: zonedb_fs::cleaning::by_name(&a.cleaner, 20)
             .map_err(|e| CliError::Usage(e.to_string()))?,
         placement: zonedb_fs::placement::by_name(&a.placement).map_err(CliError::Usage)?,
         zone_append: a.zone_append,
-        zc_blocking_poll_ns: a.zc_blocking_poll_ms.saturating_mul(1_000_000),
-        alloc_retry_blocking_ms: a.alloc_retry_blocking_ms,
+        zc_blocking_poll_ns: scaled(a.zc_blocking_poll_ms),
+        alloc_retry_blocking_ns: scaled(a.alloc_retry_blocking_ms),
+        cleaning_interval_ns: scaled(FS_CLEANING_INTERVAL_MS),
         page_cache_size_bytes: a.page_cache_size,
         readahead_kb: a.readahead_kb,
         ..FsOptions::default()

@@ -120,7 +120,11 @@ fn emitted_scenarios_run_alone_to_the_studys_figures() {
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let j: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(j["emitted"].as_array().unwrap().len(), 4, "{j}");
+    // The four schemes, and the three baselines again on FIFO queueing.
+    let emitted = j["emitted"].as_array().unwrap();
+    assert_eq!(emitted.len(), 7, "{j}");
+    let fifo = emit.join("splitzns-queueing-LDP__FIFO_-overwrite-seed1.toml");
+    assert!(emitted.iter().any(|f| f == fifo.to_str().unwrap()), "{j}");
     assert!(!dir.path().join("study").exists(), "nothing ran");
     let ldp = emit.join("splitzns-scheme-LDP-overwrite-seed1.toml");
     let text = std::fs::read_to_string(&ldp).unwrap();

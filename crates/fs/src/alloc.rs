@@ -71,7 +71,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 .try_acquire_zone(lifetime, kind, 0, AllocMode::Policy, sst)
                 .await
             {
-                Err(FsError::NoSpace) if self.opts.alloc_retry_blocking_ms > 0 => {
+                Err(FsError::NoSpace) if self.opts.alloc_retry_blocking_ns > 0 => {
                     return self.retry_after_sleeps(lifetime, kind, sst).await;
                 }
                 Err(FsError::NoSpace) => {
@@ -134,7 +134,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
 
     /// The authors' retry loop (`ZoneFile::AllocateNewZone` of their ZenFS fork): while more
     /// than an eighth of a zone is unwritten, try again, sleep
-    /// [`FsOptions::alloc_retry_blocking_ms`](crate::fs::FsOptions::alloc_retry_blocking_ms)
+    /// [`FsOptions::alloc_retry_blocking_ns`](crate::fs::FsOptions::alloc_retry_blocking_ns)
     /// (after every attempt, the successful one too), and on failure reset unused zones
     /// (their `RuntimeReset`); the background cleaner cleans meanwhile. The whole loop is I/O
     /// blocking time. No room left: [`FsError::NoSpace`].
@@ -145,7 +145,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         sst: Option<&SstContext>,
     ) -> Result<u32, FsError> {
         let t0 = self.env.now();
-        let pause_ns = self.opts.alloc_retry_blocking_ms.saturating_mul(1_000_000);
+        let pause_ns = self.opts.alloc_retry_blocking_ns;
         let floor = self
             .lock()
             .zones

@@ -53,8 +53,9 @@ pub struct FsOptions {
     /// this long, try again, reset unused zones, and repeat while more than an eighth of a
     /// zone is unwritten (their 128 MiB of 1 GiB zones); every attempt in the loop costs one
     /// sleep, the successful one included, and the loop counts as I/O blocking. 0 = off: clean
-    /// in the foreground instead (the fork: 1000).
-    pub alloc_retry_blocking_ms: u64,
+    /// in the foreground instead (the fork: 1 s). Nanoseconds, so that a scaled run divides it
+    /// without rounding it away.
+    pub alloc_retry_blocking_ns: u64,
     /// Page cache for reads, bytes (0 = off: every read goes to the device). Models ZenFS's
     /// buffered reads through the kernel's page cache ([`crate::page_cache`]).
     pub page_cache_size_bytes: u64,
@@ -63,13 +64,11 @@ pub struct FsOptions {
     /// How cleaning moves live data ([`ZoneCopy`]).
     pub zone_copy: ZoneCopy,
     /// ZNS+'s hybrid recycling (needs a device with
-    /// [`zonedb_device::DeviceCapabilities::sparse_write`]): when free zones run low, a
-    /// writer's new zone may be a zone with garbage opened for threaded logging, when that
-    /// costs less than cleaning ([`crate::cleaning::threaded`]).
+    /// [`zonedb_device::DeviceCapabilities::sparse_write`]): when a reclaim is due (the
+    /// cleaner picks a victim), an SST writer's new zone may be a zone with garbage opened for
+    /// threaded logging, when that costs less than cleaning the victim
+    /// ([`crate::cleaning::threaded`]).
     pub threaded_logging: bool,
-    /// Threaded logging is considered when the free capacity falls below this percentage of
-    /// the IO capacity (25: before a greedy cleaner's default 20% trigger).
-    pub threaded_free_pct: u32,
     /// A zone is opened for threaded logging only with at least this percentage of its
     /// capacity garbage (0: any garbage block, the ZNS+ artifact's rule; above 0 is this
     /// store's addition).
@@ -103,12 +102,11 @@ impl Default for FsOptions {
             read_only: false,
             zone_append: false,
             zc_blocking_poll_ns: 0,
-            alloc_retry_blocking_ms: 0,
+            alloc_retry_blocking_ns: 0,
             page_cache_size_bytes: 0,
             readahead_kb: 128,
             zone_copy: ZoneCopy::Host,
             threaded_logging: false,
-            threaded_free_pct: 25,
             threaded_min_garbage_pct: 0,
         }
     }

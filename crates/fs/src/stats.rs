@@ -27,7 +27,7 @@ pub struct FsStats {
     pub cleaning_ns: u64,
     /// Time writers waited for space (cleaning, allocation retries) or for zone tokens.
     pub io_blocking_ns: u64,
-    /// Allocation attempts in the retry loop of `FsOptions::alloc_retry_blocking_ms`.
+    /// Allocation attempts in the retry loop of `FsOptions::alloc_retry_blocking_ns`.
     pub alloc_retries: u64,
     /// Of `io_blocking_ns`, the time spent in that retry loop.
     pub alloc_retry_blocking_ns: u64,

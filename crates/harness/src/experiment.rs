@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use zonedb_device::flash::Scheduler;
+use zonedb_device::flash::{Queueing, Scheduler};
 use zonedb_device::{
     DeviceError, DeviceStats, HybridSpec, HybridStats, Profile, SimDevice, SimDeviceSpec,
     ZonedDevice,
@@ -165,9 +165,9 @@ pub fn spec_of(s: &Scenario) -> Result<SimDeviceSpec, HarnessError> {
 /// `[device.ssd]` and `[device.hdd]` tables.
 ///
 /// # Errors
-/// [`HarnessError::Device`] for an unknown kind or scheduler; [`HarnessError::Config`] for a
-/// hybrid without both tables, with settings in `[device]` that belong in them, or with a kind
-/// or nested table inside them, and for `[device.ssd]` / `[device.hdd]` without
+/// [`HarnessError::Device`] for an unknown kind, queueing or scheduler; [`HarnessError::Config`]
+/// for a hybrid without both tables, with settings in `[device]` that belong in them, or with
+/// a kind or nested table inside them, and for `[device.ssd]` / `[device.hdd]` without
 /// `kind = "hybrid"`; [`HarnessError::Device`] for a hybrid whose SSD is not a flash profile,
 /// whose HDD is not a disk profile, or whose block sizes differ.
 pub fn device_spec_of(s: &Scenario) -> Result<DeviceSpec, HarnessError> {
@@ -192,6 +192,7 @@ pub fn device_spec_of(s: &Scenario) -> Result<DeviceSpec, HarnessError> {
         (d.zone_count.is_some(), "zone_count"),
         (d.max_open_zones.is_some(), "max_open_zones"),
         (d.max_active_zones.is_some(), "max_active_zones"),
+        (d.queueing.is_some(), "queueing"),
         (d.scheduler.is_some(), "scheduler"),
         (d.reset_ack.is_some(), "reset_ack"),
         (d.splitzns.is_some(), "splitzns"),
@@ -236,6 +237,12 @@ fn section_spec(
         .map(Scheduler::by_name)
         .transpose()
         .map_err(HarnessError::Device)?;
+    let queueing = d
+        .queueing
+        .as_deref()
+        .map(Queueing::by_name)
+        .transpose()
+        .map_err(HarnessError::Device)?;
     let reset_ack = d
         .reset_ack
         .as_deref()
@@ -266,6 +273,7 @@ fn section_spec(
         .zone_count(d.zone_count)
         .zone_limits(d.max_open_zones, d.max_active_zones)
         .scheduler(scheduler)
+        .queueing(queueing)
         .reset_ack(reset_ack)
         .splitzns(splitzns)
         .znsplus(znsplus))
@@ -572,10 +580,12 @@ fn fs_options_of(s: &Scenario) -> Result<FsOptions, HarnessError> {
     Ok(FsOptions {
         cleaner: zonedb_fs::cleaning::by_name(&s.fs.cleaner, s.fs.gc_threshold)
             .map_err(|e| HarnessError::Config(format!("fs.cleaner: {e}")))?,
-        placement: s.fs.placement_policy()?,
+        placement: s.fs.placement_policy(s.time_div()?)?,
         finish_threshold_pct: s.fs.finish_threshold,
-        zc_blocking_poll_ns: s.fs.zc_blocking_poll_ms.saturating_mul(1_000_000),
-        alloc_retry_blocking_ms: s.fs.alloc_retry_blocking_ms,
+        // Time constants shrink with the device, as sizes do (`fs.scale_time_constants`).
+        cleaning_interval_ns: s.scaled_ms_to_ns(s.fs.cleaning_interval_ms)?,
+        zc_blocking_poll_ns: s.scaled_ms_to_ns(s.fs.zc_blocking_poll_ms)?,
+        alloc_retry_blocking_ns: s.scaled_ms_to_ns(s.fs.alloc_retry_blocking_ms)?,
         page_cache_size_bytes: s.fs.page_cache_size,
         readahead_kb: s.fs.readahead_kb,
         zone_copy: match s.fs.zone_copy.as_str() {
@@ -688,6 +698,32 @@ fn db_config(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_constants_shrink_with_the_device_unless_told_not_to() {
+        let at = |extra: &str| {
+            let text = format!(
+                "name = \"x\"\n[device]\nscale = \"1/64\"\n[fs]\nzc_blocking_poll_ms = 1000\nalloc_retry_blocking_ms = 1000\n{extra}"
+            );
+            fs_options_of(&Scenario::configurations(&text).unwrap()[0]).unwrap()
+        };
+        let o = at("");
+        // 1 s / 64 = 15.625 ms, exactly, in ns; the cleaner's 10 s likewise.
+        assert_eq!(o.zc_blocking_poll_ns, 15_625_000);
+        assert_eq!(o.alloc_retry_blocking_ns, 15_625_000);
+        assert_eq!(o.cleaning_interval_ns, 156_250_000);
+        let o = at("scale_time_constants = false\ncleaning_interval_ms = 2000\n");
+        assert_eq!(o.zc_blocking_poll_ns, 1_000_000_000);
+        assert_eq!(o.alloc_retry_blocking_ns, 1_000_000_000);
+        assert_eq!(o.cleaning_interval_ns, 2_000_000_000);
+        // Off stays off however small the device.
+        let o = at("cleaning_interval_ms = 0\n");
+        assert_eq!(o.cleaning_interval_ns, 0);
+        // A hybrid takes its SSD's scale.
+        let hybrid = "name = \"x\"\n[device]\nkind = \"hybrid\"\n[device.ssd]\nprofile = \"zn540-hhzs\"\nscale = \"1/128\"\n[device.hdd]\nprofile = \"st14000nm0007\"\nscale = \"1/128\"\n";
+        let s = &Scenario::configurations(hybrid).unwrap()[0];
+        assert_eq!(s.time_div().unwrap(), 128);
+    }
 
     #[test]
     fn fs_and_engine_read_keys_reach_the_options() {

@@ -75,8 +75,25 @@ pub struct DeviceSection {
     pub max_open_zones: Option<u32>,
     /// Active zone limit (the profile's own if absent; 0 = none).
     pub max_active_zones: Option<u32>,
-    /// How queued die work is ordered: `fifo` or `priority` (the profile's own, FIFO, if
-    /// absent). Left out of serialized scenarios when absent.
+    /// How die work waits for its die, the queueing discipline (flash): `fifo` (the
+    /// profile's own: a die starts its operations in issue order, each once its data is ready,
+    /// as the open ZNS emulators book a chip at submission) or `per-die` (work-conserving
+    /// per-die queues: a die that frees serves the first issued of the operations that are
+    /// ready). Give every scheme of a comparison the same one: SplitZNS's `read_scheduler`
+    /// puts query reads first within it (on `per-die` that is all it changes; on `fifo`, whose
+    /// booking at issue cannot be reordered, the device then queues its work and books read
+    /// transfers when their die work is done), and `scheduler` only orders within it when
+    /// both are given. Absent: the discipline `scheduler` names (`fifo` without it). Left out
+    /// of serialized scenarios when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queueing: Option<String>,
+    /// The order queued die work is served in, with the discipline it implies unless
+    /// `queueing` is given (flash; the profile's own, `fifo`, if absent): `fifo` (issue
+    /// order, booked at issue), `per-die` (issue order on per-die queues), `query-first`
+    /// (query reads first, the rest in issue order; per-die queues), `priority` (query reads,
+    /// background reads, programs, erases; per-die queues), `fifo-query-first` and
+    /// `fifo-priority` (those orders on FIFO queueing). Left out of serialized scenarios when
+    /// absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scheduler: Option<String>,
     /// When a zone reset or a SplitZNS MERGE completes: `after-erase` (the default) or
@@ -91,8 +108,9 @@ pub struct DeviceSection {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// SplitZNS accelerations (`ring`, `ring_bytes`, `read_scheduler`, `prefetcher`,
-    /// `prefetch_bytes`) for `kind = "splitzns"`; all on, paper sizes, when absent. Left out
-    /// of serialized scenarios when absent.
+    /// `prefetch_bytes`) for `kind = "splitzns"`; all on, paper sizes, when absent.
+    /// `read_scheduler` puts query reads first within `queueing` and changes nothing else
+    /// about how the device queues. Left out of serialized scenarios when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub splitzns: Option<zonedb_device::SplitZnsConfig>,
     /// ZNS+'s commands (`copyback_ns`, `read_program_ns`, `max_copy_blocks`,
@@ -123,6 +141,7 @@ impl Default for DeviceSection {
             zone_count: None,
             max_open_zones: None,
             max_active_zones: None,
+            queueing: None,
             scheduler: None,
             reset_ack: None,
             kind: None,
@@ -137,6 +156,10 @@ impl Default for DeviceSection {
 /// The zone file layer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "a scenario file's independent [fs] switches, each under its own name"
+)]
 pub struct FsSection {
     /// Placement policy (one of `zonedb_fs::placement::NAMES`).
     pub placement: String,
@@ -147,11 +170,26 @@ pub struct FsSection {
     /// ZenFS's finish threshold, percent.
     pub finish_threshold: u32,
     /// The authors' ZenFS blocking model: while zone cleaning runs no flush or compaction
-    /// starts, checked every this many ms (their ZenFS: 1000); 0 = off.
+    /// starts, checked every this many ms (their ZenFS: 1000); 0 = off. Divided by the
+    /// device's scale with the other time constants (`scale_time_constants`).
     pub zc_blocking_poll_ms: u64,
     /// The authors' allocation-retry blocking model, ms per attempt (0 = off; their fork:
-    /// 1000): `zonedb_fs::fs::FsOptions::alloc_retry_blocking_ms`.
+    /// 1000): `zonedb_fs::fs::FsOptions::alloc_retry_blocking_ns`. Divided by the device's
+    /// scale (`scale_time_constants`).
     pub alloc_retry_blocking_ms: u64,
+    /// Period of the background zone cleaner, ms (ZenFS: 10 s); 0 = no background cleaning.
+    /// Divided by the device's scale (`scale_time_constants`). Left out of JSON while 10000.
+    #[serde(skip_serializing_if = "is_default_cleaning_interval")]
+    pub cleaning_interval_ms: u64,
+    /// Divide every time constant of the zone layer and its policies by the device's scale
+    /// `1/N`, as sizes are divided: `zc_blocking_poll_ms`, `alloc_retry_blocking_ms`,
+    /// `cleaning_interval_ms`, and the hybrid policies' 1 s migration and AUTO periods. A
+    /// device N times smaller holds a run N times shorter (the bandwidth and latencies are the
+    /// paper's), so a 1 s poll left as it is would weigh N times more. Rates (MiB/s) keep
+    /// their value: bytes and seconds both shrink. `false` keeps the paper's wall-clock
+    /// values at any scale (an ablation). Left out of JSON while true.
+    #[serde(skip_serializing_if = "is_true")]
+    pub scale_time_constants: bool,
     /// Page cache of buffered reads, bytes (0 = off). Left out of JSON while 0.
     #[serde(skip_serializing_if = "is_zero")]
     pub page_cache_size: u64,
@@ -219,6 +257,17 @@ fn is_default_migration_chunk(v: &u64) -> bool {
 /// Hybrid migration's copy size, KiB.
 const DEFAULT_MIGRATION_CHUNK_KIB: u64 = 128;
 
+/// ZenFS's background cleaner period, ms.
+const DEFAULT_CLEANING_INTERVAL_MS: u64 = 10_000;
+
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if signature"
+)]
+fn is_default_cleaning_interval(v: &u64) -> bool {
+    *v == DEFAULT_CLEANING_INTERVAL_MS
+}
+
 #[allow(
     clippy::trivially_copy_pass_by_ref,
     reason = "serde's skip_serializing_if signature"
@@ -235,8 +284,10 @@ impl FsSection {
     ///
     /// # Errors
     /// [`HarnessError::Config`] for an unknown policy or bad settings.
+    /// `time_div` divides the policies' periods ([`Scenario::time_div`]).
     pub fn placement_policy(
         &self,
+        time_div: u64,
     ) -> Result<std::sync::Arc<dyn zonedb_fs::PlacementPolicy>, HarnessError> {
         use zonedb_fs::placement::selective::{NAME, Selective};
         let bad = |e: String| HarnessError::Config(format!("fs.placement: {e}"));
@@ -256,6 +307,9 @@ impl FsSection {
             zonedb_fs::placement::hybrid::HybridSettings {
                 rate_bytes_per_s: self.migration_rate_mib_s.saturating_mul(1 << 20),
                 chunk_bytes: self.migration_chunk_kib.saturating_mul(1 << 10),
+                period_ns: (zonedb_fs::placement::hybrid::HybridSettings::default().period_ns
+                    / time_div.max(1))
+                .max(1),
                 compaction_demand: self.hhzs_compaction_demand,
             },
         ) {
@@ -309,6 +363,8 @@ impl Default for FsSection {
             finish_threshold: 0,
             zc_blocking_poll_ms: 0,
             alloc_retry_blocking_ms: 0,
+            cleaning_interval_ms: DEFAULT_CLEANING_INTERVAL_MS,
+            scale_time_constants: true,
             page_cache_size: 0,
             readahead_kb: DEFAULT_READAHEAD_KB,
             selective_min_level: zonedb_fs::placement::selective::DEFAULT_MIN_LEVEL,
@@ -642,6 +698,34 @@ impl Scenario {
             .map_err(|e| HarnessError::Config(format!("engine options: {e}")))
     }
 
+    /// The divisor of the zone layer's and policies' time constants: N of the device's
+    /// scale `1/N` (a hybrid's: its SSD's) while `fs.scale_time_constants`, else 1.
+    ///
+    /// # Errors
+    /// [`HarnessError::Device`] for a malformed scale.
+    pub fn time_div(&self) -> Result<u64, HarnessError> {
+        if !self.fs.scale_time_constants {
+            return Ok(1);
+        }
+        let scale = match (&self.device.kind, &self.device.ssd) {
+            (Some(k), Some(ssd)) if k == "hybrid" => &ssd.scale,
+            _ => &self.device.scale,
+        };
+        Ok(u64::from(zonedb_device::profile::parse_scale(scale)?))
+    }
+
+    /// `ms` milliseconds divided by [`Scenario::time_div`], in ns (at least 1 when `ms` is
+    /// not 0, so a scaled constant never turns a model off).
+    ///
+    /// # Errors
+    /// As [`Scenario::time_div`].
+    pub fn scaled_ms_to_ns(&self, ms: u64) -> Result<u64, HarnessError> {
+        if ms == 0 {
+            return Ok(0);
+        }
+        Ok((ms.saturating_mul(1_000_000) / self.time_div()?).max(1))
+    }
+
     fn check(&self) -> Result<(), HarnessError> {
         // The name labels reports, tables and file names: no control characters (a NUL once
         // failed only when the report was written, after the run).
@@ -653,7 +737,7 @@ impl Scenario {
             )));
         }
         self.db_options()?;
-        self.fs.placement_policy()?;
+        self.fs.placement_policy(self.time_div()?)?;
         zonedb_fs::cleaning::by_name(&self.fs.cleaner, self.fs.gc_threshold)
             .map_err(|e| HarnessError::Config(format!("fs.cleaner: {e}")))?;
         match self.workload.kind.as_str() {

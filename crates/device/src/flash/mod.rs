@@ -4,8 +4,8 @@
 //! - [`layout`]: where a zone's bytes live (which die, plane, block row, page).
 //! - [`resource`]: FIFO booking of one busy resource (a die, a channel, the host link).
 //! - [`media`]: [`FlashMedia`], flash as the [`crate::sim::Media`] of the simulated device.
-//! - [`scheduler`]: how queued die work is ordered ([`Scheduler`]: FIFO booking, or per-die
-//!   priority queues).
+//! - [`scheduler`]: how queued die work waits and is ordered ([`Queueing`]: FIFO in issue order
+//!   or work-conserving per-die queues; [`Scheduler`]: a queueing and an order within it).
 //! - [`timing`]: latencies and the request timing engine that books page operations on dies
 //!   and channels.
 
@@ -21,6 +21,6 @@ pub use geometry::FlashGeometry;
 pub use layout::{Place, ZoneLayout};
 pub use media::FlashMedia;
 pub use resource::Resource;
-pub use scheduler::Scheduler;
+pub use scheduler::{Queueing, Scheduler};
 pub use timing::{FinishModel, FlashTiming, ResetAck, TimingEngine};
 pub use znsplus::{ThreadedBlocks, ZnsPlus, ZnsPlusConfig, ZnsPlusStats};

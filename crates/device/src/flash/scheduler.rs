@@ -1,5 +1,8 @@
-//! How a simulated SSD orders the work queued on its dies: FIFO booking at issue (the default,
-//! [`super::Resource`]), or per-die priority queues served in virtual time ([`DieQueues`]).
+//! How a simulated SSD queues the work waiting for its dies: a queueing discipline
+//! ([`Queueing`]: FIFO in issue order, or work-conserving per-die queues) and an order within
+//! it (issue order, query reads first, or the class order), the two together a [`Scheduler`].
+//! FIFO in issue order is booked at issue ([`super::Resource`], the default); every other
+//! scheduler keeps per-die queues served in virtual time ([`DieQueues`]).
 
 use std::collections::BTreeMap;
 
@@ -8,8 +11,74 @@ use super::{FinishModel, Place, ResetAck, Resource, TimingEngine};
 use crate::IoClass;
 use crate::sim::{Completion, Poll, Ticket};
 
-/// The order queued die work is served in. Serialized in a [`crate::Profile`] only when it is
-/// not FIFO.
+/// How die work waits for its die: the queueing discipline (`[device] queueing`). A study
+/// gives every scheme the same one; SplitZNS's Read Scheduler only adds an order within it
+/// ([`Scheduler::query_first`]).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Queueing {
+    /// FIFO in issue order: a die starts its operations in the order they were issued, each
+    /// once its data is ready, and waits for it meanwhile even if a later operation is ready
+    /// (the open emulators' "next available time" per chip, reserved when a request is
+    /// submitted). Without an order over it, each operation and its channel and link
+    /// transfers are booked at issue.
+    #[default]
+    Fifo,
+    /// Work-conserving per-die queues: when a die frees it serves, of the operations that are
+    /// ready, the first issued (unless an order ranks them); channel and link transfers are
+    /// booked when the die work before them is done.
+    PerDie,
+}
+
+impl Queueing {
+    /// The discipline called `name` (`fifo`, `per-die`).
+    ///
+    /// # Errors
+    /// [`crate::DeviceError::InvalidConfig`] naming the known ones.
+    pub fn by_name(name: &str) -> Result<Self, crate::DeviceError> {
+        match name {
+            "fifo" => Ok(Self::Fifo),
+            "per-die" => Ok(Self::PerDie),
+            _ => Err(crate::DeviceError::InvalidConfig(format!(
+                "unknown queueing '{name}'; known: fifo, per-die"
+            ))),
+        }
+    }
+
+    /// Its name (`fifo`, `per-die`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Fifo => "fifo",
+            Self::PerDie => "per-die",
+        }
+    }
+}
+
+/// Which waiting operation of a die goes first, within its queueing discipline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Order {
+    /// Issue order.
+    Issue,
+    /// Query reads first, the rest in issue order.
+    QueryFirst,
+    /// Query reads, then background reads, then programs, then erases ([`IoClass`] order).
+    Class,
+}
+
+/// The order queued die work is served in: a [`Queueing`] discipline and an order within it.
+/// Serialized in a [`crate::Profile`] only when it is not FIFO.
 #[derive(
     Debug,
     Clone,
@@ -26,20 +95,57 @@ use crate::sim::{Completion, Poll, Ticket};
 #[serde(rename_all = "kebab-case")]
 pub enum Scheduler {
     /// First come, first served: each operation is booked on its die when the request is
-    /// issued.
+    /// issued ([`Queueing::Fifo`] in issue order).
     #[default]
     Fifo,
     /// Per-die queues: when a die frees, the waiting operation of the highest class is served
     /// next (query reads, then background reads, then programs, then erases).
     Priority,
     /// Per-die queues with query reads first and everything else in issue order: SplitZNS's
-    /// Read Scheduler as its text states it ("assigns query requests the highest priority"),
-    /// without ranking background reads over programs over erases.
+    /// Read Scheduler as its text states it ("assigns query requests the highest priority")
+    /// on work-conserving per-die queues, without ranking background reads over programs over
+    /// erases.
     QueryFirst,
+    /// Per-die queues in issue order ([`Queueing::PerDie`] with no ranking): a die that frees
+    /// serves the first issued of the operations that are ready.
+    PerDie,
+    /// FIFO in issue order with query reads placed before every operation not yet started
+    /// (SplitZNS's Read Scheduler on [`Queueing::Fifo`]): per-rank FIFO queues, a die waiting
+    /// for the first issued operation of its best rank whose data is ready. Dies start
+    /// everything else in the order [`Scheduler::Fifo`] books it, but being queues, they book
+    /// a read's channel and link transfers when its die work is done instead of reserving them
+    /// at issue; so, unlike on per-die queues, turning the order on changes more than the
+    /// order (work booked at issue cannot be reordered).
+    FifoQueryFirst,
+    /// FIFO in issue order within each class, the classes in [`IoClass`] order; transfers as
+    /// [`Scheduler::FifoQueryFirst`] books them.
+    FifoPriority,
 }
 
 impl Scheduler {
-    /// Whether this is FIFO (the default, left out of serialized profiles).
+    fn parts(self) -> (Queueing, Order) {
+        match self {
+            Self::Fifo => (Queueing::Fifo, Order::Issue),
+            Self::FifoQueryFirst => (Queueing::Fifo, Order::QueryFirst),
+            Self::FifoPriority => (Queueing::Fifo, Order::Class),
+            Self::PerDie => (Queueing::PerDie, Order::Issue),
+            Self::QueryFirst => (Queueing::PerDie, Order::QueryFirst),
+            Self::Priority => (Queueing::PerDie, Order::Class),
+        }
+    }
+
+    fn of(queueing: Queueing, order: Order) -> Self {
+        match (queueing, order) {
+            (Queueing::Fifo, Order::Issue) => Self::Fifo,
+            (Queueing::Fifo, Order::QueryFirst) => Self::FifoQueryFirst,
+            (Queueing::Fifo, Order::Class) => Self::FifoPriority,
+            (Queueing::PerDie, Order::Issue) => Self::PerDie,
+            (Queueing::PerDie, Order::QueryFirst) => Self::QueryFirst,
+            (Queueing::PerDie, Order::Class) => Self::Priority,
+        }
+    }
+
+    /// Whether this is FIFO booking at issue (the default, left out of serialized profiles).
     #[allow(
         clippy::trivially_copy_pass_by_ref,
         reason = "serde's skip_serializing_if signature"
@@ -48,19 +154,59 @@ impl Scheduler {
         *self == Self::Fifo
     }
 
-    /// The scheduler called `name` (`fifo`, `priority`, `query-first`).
+    /// Its queueing discipline.
+    pub fn queueing(self) -> Queueing {
+        self.parts().0
+    }
+
+    /// The same order within the discipline `queueing`.
+    #[must_use]
+    pub fn with_queueing(self, queueing: Queueing) -> Self {
+        Self::of(queueing, self.parts().1)
+    }
+
+    /// With query reads first within the same queueing (what SplitZNS's Read Scheduler adds):
+    /// issue order becomes query-first; an order that already serves queries first is kept.
+    #[must_use]
+    pub fn query_first(self) -> Self {
+        match self.parts() {
+            (q, Order::Issue) => Self::of(q, Order::QueryFirst),
+            _ => self,
+        }
+    }
+
+    /// Its name (`fifo`, `priority`, `query-first`, `per-die`, `fifo-query-first`,
+    /// `fifo-priority`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Fifo => "fifo",
+            Self::Priority => "priority",
+            Self::QueryFirst => "query-first",
+            Self::PerDie => "per-die",
+            Self::FifoQueryFirst => "fifo-query-first",
+            Self::FifoPriority => "fifo-priority",
+        }
+    }
+
+    /// The scheduler called `name` (see [`Scheduler::name`]).
     ///
     /// # Errors
     /// [`crate::DeviceError::InvalidConfig`] naming the known ones.
     pub fn by_name(name: &str) -> Result<Self, crate::DeviceError> {
-        match name {
-            "fifo" => Ok(Self::Fifo),
-            "priority" => Ok(Self::Priority),
-            "query-first" => Ok(Self::QueryFirst),
-            _ => Err(crate::DeviceError::InvalidConfig(format!(
-                "unknown scheduler '{name}'; known: fifo, priority, query-first"
-            ))),
-        }
+        const ALL: [Scheduler; 6] = [
+            Scheduler::Fifo,
+            Scheduler::Priority,
+            Scheduler::QueryFirst,
+            Scheduler::PerDie,
+            Scheduler::FifoQueryFirst,
+            Scheduler::FifoPriority,
+        ];
+        ALL.into_iter().find(|s| s.name() == name).ok_or_else(|| {
+            crate::DeviceError::InvalidConfig(format!(
+                "unknown scheduler '{name}'; known: {}",
+                ALL.map(Scheduler::name).join(", ")
+            ))
+        })
     }
 }
 
@@ -99,15 +245,21 @@ struct Request {
     tail: Tail,
 }
 
-/// Per-die queues of the priority scheduler. Operations wait here until their die frees; then
-/// the waiting operation of the highest class ([`IoClass`] order: query reads, background reads,
-/// writes, erases; issue order within a class) is booked next. Decisions are taken lazily, in
+/// Per-die queues of every scheduler but FIFO booking. Operations wait here until their die
+/// frees; then the die picks the next as its [`Scheduler`] says: work-conserving
+/// ([`Queueing::PerDie`]), the ready operation of the best rank (issue order within a rank);
+/// FIFO ([`Queueing::Fifo`]), the first issued operation of the best rank whose data is ready,
+/// the die waiting for it. Ranks: none (issue order), query reads first, or the [`IoClass`]
+/// order (query reads, background reads, writes, erases). Decisions are taken lazily, in
 /// virtual-time order, whenever a waiting request polls (see [`crate::sim::Media::poll`]): a
 /// die that frees at `t` serves what is queued at `t`.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct DieQueues {
-    /// Only query reads are ranked (`Scheduler::QueryFirst`); the rest go in issue order.
-    query_first: bool,
+    scheduler: Scheduler,
+    /// How operations are ranked (from `scheduler`).
+    order: Order,
+    /// FIFO within each rank: only the first issued operation of a rank can be served.
+    strict: bool,
     queues: Vec<Vec<Op>>,
     requests: BTreeMap<u64, Request>,
     next_ticket: u64,
@@ -115,11 +267,17 @@ pub struct DieQueues {
 }
 
 impl DieQueues {
-    /// Empty queues for `dies` dies.
-    pub fn new(dies: usize) -> Self {
+    /// Empty queues for `dies` dies, served as `scheduler` says.
+    pub fn new(dies: usize, scheduler: Scheduler) -> Self {
+        let (queueing, order) = scheduler.parts();
         Self {
+            scheduler,
+            order,
+            strict: queueing == Queueing::Fifo,
             queues: vec![Vec::new(); dies],
-            ..Self::default()
+            requests: BTreeMap::new(),
+            next_ticket: 0,
+            next_seq: 0,
         }
     }
 
@@ -181,10 +339,61 @@ impl DieQueues {
         }
     }
 
-    /// When die `d` next decides (it is free and something is ready), if anything waits there.
+    /// Rank of `op` (lower first).
+    fn rank(&self, op: &Op) -> usize {
+        match self.order {
+            Order::Issue => 0,
+            Order::QueryFirst => usize::from(op.class != IoClass::QueryRead),
+            Order::Class => op.class as usize,
+        }
+    }
+
+    /// Under FIFO queueing, the first issued operation of each rank (index into die `d`'s
+    /// queue), by rank.
+    fn heads(&self, d: usize) -> [Option<usize>; 4] {
+        let q = &self.queues[d];
+        let mut heads = [None; 4];
+        for (i, o) in q.iter().enumerate() {
+            let h: &mut Option<usize> = &mut heads[self.rank(o)];
+            if h.is_none_or(|h| o.seq < q[h].seq) {
+                *h = Some(i);
+            }
+        }
+        heads
+    }
+
+    /// When die `d` next decides, if anything waits there: work-conserving, once it is free
+    /// and something is ready; FIFO, once it is free and the first issued operation of some
+    /// rank is ready.
     fn decision_at(&self, d: usize, dies: &[Resource]) -> Option<u64> {
-        let min_ready = self.queues[d].iter().map(|o| o.ready).min()?;
-        Some(min_ready.max(dies[d].free_at_ns()))
+        let free = dies[d].free_at_ns();
+        let q = &self.queues[d];
+        let ready = if self.strict {
+            self.heads(d)
+                .into_iter()
+                .flatten()
+                .map(|i| q[i].ready)
+                .min()?
+        } else {
+            q.iter().map(|o| o.ready).min()?
+        };
+        Some(ready.max(free))
+    }
+
+    /// The operation die `d` serves when it decides at `at` (see [`DieQueues::decision_at`]):
+    /// of those it may serve that are ready by `at`, the best rank, then the first issued.
+    fn pick(&self, d: usize, at: u64) -> Option<usize> {
+        let q = &self.queues[d];
+        let key = |&i: &usize| (self.rank(&q[i]), q[i].seq);
+        if self.strict {
+            self.heads(d)
+                .into_iter()
+                .flatten()
+                .filter(|&i| q[i].ready <= at)
+                .min_by_key(key)
+        } else {
+            (0..q.len()).filter(|&i| q[i].ready <= at).min_by_key(key)
+        }
     }
 
     /// Takes every decision due at or before `now`, earliest first (ties: lowest die).
@@ -202,18 +411,10 @@ impl DieQueues {
             let Some((at, d)) = next else {
                 return;
             };
-            let q = &mut self.queues[d];
-            let Some(i) = (0..q.len()).filter(|&i| q[i].ready <= at).min_by_key(|&i| {
-                let class = if self.query_first && q[i].class != IoClass::QueryRead {
-                    IoClass::BackgroundRead
-                } else {
-                    q[i].class
-                };
-                (class, q[i].seq)
-            }) else {
+            let Some(i) = self.pick(d, at) else {
                 return;
             };
-            let op = q.swap_remove(i);
+            let op = self.queues[d].swap_remove(i);
             let (_, end) = dies[d].book(at, op.duration);
             let mut fin = end;
             for x in &op.transfers {
@@ -239,27 +440,19 @@ impl DieQueues {
 }
 
 impl TimingEngine {
-    /// With the scheduler `scheduler` (FIFO: booking at issue, as [`TimingEngine::new`]).
+    /// With the scheduler `scheduler` (FIFO: booking at issue, as [`TimingEngine::new`]; any
+    /// other: per-die queues).
     #[must_use]
     pub fn with_scheduler(mut self, scheduler: Scheduler) -> Self {
-        self.queues = match scheduler {
-            Scheduler::Fifo => None,
-            Scheduler::Priority => Some(DieQueues::new(self.dies.len())),
-            Scheduler::QueryFirst => Some(DieQueues {
-                query_first: true,
-                ..DieQueues::new(self.dies.len())
-            }),
-        };
+        self.queues = (!scheduler.is_fifo()).then(|| DieQueues::new(self.dies.len(), scheduler));
         self
     }
 
     /// The scheduler in force.
     pub fn scheduler(&self) -> Scheduler {
-        match &self.queues {
-            None => Scheduler::Fifo,
-            Some(q) if q.query_first => Scheduler::QueryFirst,
-            Some(_) => Scheduler::Priority,
-        }
+        self.queues
+            .as_ref()
+            .map_or(Scheduler::Fifo, |q| q.scheduler)
     }
 
     /// Books a read of `len` bytes at zone-relative `off` of `zone` for `class`.
@@ -715,11 +908,113 @@ mod tests {
         assert_eq!(e.die_busy_ns().iter().sum::<u64>(), 0);
     }
 
+    /// FIFO queueing with queries first: the query overtakes exactly as on the per-die
+    /// queues, while everything else keeps FIFO's issue order and its work.
     #[test]
-    fn scheduler_names_parse() {
+    fn fifo_query_first_ranks_queries_and_keeps_fifo_for_the_rest() {
+        let fifo = contended(Scheduler::Fifo);
+        let qf = contended(Scheduler::QueryFirst);
+        let fqf = contended(Scheduler::FifoQueryFirst);
+        assert_eq!(fqf[6], qf[6], "{fqf:?} {qf:?}");
+        assert!(fqf[6] < fifo[6], "{fqf:?} {fifo:?}");
+        assert!(fqf[..6].windows(2).all(|w| w[0] <= w[1]), "{fqf:?}");
+        let busy = |s: Scheduler| {
+            let mut e = engine(s);
+            let cs = [
+                e.read_for(0, 0, 0, 8 << 10, IoClass::BackgroundRead),
+                e.write_for(0, 4, 0, 8 << 10, 192 << 10),
+                e.read_for(0, 6, 0, 4 << 10, IoClass::QueryRead),
+            ];
+            settle(&mut e, &cs);
+            e.die_busy_ns()
+        };
+        assert_eq!(busy(Scheduler::FifoQueryFirst), busy(Scheduler::Fifo));
+        // The class order on FIFO queueing: the query overtakes too.
+        let fp = contended(Scheduler::FifoPriority);
+        assert_eq!(fp[6], qf[6], "{fp:?}");
+    }
+
+    /// A write issued first whose data is still crossing the channel, then a read of the same
+    /// die that is ready at once: FIFO keeps the die for the write (the read waits for the
+    /// program), per-die queues serve the read in the meantime. Query-first changes only what
+    /// happens to a query. Returns (read done, write done).
+    fn read_behind_a_write_in_transfer(s: Scheduler, class: IoClass) -> (u64, u64) {
+        let mut e = engine(s);
+        let w = e.write_for(0, 4, 0, 8 << 10, 192 << 10);
+        let r = e.read_for(0, 0, 0, 8 << 10, class);
+        let out = settle(&mut e, &[r, w]);
+        (out[0], out[1])
+    }
+
+    #[test]
+    fn the_queueing_discipline_and_the_query_order_are_separate() {
+        let t = Profile::by_name("tiny").unwrap().timing;
+        let (xfer, rd, prog) = (
+            2 * t.channel_xfer_ns_per_page,
+            t.page_read_ns,
+            t.page_program_ns,
+        );
+        let bg = IoClass::BackgroundRead;
+        let q = IoClass::QueryRead;
+        // FIFO: the read waits for the write's transfer and program, query or not.
+        let fifo = (xfer + prog + rd + xfer, xfer + prog);
+        assert_eq!(read_behind_a_write_in_transfer(Scheduler::Fifo, bg), fifo);
+        assert_eq!(read_behind_a_write_in_transfer(Scheduler::Fifo, q), fifo);
+        // FIFO with queries first: a background read still waits; a query does not.
+        assert_eq!(
+            read_behind_a_write_in_transfer(Scheduler::FifoQueryFirst, bg),
+            fifo
+        );
+        let first = (rd + xfer, rd + prog);
+        assert_eq!(
+            read_behind_a_write_in_transfer(Scheduler::FifoQueryFirst, q),
+            first
+        );
+        // Per-die queues serve whatever is ready, queries first or not.
+        for s in [Scheduler::PerDie, Scheduler::QueryFirst] {
+            for class in [bg, q] {
+                assert_eq!(read_behind_a_write_in_transfer(s, class), first, "{s:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn scheduler_names_parse_and_split_into_queueing_and_order() {
         assert_eq!(Scheduler::by_name("fifo").unwrap(), Scheduler::Fifo);
         assert_eq!(Scheduler::by_name("priority").unwrap(), Scheduler::Priority);
         assert!(Scheduler::by_name("lifo").is_err());
         assert!(Scheduler::default().is_fifo());
+        let all = [
+            Scheduler::Fifo,
+            Scheduler::Priority,
+            Scheduler::QueryFirst,
+            Scheduler::PerDie,
+            Scheduler::FifoQueryFirst,
+            Scheduler::FifoPriority,
+        ];
+        for s in all {
+            assert_eq!(Scheduler::by_name(s.name()).unwrap(), s);
+            assert_eq!(engine(s).scheduler(), s);
+            for q in [Queueing::Fifo, Queueing::PerDie] {
+                let moved = s.with_queueing(q);
+                assert_eq!(moved.queueing(), q);
+                assert_eq!(moved.with_queueing(s.queueing()), s);
+                // The Read Scheduler's query-first never changes the queueing.
+                assert_eq!(moved.query_first().queueing(), q);
+            }
+        }
+        assert_eq!(Scheduler::Fifo.query_first(), Scheduler::FifoQueryFirst);
+        assert_eq!(Scheduler::PerDie.query_first(), Scheduler::QueryFirst);
+        assert_eq!(Scheduler::Priority.query_first(), Scheduler::Priority);
+        assert_eq!(
+            Scheduler::Priority.with_queueing(Queueing::Fifo),
+            Scheduler::FifoPriority
+        );
+        assert_eq!(Queueing::by_name("per-die").unwrap(), Queueing::PerDie);
+        assert_eq!(
+            Queueing::by_name(Queueing::Fifo.name()).unwrap(),
+            Queueing::Fifo
+        );
+        assert!(Queueing::by_name("lifo").is_err());
     }
 }

@@ -1,7 +1,7 @@
 //! The one way to build a simulated device: a [`SimDeviceSpec`] (profile name, scale, chips per
-//! zone, zone count, zone limits, scheduler, payload) resolves to a [`Profile`] (flash) or a
-//! [`DiskProfile`] (HM-SMR disk) and builds a [`SimDevice`]; a [`HybridSpec`] (two specs, an
-//! SSD's and an HDD's) builds the hybrid of both.
+//! zone, zone count, zone limits, queueing and scheduler, payload) resolves to a [`Profile`]
+//! (flash) or a [`DiskProfile`] (HM-SMR disk) and builds a [`SimDevice`]; a [`HybridSpec`] (two
+//! specs, an SSD's and an HDD's) builds the hybrid of both.
 
 use std::path::PathBuf;
 
@@ -9,7 +9,7 @@ use zonedb_env::Env;
 
 use super::Faults;
 use crate::disk::{DiskProfile, SmrHdd};
-use crate::flash::Scheduler;
+use crate::flash::{Queueing, Scheduler};
 use crate::hybrid::HybridDevice;
 use crate::payload::Payload;
 use crate::profile::{Profile, parse_scale};
@@ -74,15 +74,19 @@ pub struct SimDeviceSpec {
     pub max_open_zones: Option<u32>,
     /// Active zone limit (the profile's own if `None`; 0 = none).
     pub max_active_zones: Option<u32>,
-    /// How the media orders queued work (the profile's own, FIFO, if `None`).
+    /// How the media orders queued work (the profile's own, FIFO, if `None`); `queueing`, when
+    /// given, replaces the discipline its name implies and keeps its order.
     pub scheduler: Option<Scheduler>,
+    /// How die work waits for its die, whatever the order within it (the scheduler's own if
+    /// `None`): the discipline a study gives every scheme alike.
+    pub queueing: Option<Queueing>,
     /// When resets and MERGEs complete (the profile's own, after the erase, if `None`).
     pub reset_ack: Option<crate::flash::ResetAck>,
     /// Where written bytes live.
     pub payload: SimPayload,
     /// A SplitZNS device with these accelerations (`None`: a ZNS SSD). With the Read
-    /// Scheduler on, the dies get per-die queues: query-first, or the class order when
-    /// `scheduler` is `priority`.
+    /// Scheduler on, query reads go first within the queueing in force
+    /// ([`SimDeviceSpec::scheduler_in_force`]).
     pub splitzns: Option<SplitZnsConfig>,
     /// A ZNS+ SSD (IZC and threaded logging) with these parameters (`None`: a ZNS SSD).
     pub znsplus: Option<crate::flash::ZnsPlusConfig>,
@@ -104,6 +108,7 @@ impl SimDeviceSpec {
             max_open_zones: None,
             max_active_zones: None,
             scheduler: None,
+            queueing: None,
             reset_ack: None,
             payload: SimPayload::Memory,
             splitzns: None,
@@ -183,6 +188,14 @@ impl SimDeviceSpec {
         self
     }
 
+    /// With die work queued as `queueing` says, the scheduler's order kept (`None`: the
+    /// scheduler's own discipline).
+    #[must_use]
+    pub fn queueing(mut self, queueing: Option<Queueing>) -> Self {
+        self.queueing = queueing;
+        self
+    }
+
     /// With resets and MERGEs acknowledged as `ack` says (`None`: the profile's own).
     #[must_use]
     pub fn reset_ack(mut self, ack: Option<crate::flash::ResetAck>) -> Self {
@@ -242,17 +255,36 @@ impl SimDeviceSpec {
         if let Some(s) = self.scheduler {
             p = p.with_scheduler(s)?;
         }
+        if let Some(q) = self.queueing {
+            let s = p.scheduler.with_queueing(q);
+            p = p.with_scheduler(s)?;
+        }
         if let Some(a) = self.reset_ack {
             p = p.with_reset_ack(a)?;
         }
         Ok(p)
     }
 
+    /// The scheduler a device of this spec runs: the profile's (with `scheduler` and
+    /// `queueing` applied), with query reads first when a SplitZNS Read Scheduler is on
+    /// ([`Scheduler::query_first`]: its queueing is kept).
+    ///
+    /// # Errors
+    /// As [`SimDeviceSpec::profile`].
+    pub fn scheduler_in_force(&self) -> Result<Scheduler, DeviceError> {
+        let s = self.profile()?.scheduler;
+        Ok(match self.splitzns {
+            Some(c) if c.read_scheduler => s.query_first(),
+            _ => s,
+        })
+    }
+
     /// The disk profile this spec names: looked up, scaled, limited.
     ///
     /// # Errors
     /// [`DeviceError::InvalidConfig`] for a name that is not a disk profile, a bad scale, zone
-    /// count or limits, or a flash-only setting (chips per zone, scheduler, SplitZNS).
+    /// count or limits, or a flash-only setting (chips per zone, queueing, scheduler,
+    /// SplitZNS).
     pub fn disk_profile(&self) -> Result<DiskProfile, DeviceError> {
         let flash_only = [
             (self.chips.is_some(), "chips"),
@@ -261,6 +293,7 @@ impl SimDeviceSpec {
             (self.block_kib.is_some(), "block_kib"),
             (self.block_erase_us.is_some(), "block_erase_us"),
             (self.scheduler.is_some(), "scheduler"),
+            (self.queueing.is_some(), "queueing"),
             (self.reset_ack.is_some(), "reset_ack"),
             (self.splitzns.is_some(), "splitzns"),
         ];

@@ -218,11 +218,12 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
 
 impl<E: Env> SimZonedDevice<E, SplitZnsMedia> {
     /// A new, empty SplitZNS device of `profile` with the accelerations of `config`; with the
-    /// Read Scheduler on, the profile's dies get per-die priority queues.
+    /// Read Scheduler on, query reads go first within the profile's queueing discipline
+    /// ([`crate::flash::Scheduler::query_first`]), which it does not change.
     ///
     /// # Errors
-    /// [`DeviceError::InvalidConfig`] when the profile is inconsistent, cannot be scheduled by
-    /// priority, or its zones do not split into one block-aligned subzone per chip.
+    /// [`DeviceError::InvalidConfig`] when the profile is inconsistent, cannot be scheduled so,
+    /// or its zones do not split into one block-aligned subzone per chip.
     pub fn new_splitzns(
         env: E,
         mut profile: crate::Profile,
@@ -230,10 +231,10 @@ impl<E: Env> SimZonedDevice<E, SplitZnsMedia> {
         payload: crate::payload::Payload,
     ) -> Result<Self, DeviceError> {
         if config.read_scheduler {
-            // The text's query-first order, unless the profile asks for the class order.
-            if profile.scheduler != crate::flash::Scheduler::Priority {
-                profile = profile.with_scheduler(crate::flash::Scheduler::QueryFirst)?;
-            }
+            // The text's query-first order (kept if the profile's already serves queries
+            // first, as the class order does), on the queueing the profile has.
+            let s = profile.scheduler.query_first();
+            profile = profile.with_scheduler(s)?;
         }
         let zones = profile.zones.clone();
         Self::with_media(env, zones, SplitZnsMedia::new(profile, config)?, payload)

@@ -63,11 +63,14 @@ pub struct SplitZnsConfig {
     pub ring_bytes: Option<u64>,
     /// Read Scheduler (§4.4.2): subzone reads the device takes for queries (not at the
     /// subzone's read pointer) go before every other queued die operation; compaction reads
-    /// (at the read pointer) after. Needs per-die queues, which the device turns on: the
-    /// text's query-first order ([`crate::flash::Scheduler::QueryFirst`]: queries first, the
-    /// rest in issue order), or the class order of [`crate::flash::Scheduler::Priority`]
-    /// (background reads, then programs, then erases) when the profile asks for it. Off:
-    /// subzone reads keep the host's class.
+    /// (at the read pointer) after. It adds only that order, within the profile's queueing
+    /// discipline ([`crate::flash::Queueing`]), which it leaves as it is: query reads first
+    /// on FIFO queueing ([`crate::flash::Scheduler::FifoQueryFirst`]) or on per-die queues
+    /// ([`crate::flash::Scheduler::QueryFirst`]), the rest in issue order; a profile whose
+    /// order already serves queries first (the class order) keeps it. Only on per-die queues
+    /// is that all it changes: FIFO booking cannot reorder, so on FIFO queueing the device
+    /// queues its work, which also books read transfers when their die work is done rather
+    /// than at issue. Off: subzone reads keep the host's class.
     pub read_scheduler: bool,
     /// Read Prefetcher (§4.4.2): a compaction read that goes to flash prereads, on every other
     /// chip, the next bytes of one subzone that is a compaction input with an empty buffer.

@@ -9,6 +9,7 @@ mod common;
 mod elided_writes_cost_what_full_writes_cost;
 mod hybrid_device_routes_zones_to_their_device;
 mod priority_scheduler_serves_query_reads_first;
+mod read_scheduler_only_reorders_within_the_queueing;
 mod smr_hdd_matches_the_hhzs_table;
 mod split_zone_transitions_follow_the_paper;
 mod subzone_reads_are_scheduled_and_prefetched;

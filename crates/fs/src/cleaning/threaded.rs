@@ -1,19 +1,22 @@
-//! ZNS+'s hybrid recycling (HSR) on the host: when free space runs low, a writer of SSTs may
-//! get a zone with garbage opened for threaded logging (TL) instead of an empty one, its live
+//! ZNS+'s hybrid recycling (HSR) on the host: when a reclaim is due, a writer of SSTs may get
+//! a zone with garbage opened for threaded logging (TL) instead of an empty one, its live
 //! blocks left where they are (the device plugs them) and its garbage blocks written over in
-//! increasing order. The rule is the ZNS+ artifact's (`get_new_ssr_segment` of its F2FS):
+//! increasing order. Threaded logging replaces cleaning, as in F2FS, the host of the ZNS+
+//! slides ("hybrid segment recycling: segment cleaning vs. threaded logging"); the choice
+//! between the two is the ZNS+ artifact's (`get_new_ssr_segment` of its F2FS):
 //!
-//! - TL is considered when the free capacity falls below
-//!   [`crate::FsOptions::threaded_free_pct`] of the IO capacity (F2FS: when free sections run
-//!   down to its reserve, before foreground cleaning starts);
+//! - a reclaim is due when the cleaner would clean now: it picks a victim (its own trigger,
+//!   e.g. greedy's free space below 20%). F2FS's `need_SSR` likewise fires only when its free
+//!   sections run down to the reserve, just before foreground cleaning; above that, writers
+//!   take empty zones. With no victim there is nothing to weigh threaded logging against, and
+//!   it is never chosen ([`hybrid_recycling`]);
 //! - the TL candidate is the full zone, not busy, with the fewest live bytes and some garbage;
-//!   the cleaning candidate is the cleaner's first victim (the TL candidate when the cleaner
-//!   has none);
+//!   the cleaning candidate is the cleaner's first victim;
 //! - TL wins when `0.90 x live(TL)` is below `(1 + 0.02 + 0.18) x live(cleaning)` (in blocks):
 //!   plugging costs the device 90% of a host copy, and a copy adds 2% for metadata and 18% for
 //!   node updates (F2FS data segments);
-//! - every decision is counted (`threaded_reclaims`, `threaded_declined` in
-//!   [`crate::FsStats`]).
+//! - every decision with both candidates is counted (`threaded_reclaims`,
+//!   `threaded_declined` in [`crate::FsStats`]).
 //!
 //! A threaded zone stays open for threaded logging until no garbage block is left past its
 //! write pointer (then it is finished): SST writers take a released one again before opening
@@ -42,6 +45,36 @@ pub const CLEANING_COST_PCT: u64 = 100 + 2 + 18;
 /// cleaning one of `cleaning_live`.
 pub fn prefers_threaded(tl_live: u64, cleaning_live: u64) -> bool {
     tl_live.saturating_mul(TL_COST_PCT) < cleaning_live.saturating_mul(CLEANING_COST_PCT)
+}
+
+/// What hybrid recycling does for an SST writer that needs a zone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recycling {
+    /// No reclaim is due (the cleaner picks no victim): the writer takes the zone placement
+    /// gives it, an empty one while there is one.
+    NotDue,
+    /// A reclaim is due and cleaning costs less (or no zone can be threaded): the writer
+    /// takes the zone placement gives it and the cleaner reclaims.
+    Clean,
+    /// A reclaim is due and threaded logging costs less: the writer gets the TL candidate.
+    Threaded,
+}
+
+/// HSR's choice from the live blocks of the cleaner's first victim (`None`: the cleaner picks
+/// none, no reclaim is due) and of the TL candidate (`None`: no zone can be threaded).
+/// Threaded logging is only ever weighed against a real victim.
+pub fn hybrid_recycling(victim_live: Option<u64>, tl_live: Option<u64>) -> Recycling {
+    match (victim_live, tl_live) {
+        (None, _) => Recycling::NotDue,
+        (Some(_), None) => Recycling::Clean,
+        (Some(victim), Some(tl)) => {
+            if prefers_threaded(tl, victim) {
+                Recycling::Threaded
+            } else {
+                Recycling::Clean
+            }
+        }
+    }
 }
 
 impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
@@ -73,36 +106,36 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             if s.zones.iter().filter(|z| z.threaded.is_some()).count() >= MAX_THREADED_ZONES {
                 return Ok(None);
             }
-            let io: u64 = s
-                .zones
-                .iter()
-                .filter(|z| !z.failed && z.split.is_none())
-                .map(|z| z.capacity)
-                .sum();
-            let free: u64 = s.zones.iter().map(ZoneAcct::remaining).sum();
-            if io == 0 || free * 100 >= io * u64::from(self.opts.threaded_free_pct) {
-                return Ok(None);
-            }
             // A threaded zone takes a writer's open and active tokens, within their budget.
             if s.open_tokens >= s.max_open_io || s.active_tokens() >= s.max_active_io {
                 return Ok(None);
             }
-            let min_garbage = u64::from(self.opts.threaded_min_garbage_pct);
-            let Some((cand, valid)) = s.threaded_candidate(block, min_garbage) else {
-                return Ok(None);
-            };
+            // A reclaim is due only when the cleaner would clean now; its first victim is
+            // what threaded logging is weighed against.
             let views = s.cleaning_views();
-            let cleaning_live = self
+            let victim_live = self
                 .opts
                 .cleaner
                 .victims(&CleaningView { zones: &views })
                 .first()
                 .and_then(|&v| s.zone(v))
-                .map_or(cand.1, |z| z.used);
-            if !prefers_threaded(cand.1.div_ceil(block), cleaning_live.div_ceil(block)) {
-                self.counters().threaded_declined += 1;
+                .map(|z| z.used.div_ceil(block));
+            if victim_live.is_none() {
                 return Ok(None);
             }
+            let min_garbage = u64::from(self.opts.threaded_min_garbage_pct);
+            let candidate = s.threaded_candidate(block, min_garbage);
+            let tl_live = candidate
+                .as_ref()
+                .map(|((_, used), _)| used.div_ceil(block));
+            let (cand, valid) = match (hybrid_recycling(victim_live, tl_live), candidate) {
+                (Recycling::Threaded, Some(c)) => c,
+                (Recycling::Clean, Some(_)) => {
+                    self.counters().threaded_declined += 1;
+                    return Ok(None);
+                }
+                _ => return Ok(None),
+            };
             // The tokens are taken now, so no writer allocating meanwhile overshoots the
             // device's limits; given back if the device refuses.
             if let Some(z) = s.zone_mut(cand.0) {
@@ -198,6 +231,28 @@ impl crate::state::State {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_victim_means_no_reclaim_and_never_threaded_logging() {
+        // Whatever the TL candidate, without a cleaning victim nothing is due: no self-
+        // comparison (which 0.9 x < 1.2 x would always win).
+        for tl in [None, Some(0), Some(1), Some(1000), Some(u64::MAX)] {
+            assert_eq!(hybrid_recycling(None, tl), Recycling::NotDue, "{tl:?}");
+        }
+        // A victim and no zone to thread: cleaning.
+        assert_eq!(hybrid_recycling(Some(10), None), Recycling::Clean);
+        // A victim: the cost rule decides.
+        assert_eq!(
+            hybrid_recycling(Some(1000), Some(1000)),
+            Recycling::Threaded
+        );
+        assert_eq!(hybrid_recycling(Some(250), Some(1000)), Recycling::Clean);
+        assert_eq!(
+            hybrid_recycling(Some(1000), Some(1332)),
+            Recycling::Threaded
+        );
+        assert_eq!(hybrid_recycling(Some(1000), Some(1334)), Recycling::Clean);
+    }
 
     #[test]
     fn threaded_logging_wins_on_the_same_zone_and_loses_to_a_much_emptier_one() {

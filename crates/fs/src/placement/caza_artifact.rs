@@ -49,33 +49,309 @@
 //! ([`SstContext::avoid`]); the engine does not tell the zone layer a compaction's inputs, so
 //! they are taken as the SSTs being compacted in the output level and its upper neighbour
 //! (other compactions' inputs on those levels included).
+//!
+//! **Each difference on its own.** [`CazaArtifactConfig`] switches each difference from CAZA
+//! as §VI states it ([`super::compaction_aware`], `caza`) on or off, one
+//! [`CazaDifference`] each, plus the fallback's differences from upstream LIZA
+//! ([`LizaCazaConfig`], [`super::liza_caza`]). With none on it decides exactly as `caza`, with
+//! all on exactly as the code forms above (tests check both on generated states and trees):
+//!
+//! | key | difference | off (§VI) |
+//! |---|---|---|
+//! | `adv` / `v1` | the candidate zones by CAZA-ADV's rules / v1's | §VI's direction, neighbour order and same-level search |
+//! | `pri-order` | the same-level search walks the `FilesByCompactionPri` list (with `adv` or `v1`) | key order |
+//! | `spill` | a candidate with any room takes the SST, which may spill | the whole SST must fit |
+//! | `finish-first` | the finish threshold is applied before the candidates are tried (the decision finishes those zones) | candidates as they are; the fallback applies it |
+//! | `empty-first` | no candidate: an empty zone, while an active token is free, before the fallback | the fallback |
+//! | `avoid-inputs` | the plan lists the compaction's input zones, which the fallback's open-zone match skips | nothing skipped |
+//! | `fill-partial`, `abs-diff`, `skip-untagged`, `strict`, `any-largest` | the fallback is the fork's allocator, difference by difference ([`LizaDifference`]) | upstream `liza` |
+//!
+//! A subset is named `caza` followed by `+key` for each difference on, the fallback's first,
+//! each group in the table's order (`caza+abs-diff+adv+spill`; [`CazaArtifact::by_name`]); all
+//! of them are `caza-artifact` (with `adv`) and `caza-v1-artifact` (with `v1`). The
+//! same-zone ablation moves them one row at a time.
 
 use std::collections::BTreeMap;
 
-use super::compaction_aware::outward_from;
-use super::lifetime::first_empty_zone;
-use super::liza_caza::{allocate_after_open_token, apply_finish_threshold, open_token_or_wait};
-use super::tree_view::overlapping;
+use super::compaction_aware::{CazaContext, candidate_zones, outward_from};
+use super::lifetime::{first_empty_zone, open_token_limit};
+use super::liza_caza::{
+    LizaCaza, LizaCazaConfig, LizaDifference, apply_finish_threshold, composed_name, parse_keys,
+};
+use super::tree_view::{idle_numbers, overlapping};
 use super::{
     AllocView, NewSst, Placement, PlacementDecision, PlacementPolicy, PlacementRequest, SstContext,
-    TreeFile, TreeView, first_with_room,
+    TreeFile, TreeView, first_fitting, first_with_room,
 };
 
-/// CAZA-ADV as the authors' code does it (`AllocateCompactionAwaredZoneV2`).
-#[derive(Debug, Default, Clone, Copy)]
-pub struct CazaArtifact;
+/// CAZA as the authors' code does it (`AllocateCompactionAwaredZoneV2`, or v1), or as §VI
+/// states it with some of the code's differences ([`CazaArtifactConfig`]; the default: all of
+/// CAZA-ADV's, `caza-artifact`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct CazaArtifact {
+    /// Which of the code's differences from §VI it makes.
+    pub config: CazaArtifactConfig,
+}
 
-/// CAZA v1 as the authors' code does it (`AllocateCompactionAwaredZone`).
-#[derive(Debug, Default, Clone, Copy)]
-pub struct CazaV1Artifact;
+/// Which rules list a plan's candidate zones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CazaRules {
+    /// §VI ([`super::compaction_aware::candidate_zones`]).
+    Text,
+    /// CAZA-ADV ([`adv_candidates`]).
+    Adv,
+    /// CAZA v1 ([`v1_candidates`]).
+    V1,
+}
+
+/// One difference of the authors' CAZA code from §VI besides its fallback's (module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CazaDifference {
+    /// `adv`: CAZA-ADV's rules list the candidates.
+    Adv,
+    /// `v1`: CAZA v1's rules list the candidates.
+    V1,
+    /// `pri-order`: the rules' same-level search walks the compaction-priority list.
+    PriorityOrder,
+    /// `spill`: a candidate with any room takes the SST.
+    Spill,
+    /// `finish-first`: the finish threshold before the candidates.
+    FinishFirst,
+    /// `empty-first`: an empty zone before the fallback.
+    EmptyFirst,
+    /// `avoid-inputs`: the fallback skips the zones of the compaction's inputs.
+    AvoidInputs,
+}
+
+impl CazaDifference {
+    /// Every difference, in the order of the module docs' table (and of names).
+    pub const ALL: [Self; 7] = [
+        Self::Adv,
+        Self::V1,
+        Self::PriorityOrder,
+        Self::Spill,
+        Self::FinishFirst,
+        Self::EmptyFirst,
+        Self::AvoidInputs,
+    ];
+
+    /// Its key in placement names (`caza+adv`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::Adv => "adv",
+            Self::V1 => "v1",
+            Self::PriorityOrder => "pri-order",
+            Self::Spill => "spill",
+            Self::FinishFirst => "finish-first",
+            Self::EmptyFirst => "empty-first",
+            Self::AvoidInputs => "avoid-inputs",
+        }
+    }
+
+    /// What it changes, in a few words (ablation tables; no `|`, they are table cells).
+    pub fn what(self) -> &'static str {
+        match self {
+            Self::Adv => "candidates by CAZA-ADV's rules (AllocateCompactionAwaredZoneV2)",
+            Self::V1 => "candidates by v1's rules (AllocateCompactionAwaredZone)",
+            Self::PriorityOrder => "same-level search over FilesByCompactionPri, not key order",
+            Self::Spill => "a candidate with any room takes the SST, which spills",
+            Self::FinishFirst => {
+                "finish threshold before the candidates (no effect at finish_threshold 0)"
+            }
+            Self::EmptyFirst => "no candidate: an empty zone before the fallback",
+            Self::AvoidInputs => "the fallback skips the zones of the compaction's inputs",
+        }
+    }
+}
+
+/// Which of the code's differences [`CazaArtifact`] makes: one bool per [`CazaDifference`]
+/// (the rules one of three), and its fallback's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "one independent difference each, on or off"
+)]
+pub struct CazaArtifactConfig {
+    /// [`CazaDifference::Adv`] or [`CazaDifference::V1`], or §VI's.
+    pub rules: CazaRules,
+    /// [`CazaDifference::PriorityOrder`].
+    pub priority_order: bool,
+    /// [`CazaDifference::Spill`].
+    pub spill: bool,
+    /// [`CazaDifference::FinishFirst`].
+    pub finish_first: bool,
+    /// [`CazaDifference::EmptyFirst`].
+    pub empty_zone_first: bool,
+    /// [`CazaDifference::AvoidInputs`].
+    pub avoid_inputs: bool,
+    /// The fallback: upstream LIZA with these of the fork's differences.
+    pub fallback: LizaCazaConfig,
+}
+
+impl Default for CazaArtifactConfig {
+    fn default() -> Self {
+        Self::ADV_CODE
+    }
+}
+
+impl CazaArtifactConfig {
+    /// None of the differences: CAZA as §VI states it (`caza`).
+    pub const TEXT: Self = Self {
+        rules: CazaRules::Text,
+        priority_order: false,
+        spill: false,
+        finish_first: false,
+        empty_zone_first: false,
+        avoid_inputs: false,
+        fallback: LizaCazaConfig::UPSTREAM,
+    };
+
+    /// `AllocateCompactionAwaredZoneV2` (`caza-artifact`).
+    pub const ADV_CODE: Self = Self {
+        rules: CazaRules::Adv,
+        priority_order: true,
+        spill: true,
+        finish_first: true,
+        empty_zone_first: true,
+        avoid_inputs: true,
+        fallback: LizaCazaConfig::CODE,
+    };
+
+    /// `AllocateCompactionAwaredZone` (`caza-v1-artifact`).
+    pub const V1_CODE: Self = Self {
+        rules: CazaRules::V1,
+        ..Self::ADV_CODE
+    };
+
+    /// Whether it makes difference `d`.
+    pub fn has(self, d: CazaDifference) -> bool {
+        match d {
+            CazaDifference::Adv => self.rules == CazaRules::Adv,
+            CazaDifference::V1 => self.rules == CazaRules::V1,
+            CazaDifference::PriorityOrder => self.priority_order,
+            CazaDifference::Spill => self.spill,
+            CazaDifference::FinishFirst => self.finish_first,
+            CazaDifference::EmptyFirst => self.empty_zone_first,
+            CazaDifference::AvoidInputs => self.avoid_inputs,
+        }
+    }
+
+    /// The same with difference `d` on (`adv` and `v1` replace each other).
+    #[must_use]
+    pub fn with(mut self, d: CazaDifference) -> Self {
+        match d {
+            CazaDifference::Adv => self.rules = CazaRules::Adv,
+            CazaDifference::V1 => self.rules = CazaRules::V1,
+            CazaDifference::PriorityOrder => self.priority_order = true,
+            CazaDifference::Spill => self.spill = true,
+            CazaDifference::FinishFirst => self.finish_first = true,
+            CazaDifference::EmptyFirst => self.empty_zone_first = true,
+            CazaDifference::AvoidInputs => self.avoid_inputs = true,
+        }
+        self
+    }
+
+    /// The same with the fallback's difference `d` on.
+    #[must_use]
+    pub fn with_fallback(mut self, d: LizaDifference) -> Self {
+        self.fallback = self.fallback.with(d);
+        self
+    }
+
+    /// The keys of the differences it makes: the fallback's, then its own, each in order.
+    pub fn keys(self) -> Vec<&'static str> {
+        let mut keys = self.fallback.keys();
+        keys.extend(
+            CazaDifference::ALL
+                .into_iter()
+                .filter(|&d| self.has(d))
+                .map(CazaDifference::key),
+        );
+        keys
+    }
+
+    /// Its placement name: `caza-artifact` or `caza-v1-artifact` with every difference, else
+    /// `caza` and a `+key` for each one it makes (`caza` with none).
+    pub fn name(self) -> &'static str {
+        if self == Self::ADV_CODE {
+            return "caza-artifact";
+        }
+        if self == Self::V1_CODE {
+            return "caza-v1-artifact";
+        }
+        composed_name("caza", &self.keys())
+    }
+}
+
+impl CazaArtifact {
+    /// CAZA v1 as the authors' code does it (`caza-v1-artifact`).
+    pub fn v1() -> Self {
+        Self {
+            config: CazaArtifactConfig::V1_CODE,
+        }
+    }
+
+    /// The policy called `name`: `caza-artifact`, `caza-v1-artifact`, or `caza+key+…` with the
+    /// keys of [`LizaDifference`] and then of [`CazaDifference`], each group in its `ALL`
+    /// order. `None`: not such a name; `Some(Err)`: a `caza+` name with a key unknown, out of
+    /// order, or both `adv` and `v1`.
+    pub fn by_name(name: &str) -> Option<Result<Self, String>> {
+        match name {
+            "caza-artifact" => return Some(Ok(Self::default())),
+            "caza-v1-artifact" => return Some(Ok(Self::v1())),
+            _ => {}
+        }
+        let keys = name.strip_prefix("caza+")?;
+        let liza = LizaDifference::ALL.len();
+        let known: Vec<&str> = LizaDifference::ALL
+            .iter()
+            .map(|d| d.key())
+            .chain(CazaDifference::ALL.iter().map(|d| d.key()))
+            .collect();
+        Some(parse_keys(keys, &known).and_then(|on| {
+            let mut config = CazaArtifactConfig::TEXT;
+            for i in on {
+                match i.checked_sub(liza) {
+                    None => config = config.with_fallback(LizaDifference::ALL[i]),
+                    Some(j) => {
+                        let d = CazaDifference::ALL[j];
+                        if d == CazaDifference::V1 && config.rules == CazaRules::Adv {
+                            return Err("'adv' and 'v1' exclude each other".into());
+                        }
+                        config = config.with(d);
+                    }
+                }
+            }
+            Ok(Self { config })
+        }))
+    }
+}
+
+/// The differences of a placement of the LIZA or CAZA family from its text form: `(text form,
+/// keys of the differences it makes)`, as [`CazaArtifactConfig::keys`] lists them (`liza` and
+/// `caza`: none; `liza-caza`: every [`LizaDifference`]). `None` for other names.
+pub fn differences(name: &str) -> Option<(&'static str, Vec<&'static str>)> {
+    match name {
+        "liza" => return Some(("liza", Vec::new())),
+        "caza" => return Some(("caza", Vec::new())),
+        _ => {}
+    }
+    if let Some(Ok(p)) = LizaCaza::by_name(name) {
+        return Some(("liza", p.config.keys()));
+    }
+    if let Some(Ok(p)) = CazaArtifact::by_name(name) {
+        return Some(("caza", p.config.keys()));
+    }
+    None
+}
 
 impl PlacementPolicy for CazaArtifact {
     fn name(&self) -> &'static str {
-        "caza-artifact"
+        self.config.name()
     }
 
     fn place(&self, view: &AllocView<'_>, request: &PlacementRequest<'_>) -> PlacementDecision {
-        place_artifact(view, request)
+        place_with(self.config, view, request)
     }
 
     fn wants_tree_view(&self) -> bool {
@@ -83,58 +359,69 @@ impl PlacementPolicy for CazaArtifact {
     }
 
     fn plan_sst(&self, sst: &NewSst<'_>, tree: &dyn TreeView) -> Option<SstContext> {
-        Some(artifact_plan(sst, tree, adv_candidates(sst, tree).1))
+        let c = self.config;
+        let candidates = match c.rules {
+            CazaRules::Text => candidate_zones(&CazaContext::from_tree(sst, tree)),
+            CazaRules::Adv => adv_candidates_with(sst, tree, c.priority_order).1,
+            CazaRules::V1 => v1_candidates_with(sst, tree, c.priority_order),
+        };
+        Some(SstContext {
+            spill: c.spill,
+            avoid: if c.avoid_inputs {
+                input_zones(sst, tree)
+            } else {
+                Vec::new()
+            },
+            ..SstContext::new(sst, candidates)
+        })
     }
 }
 
-impl PlacementPolicy for CazaV1Artifact {
-    fn name(&self) -> &'static str {
-        "caza-v1-artifact"
-    }
-
-    fn place(&self, view: &AllocView<'_>, request: &PlacementRequest<'_>) -> PlacementDecision {
-        place_artifact(view, request)
-    }
-
-    fn wants_tree_view(&self) -> bool {
-        true
-    }
-
-    fn plan_sst(&self, sst: &NewSst<'_>, tree: &dyn TreeView) -> Option<SstContext> {
-        Some(artifact_plan(sst, tree, v1_candidates(sst, tree)))
-    }
-}
-
-/// A spill-allowed plan trying `candidates`, avoiding the compaction's input zones.
-fn artifact_plan(sst: &NewSst<'_>, tree: &dyn TreeView, candidates: Vec<u32>) -> SstContext {
-    SstContext {
-        spill: true,
-        avoid: input_zones(sst, tree),
-        ..SstContext::new(sst, candidates)
-    }
-}
-
-/// `AllocateIOZone` of the fork with its CAZA part: finish threshold, open token, the first
-/// candidate with room, an empty zone (active token free), then [`super::liza_caza`].
-fn place_artifact(view: &AllocView<'_>, request: &PlacementRequest<'_>) -> PlacementDecision {
-    let mut zones = view.zones.to_vec();
-    let finish = apply_finish_threshold(&mut zones, view, request);
-    let finish = match open_token_or_wait(view, request, finish) {
-        Ok(finish) => finish,
-        Err(wait) => return wait,
-    };
-    if let Some(sst) = request.sst.filter(|s| s.spill) {
-        if let Some(z) = first_with_room(
-            &zones,
-            sst.candidates.iter().copied(),
-            request.min_capacity_bytes,
-        ) {
-            return PlacementDecision {
-                finish,
-                outcome: Placement::Active(z),
-                from_context: true,
-            };
+/// One zone request: `AllocateIOZone` of the fork with its CAZA part, each step as `config`
+/// says (module docs). The candidates need an open token; without one, or without a plan, or
+/// when neither a candidate nor (`empty-first`) an empty zone takes the extent, the fallback
+/// decides from the zones as they are.
+fn place_with(
+    config: CazaArtifactConfig,
+    view: &AllocView<'_>,
+    request: &PlacementRequest<'_>,
+) -> PlacementDecision {
+    let fallback = || {
+        LizaCaza {
+            config: config.fallback,
         }
+        .place(view, request)
+    };
+    let Some(sst) = request.sst else {
+        return fallback();
+    };
+    if view.open_io_zones >= open_token_limit(view.max_open_io_zones, request.io_type) {
+        return fallback();
+    }
+    let mut zones = view.zones.to_vec();
+    let finish = if config.finish_first {
+        apply_finish_threshold(&mut zones, view, request)
+    } else {
+        Vec::new()
+    };
+    let candidates = sst.candidates.iter().copied();
+    let chosen = if sst.spill {
+        first_with_room(&zones, candidates, request.min_capacity_bytes)
+    } else {
+        let after = AllocView {
+            zones: &zones,
+            ..*view
+        };
+        first_fitting(&after, request, candidates, sst.size)
+    };
+    if let Some(z) = chosen {
+        return PlacementDecision {
+            finish,
+            outcome: Placement::Active(z),
+            from_context: true,
+        };
+    }
+    if config.empty_zone_first {
         let active = view.active_io_zones.saturating_sub(finish.len() as u32);
         if active < view.max_active_io_zones
             && let Some(z) = first_empty_zone(&zones)
@@ -146,7 +433,7 @@ fn place_artifact(view: &AllocView<'_>, request: &PlacementRequest<'_>) -> Place
             };
         }
     }
-    allocate_after_open_token(&zones, view, request, finish)
+    fallback()
 }
 
 /// Which CAZA-ADV rule places an SST.
@@ -206,6 +493,16 @@ pub fn adv_rule(sst: &NewSst<'_>, tree: &dyn TreeView) -> Rule {
 
 /// The rule for `sst` and the zones it tries, in order.
 pub fn adv_candidates(sst: &NewSst<'_>, tree: &dyn TreeView) -> (Rule, Vec<u32>) {
+    adv_candidates_with(sst, tree, true)
+}
+
+/// [`adv_candidates`], the same-level search in the compaction-priority list's order
+/// (`priority_order`, the code's) or in key order.
+pub fn adv_candidates_with(
+    sst: &NewSst<'_>,
+    tree: &dyn TreeView,
+    priority_order: bool,
+) -> (Rule, Vec<u32>) {
     let rule = adv_rule(sst, tree);
     let zones = match rule {
         Rule::MostL0L1 => most_l0_l1_zones(tree),
@@ -218,13 +515,19 @@ pub fn adv_candidates(sst: &NewSst<'_>, tree: &dyn TreeView) -> (Rule, Vec<u32>)
             .first()
             .map(|z| nearest_zones_of_file(z))
             .unwrap_or_default(),
-        Rule::SameLevel => same_level_zones(sst, tree),
+        Rule::SameLevel => same_level_zones(sst, tree, priority_order),
     };
     (rule, zones)
 }
 
 /// CAZA v1's zones for `sst`, in order (module docs).
 pub fn v1_candidates(sst: &NewSst<'_>, tree: &dyn TreeView) -> Vec<u32> {
+    v1_candidates_with(sst, tree, true)
+}
+
+/// [`v1_candidates`], the same-level search in the compaction-priority list's order
+/// (`priority_order`, the code's) or in key order.
+pub fn v1_candidates_with(sst: &NewSst<'_>, tree: &dyn TreeView, priority_order: bool) -> Vec<u32> {
     if sst.level == 0 {
         return most_l0_l1_zones(tree);
     }
@@ -243,7 +546,7 @@ pub fn v1_candidates(sst: &NewSst<'_>, tree: &dyn TreeView) -> Vec<u32> {
     let then = if sst.level == 1 {
         most_l0_l1_zones(tree)
     } else {
-        same_level_zones(sst, tree)
+        same_level_zones(sst, tree, priority_order)
     };
     for z in then {
         if !zones.contains(&z) {
@@ -295,12 +598,17 @@ pub fn same_level_order(smallest: &[&[u8]], hi: &[u8]) -> Vec<usize> {
 }
 
 /// The zones of the same level's SSTs in the fork's search order, each file's zones most of
-/// its bytes first, without repeats.
-fn same_level_zones(sst: &NewSst<'_>, tree: &dyn TreeView) -> Vec<u32> {
+/// its bytes first, without repeats; the files listed in the compaction-priority order
+/// (`priority_order`, the fork's) or in key order.
+fn same_level_zones(sst: &NewSst<'_>, tree: &dyn TreeView, priority_order: bool) -> Vec<u32> {
     let files = tree.files(sst.level);
     let by_number: BTreeMap<u64, &TreeFile<'_>> = files.iter().map(|f| (f.number, f)).collect();
-    let listed: Vec<&TreeFile<'_>> = tree
-        .files_by_compaction_pri(sst.level)
+    let numbers = if priority_order {
+        tree.files_by_compaction_pri(sst.level)
+    } else {
+        idle_numbers(files)
+    };
+    let listed: Vec<&TreeFile<'_>> = numbers
         .iter()
         .filter_map(|n| by_number.get(n).copied())
         .collect();
@@ -532,7 +840,7 @@ mod tests {
             min_capacity_bytes: 0,
             sst: Some(plan),
         };
-        CazaArtifact.place(&view, &req)
+        CazaArtifact::default().place(&view, &req)
     }
 
     /// A candidate with any room takes the SST (spill); busy and full ones are skipped; then
@@ -557,6 +865,438 @@ mod tests {
         assert_eq!(
             place(&zones, &plan, 14).outcome,
             Placement::WaitForActiveToken
+        );
+    }
+
+    /// A generated tree, owned (the view borrows its keys): L0 files over any key range, L1-L3
+    /// in key order without overlaps, some being compacted, each file in one or two zones of
+    /// 0..10, the levels' scores, a compaction-priority order per level, and the new SST.
+    #[derive(Debug, Clone)]
+    struct OwnedTree {
+        levels: Vec<Vec<OwnedFile>>,
+        scores: Vec<(u32, f64)>,
+        base_level: u32,
+        zones: Vec<(u64, Vec<(u32, u64)>)>,
+        pri_order: Vec<(u32, Vec<u64>)>,
+        sst: (u32, u64, [u8; 1], [u8; 1]),
+    }
+
+    /// (number, size, smallest, largest, being compacted).
+    type OwnedFile = (u64, u64, [u8; 1], [u8; 1], bool);
+
+    impl OwnedTree {
+        fn view(&self) -> StaticTree<'_> {
+            StaticTree {
+                levels: self
+                    .levels
+                    .iter()
+                    .map(|l| {
+                        l.iter()
+                            .map(|(n, size, lo, hi, busy)| TreeFile {
+                                number: *n,
+                                size: *size,
+                                smallest: lo,
+                                largest: hi,
+                                being_compacted: *busy,
+                            })
+                            .collect()
+                    })
+                    .collect(),
+                scores: self.scores.clone(),
+                base_level: self.base_level,
+                zones: self.zones.clone(),
+                target_file_size_bytes: TARGET,
+                pri_order: self.pri_order.clone(),
+            }
+        }
+
+        fn sst(&self) -> NewSst<'_> {
+            let (level, size, lo, hi) = &self.sst;
+            NewSst {
+                number: 99,
+                level: *level,
+                size: *size,
+                smallest: lo,
+                largest: hi,
+                temp: false,
+            }
+        }
+    }
+
+    fn owned_tree() -> impl proptest::strategy::Strategy<Value = OwnedTree> {
+        use proptest::collection::{btree_set, vec};
+        use proptest::prelude::*;
+        let l0 = vec((b'a'..=b'z', b'a'..=b'z'), 0..4);
+        let deeper = vec(btree_set(b'a'..=b'z', 0..10), 3);
+        (
+            l0,
+            deeper,
+            vec(prop_oneof![Just(0u64), 1u64..=80], 20),
+            vec(any::<u8>(), 20),
+            vec((0u32..10, 0u32..10, 1u64..60, 0u64..60), 20),
+            vec(0.0f64..3.0, 4),
+            1u32..=2,
+            any::<u64>(),
+            (0u32..4, 1u64..=80, b'a'..=b'z', b'a'..=b'z'),
+        )
+            .prop_map(
+                |(l0, deeper, sizes, busy, zones, scores, base, shuffle, sst)| {
+                    let mut number = 0u64;
+                    let mut next = || {
+                        number += 1;
+                        number
+                    };
+                    let mut levels: Vec<Vec<OwnedFile>> = Vec::new();
+                    let file = |lo: u8, hi: u8, n: u64| {
+                        let i = (n as usize) % 20;
+                        (
+                            n,
+                            sizes[i].max(1),
+                            [lo.min(hi)],
+                            [lo.max(hi)],
+                            busy[i] % 5 == 0,
+                        )
+                    };
+                    levels.push(l0.iter().map(|&(a, b)| file(a, b, next())).collect());
+                    for keys in &deeper {
+                        let keys: Vec<u8> = keys.iter().copied().collect();
+                        levels.push(
+                            keys.chunks_exact(2)
+                                .map(|k| file(k[0], k[1], next()))
+                                .collect(),
+                        );
+                    }
+                    let zones = levels
+                        .iter()
+                        .flatten()
+                        .map(|f| {
+                            let (first, second, first_bytes, second_bytes) =
+                                zones[(f.0 as usize) % 20];
+                            let mut held = vec![(first, first_bytes)];
+                            if second_bytes > 0 && second != first {
+                                held.push((second, second_bytes));
+                            }
+                            held.sort_by_key(|&(z, bytes)| (std::cmp::Reverse(bytes), z));
+                            (f.0, held)
+                        })
+                        .collect();
+                    let mut state = shuffle | 1;
+                    let pri_order = (0..levels.len() as u32)
+                        .map(|l| {
+                            let mut idle: Vec<u64> = levels[l as usize]
+                                .iter()
+                                .filter(|f| !f.4)
+                                .map(|f| f.0)
+                                .collect();
+                            for i in (1..idle.len()).rev() {
+                                state ^= state << 13;
+                                state ^= state >> 7;
+                                state ^= state << 17;
+                                idle.swap(i, (state % (i as u64 + 1)) as usize);
+                            }
+                            (l, idle)
+                        })
+                        .collect();
+                    let (level, size, a, b) = sst;
+                    OwnedTree {
+                        levels,
+                        scores: scores
+                            .into_iter()
+                            .enumerate()
+                            .map(|(l, s)| (l as u32, s))
+                            .collect(),
+                        base_level: base,
+                        zones,
+                        pri_order,
+                        sst: (level, size, [a.min(b)], [a.max(b)]),
+                    }
+                },
+            )
+    }
+
+    /// A plan for the generated snapshot: up to 4 candidates of its zones, an SST size, spill
+    /// or not, zones to avoid.
+    fn plan() -> impl proptest::strategy::Strategy<Value = SstContext> {
+        use proptest::collection::vec;
+        use proptest::prelude::*;
+        (
+            vec(0u32..10, 0..4),
+            1u64..1500,
+            any::<bool>(),
+            vec(0u32..10, 0..3),
+        )
+            .prop_map(|(candidates, size, spill, avoid)| SstContext {
+                number: 7,
+                level: 2,
+                size,
+                candidates,
+                spill,
+                avoid,
+            })
+    }
+
+    /// The code's CAZA step as it was written before its differences became switches
+    /// (`place_artifact`), over the fork's allocator as it was written.
+    fn reference(view: &AllocView<'_>, request: &PlacementRequest<'_>) -> PlacementDecision {
+        use super::super::liza_caza::snapshots;
+        let mut zones = view.zones.to_vec();
+        let finish = apply_finish_threshold(&mut zones, view, request);
+        if view.open_io_zones >= open_token_limit(view.max_open_io_zones, request.io_type) {
+            return PlacementDecision {
+                finish,
+                outcome: Placement::WaitForOpenToken,
+                from_context: false,
+            };
+        }
+        if let Some(sst) = request.sst.filter(|s| s.spill) {
+            if let Some(z) = first_with_room(
+                &zones,
+                sst.candidates.iter().copied(),
+                request.min_capacity_bytes,
+            ) {
+                return PlacementDecision {
+                    finish,
+                    outcome: Placement::Active(z),
+                    from_context: true,
+                };
+            }
+            let active = view.active_io_zones.saturating_sub(finish.len() as u32);
+            if active < view.max_active_io_zones
+                && let Some(z) = first_empty_zone(&zones)
+            {
+                return PlacementDecision {
+                    finish,
+                    outcome: Placement::Empty(z),
+                    from_context: false,
+                };
+            }
+        }
+        // The fork's allocator after the same finish threshold and open token.
+        snapshots::reference(view, request)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+        /// With no difference on, the decisions are `caza`'s; with all, the code's (a plan
+        /// always spills there), with or without a plan.
+        #[test]
+        fn no_difference_is_caza_and_every_difference_is_the_code(
+            snap in super::super::liza_caza::snapshots::snapshot(),
+            plan in plan(),
+        ) {
+            use super::super::compaction_aware::Caza;
+            let view = snap.view();
+            let text = CazaArtifact { config: CazaArtifactConfig::TEXT };
+            let plain = SstContext { avoid: Vec::new(), ..plan.clone() };
+            for r in [snap.request(None), snap.request(Some(&plain))] {
+                proptest::prop_assert_eq!(text.place(&view, &r), Caza.place(&view, &r));
+            }
+            let spilling = SstContext { spill: true, ..plan };
+            for r in [snap.request(None), snap.request(Some(&spilling))] {
+                proptest::prop_assert_eq!(CazaArtifact::default().place(&view, &r), reference(&view, &r));
+                proptest::prop_assert_eq!(CazaArtifact::v1().place(&view, &r), reference(&view, &r));
+            }
+        }
+
+        /// The same for the plans: `caza`'s with no difference on; with all, CAZA-ADV's and
+        /// v1's candidates, spilling, avoiding the input zones.
+        #[test]
+        fn plans_with_no_difference_are_cazas_and_with_all_the_codes(tree in owned_tree()) {
+            use super::super::compaction_aware::Caza;
+            let (t, new) = (tree.view(), tree.sst());
+            let text = CazaArtifact { config: CazaArtifactConfig::TEXT };
+            proptest::prop_assert_eq!(text.plan_sst(&new, &t), Caza.plan_sst(&new, &t));
+            let code = |candidates| SstContext {
+                spill: true,
+                avoid: input_zones(&new, &t),
+                ..SstContext::new(&new, candidates)
+            };
+            proptest::prop_assert_eq!(
+                CazaArtifact::default().plan_sst(&new, &t),
+                Some(code(adv_candidates(&new, &t).1))
+            );
+            proptest::prop_assert_eq!(
+                CazaArtifact::v1().plan_sst(&new, &t),
+                Some(code(v1_candidates(&new, &t)))
+            );
+        }
+    }
+
+    /// Each difference alone changes a plan or a decision `caza` makes.
+    #[test]
+    fn each_difference_alone_changes_something() {
+        use super::super::compaction_aware::Caza;
+        let one = |d: CazaDifference| CazaArtifact {
+            config: CazaArtifactConfig::TEXT.with(d),
+        };
+        let t = tree();
+        // Rules: a flush goes to the most L0 + L1 bytes (ADV) / overlapping L2 + same level
+        // (v1 at L1); §VI goes next to the smallest overlapping base-level SST.
+        let flush = sst(0, 10, b"a", b"b");
+        let plan = |p: &dyn PlacementPolicy, s: &NewSst<'_>| p.plan_sst(s, &t).unwrap().candidates;
+        assert_ne!(plan(&one(CazaDifference::Adv), &flush), plan(&Caza, &flush));
+        let l1 = sst(1, 10, b"b", b"d");
+        assert_ne!(plan(&one(CazaDifference::V1), &l1), plan(&Caza, &l1));
+        // Priority order: the same-level search of ADV over a shuffled list.
+        let mut shuffled = t.clone();
+        shuffled.pri_order = vec![(2, vec![22, 20, 21])];
+        let small = sst(2, 10, b"c1", b"c2");
+        let adv = one(CazaDifference::Adv);
+        let adv_pri = CazaArtifact {
+            config: adv.config.with(CazaDifference::PriorityOrder),
+        };
+        assert_ne!(
+            adv.plan_sst(&small, &shuffled).unwrap().candidates,
+            adv_pri.plan_sst(&small, &shuffled).unwrap().candidates
+        );
+        // Avoid inputs: the plan lists them.
+        let mut busy = t.clone();
+        busy.levels[2][1].being_compacted = true;
+        let avoid = one(CazaDifference::AvoidInputs)
+            .plan_sst(&small, &busy)
+            .unwrap();
+        assert_eq!(avoid.avoid, vec![6, 7]);
+        assert!(Caza.plan_sst(&small, &busy).unwrap().avoid.is_empty());
+        // Placement: zone 2 has 10 bytes left, zone 3 is below a 50% finish threshold.
+        let zones = [zone(0, 1000), zone(1, 0), zone(2, 10), zone(3, 400)];
+        let p = SstContext {
+            size: 100,
+            candidates: vec![2, 3],
+            ..SstContext::default()
+        };
+        let decide = |policy: &CazaArtifact, plan: &SstContext, threshold: u32| {
+            let view = AllocView {
+                zones: &zones,
+                open_io_zones: 0,
+                active_io_zones: 2,
+                max_open_io_zones: 14,
+                max_active_io_zones: 14,
+                finish_threshold_pct: threshold,
+                hybrid: None,
+            };
+            let req = PlacementRequest {
+                lifetime: Lifetime::Long,
+                io_type: IoType::Other,
+                min_capacity_bytes: 0,
+                sst: Some(plan),
+            };
+            (policy.place(&view, &req), Caza.place(&view, &req))
+        };
+        // Spill: the plan says so, and a spilling plan takes the first candidate with room.
+        assert!(
+            one(CazaDifference::Spill)
+                .plan_sst(&small, &t)
+                .unwrap()
+                .spill
+        );
+        assert!(!Caza.plan_sst(&small, &t).unwrap().spill);
+        let spill = SstContext {
+            spill: true,
+            ..p.clone()
+        };
+        let (a, _) = decide(&one(CazaDifference::Spill), &spill, 0);
+        let (_, b) = decide(&one(CazaDifference::Spill), &p, 0);
+        assert_eq!(
+            (a.outcome, b.outcome),
+            (Placement::Active(2), Placement::Active(3))
+        );
+        let (a, b) = decide(&one(CazaDifference::FinishFirst), &p, 50);
+        assert_eq!((a.finish, a.outcome), (vec![2, 3], Placement::Empty(0)));
+        assert_eq!((b.finish, b.outcome), (vec![], Placement::Active(3)));
+        let none = SstContext {
+            candidates: vec![],
+            ..p
+        };
+        let long = [zone(0, 1000), zone(3, 400)];
+        let view = AllocView {
+            zones: &long,
+            open_io_zones: 0,
+            active_io_zones: 1,
+            max_open_io_zones: 14,
+            max_active_io_zones: 14,
+            finish_threshold_pct: 0,
+            hybrid: None,
+        };
+        let req = PlacementRequest {
+            lifetime: Lifetime::Medium,
+            io_type: IoType::Other,
+            min_capacity_bytes: 0,
+            sst: Some(&none),
+        };
+        // Zone 3 (tagged long) suits a medium-lifetime file upstream (diff 1); the empty zone
+        // comes first with `empty-first`.
+        assert_eq!(Caza.place(&view, &req).outcome, Placement::Active(3));
+        assert_eq!(
+            one(CazaDifference::EmptyFirst).place(&view, &req).outcome,
+            Placement::Empty(0)
+        );
+    }
+
+    #[test]
+    fn every_subset_is_named_and_found_by_its_name() {
+        let all = |rules: CazaDifference| {
+            let mut c = CazaArtifactConfig::TEXT.with(rules);
+            for d in CazaDifference::ALL.into_iter().skip(2) {
+                c = c.with(d);
+            }
+            LizaDifference::ALL
+                .into_iter()
+                .fold(c, CazaArtifactConfig::with_fallback)
+        };
+        assert_eq!(all(CazaDifference::Adv), CazaArtifactConfig::ADV_CODE);
+        assert_eq!(all(CazaDifference::V1), CazaArtifactConfig::V1_CODE);
+        assert_eq!(CazaArtifactConfig::TEXT.name(), "caza");
+        for bits in 0u32..(1 << 12) {
+            let mut c = CazaArtifactConfig::TEXT;
+            for (i, d) in LizaDifference::ALL.into_iter().enumerate() {
+                if bits & (1 << i) != 0 {
+                    c = c.with_fallback(d);
+                }
+            }
+            for (i, d) in CazaDifference::ALL.into_iter().enumerate() {
+                if bits & (1 << (i + 5)) != 0 {
+                    c = c.with(d);
+                }
+            }
+            let name = c.name();
+            if c == CazaArtifactConfig::TEXT {
+                continue;
+            }
+            let p = CazaArtifact::by_name(name).unwrap().unwrap();
+            assert_eq!(p.config, c, "{name}");
+            assert_eq!(p.name(), name);
+            assert_eq!(differences(name), Some(("caza", c.keys())), "{name}");
+        }
+        assert_eq!(
+            CazaArtifactConfig::TEXT
+                .with(CazaDifference::Spill)
+                .with_fallback(LizaDifference::Strict)
+                .name(),
+            "caza+strict+spill"
+        );
+        assert_eq!(differences("caza"), Some(("caza", vec![])));
+        assert_eq!(differences("liza"), Some(("liza", vec![])));
+        assert_eq!(
+            differences("liza-caza").map(|d| d.1.len()),
+            Some(LizaDifference::ALL.len())
+        );
+        assert_eq!(differences("oaza"), None);
+        for bad in [
+            "caza+spill+adv",
+            "caza+adv+v1",
+            "caza+oops",
+            "caza+spill+spill",
+        ] {
+            assert!(matches!(CazaArtifact::by_name(bad), Some(Err(_))), "{bad}");
+        }
+        assert!(CazaArtifact::by_name("caza").is_none());
+        assert!(crate::placement::by_name("caza+adv+v1").is_err());
+        assert_eq!(
+            crate::placement::by_name("caza+any-largest+spill")
+                .unwrap()
+                .name(),
+            "caza+any-largest+spill"
         );
     }
 }

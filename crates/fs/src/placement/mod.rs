@@ -6,7 +6,8 @@
 //! - [`liza_caza`] and [`caza_artifact`]: the authors' code forms of LIZA and CAZA (CAZA-ADV,
 //!   CAZA v1) that produced the Same-Zone Compaction paper's figures.
 //! - [`overlap_ratio`]: OAZA, overlapping-ratio-aware allocation (ASP-DAC'24 slides;
-//!   reconstructed).
+//!   reconstructed), and `oaza-band` (a fresh zone per overlap-ratio band when the target
+//!   zone is full, instead of LIZA).
 //! - [`selective`]: SplitZNS's selective allocator (LIZA for wide zones, subzones of split
 //!   zones for deep SSTs), over what [`split`] shows of split zones
 //!   ([`PlacementPolicy::place_subzone`]).
@@ -39,13 +40,17 @@ pub use tree_view::{NewSst, TreeFile, TreeView};
 
 use crate::hints::Hint;
 
-/// Placement policy names accepted by [`by_name`].
-pub const NAMES: [&str; 22] = [
+/// Placement policy names accepted by [`by_name`]. It also accepts the forms between the
+/// Same-Zone Compaction paper's text and its authors' code, one name per subset of the code's
+/// differences: `liza+key+…` ([`liza_caza::LizaCaza::by_name`]) and `caza+key+…`
+/// ([`caza_artifact::CazaArtifact::by_name`]).
+pub const NAMES: [&str; 23] = [
     "liza",
     "caza",
     "oaza",
     "oaza-bytes",
     "oaza-spill",
+    "oaza-band",
     "liza-caza",
     "caza-artifact",
     "caza-v1-artifact",
@@ -77,13 +82,21 @@ pub fn by_name(name: &str) -> Result<Arc<dyn PlacementPolicy>, String> {
         "oaza" => Ok(Arc::new(overlap_ratio::Oaza)),
         "oaza-bytes" => Ok(Arc::new(overlap_ratio::OazaBytes)),
         "oaza-spill" => Ok(Arc::new(overlap_ratio::OazaSpill)),
-        "liza-caza" => Ok(Arc::new(liza_caza::LizaCaza)),
-        "caza-artifact" => Ok(Arc::new(caza_artifact::CazaArtifact)),
-        "caza-v1-artifact" => Ok(Arc::new(caza_artifact::CazaV1Artifact)),
+        "oaza-band" => Ok(Arc::new(overlap_ratio::OazaBand::default())),
         selective::NAME => Ok(Arc::new(selective::Selective::default())),
         level_zones::NAME => Ok(Arc::new(level_zones::LevelZones::default())),
         hybrid::spandb_auto::NAME => Ok(Arc::new(hybrid::spandb_auto::SpanDbAuto::default())),
         other => {
+            if let Some(p) = liza_caza::LizaCaza::by_name(other) {
+                return Ok(Arc::new(
+                    p.map_err(|e| format!("placement '{other}': {e}"))?,
+                ));
+            }
+            if let Some(p) = caza_artifact::CazaArtifact::by_name(other) {
+                return Ok(Arc::new(
+                    p.map_err(|e| format!("placement '{other}': {e}"))?,
+                ));
+            }
             if let Some(b) = hybrid::basic::Basic::by_name(other) {
                 return Ok(Arc::new(b));
             }
@@ -91,7 +104,7 @@ pub fn by_name(name: &str) -> Result<Arc<dyn PlacementPolicy>, String> {
                 return Ok(Arc::new(h));
             }
             Err(format!(
-                "unknown placement '{other}'; known: {}",
+                "unknown placement '{other}'; known: {}, liza+KEY+..., caza+KEY+...",
                 NAMES.join(", ")
             ))
         }

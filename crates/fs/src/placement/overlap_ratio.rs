@@ -23,7 +23,21 @@
 //!
 //! Reconstructed (the slides do not say): if no such zone can take the whole SST, the lifetime
 //! rule (LIZA) places it (which may open an empty zone); the file layer cleans and retries when
-//! even that fails. The slides' GC is only "GC threshold: real-time space utilization"
+//! even that fails. Target zones are almost always full (an SST's zone fills long before the
+//! SST is compacted away), so most SSTs end up placed by LIZA (`sst_context_placements` in
+//! [`crate::FsStats`] counts the rest).
+//!
+//! **`oaza-band`** ([`OazaBand`]) reads the slides the other natural way: SSTs of similar
+//! ratio share zones, so when the target zone is full the SST opens a fresh zone for its
+//! overlap-ratio band, and later SSTs of that band go there, instead of falling back to LIZA.
+//! A level's bands are its ratio list cut at the quantiles ([`BANDS`] of them,
+//! [`band_bounds`], [`band_of`]); the candidates are the zones of the same-level SSTs of the
+//! new SST's band, closest ratio first (the target first), then the band's open zone: the zone
+//! holding the SST last planned for that level and band, which the policy remembers (a
+//! compaction's earlier outputs are not in the tree until it installs them). When none can
+//! take the whole SST, a fresh empty zone is opened (the cheapest active zone finished first
+//! when no active token is free, as ZenFS does); only when no empty zone can be had does LIZA
+//! place it. The slides' GC is only "GC threshold: real-time space utilization"
 //! (cleaning starts from the space in use, which is what our cleaners' `gc_threshold` does);
 //! the extended journal version's overlap-ratio-adaptive GC victim choice is not in our
 //! sources and is not implemented.
@@ -34,11 +48,17 @@
 //! SST's creation).
 
 use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::sync::{Mutex, PoisonError};
 
+use super::lifetime::{
+    Liza, mark_finished, open_empty_zone, open_token_limit, zones_below_finish_threshold,
+};
 use super::tree_view::{overlap_bytes, overlapping};
 use super::{
-    AllocView, NEIGHBOURS_LISTED, NeighbourSst, NewSst, PlacementDecision, PlacementPolicy,
-    PlacementRequest, SstContext, TreeFile, TreeView, candidate_or_liza, zones_of,
+    AllocView, NEIGHBOURS_LISTED, NeighbourSst, NewSst, Placement, PlacementDecision,
+    PlacementPolicy, PlacementRequest, SstContext, TreeFile, TreeView, candidate_or_liza,
+    first_fitting, zones_of,
 };
 
 /// OAZA as the slides define the ratio (key ranges). Stateless: the lists are built from the
@@ -123,21 +143,40 @@ impl OazaContext {
 
     /// [`Self::from_tree`] with the ratio measured by `measure`.
     pub fn from_tree_with(sst: &NewSst<'_>, tree: &dyn TreeView, measure: RatioMeasure) -> Self {
-        let mut ctx = Self::default();
-        let neighbour = if sst.level < tree.bottom_level() {
+        let Some(ratios) = LevelRatios::of(sst, tree, measure) else {
+            return Self::default();
+        };
+        let list = OverlapRatioList::new(ratios.same_level);
+        Self {
+            overlap_ratio: ratios.new_sst,
+            same_level_by_ratio: closest_with_zones(&list, ratios.new_sst, sst.level, tree),
+        }
+    }
+}
+
+/// The overlap ratios around a new SST: its own and those of its level's SSTs no compaction is
+/// consuming, all against the same neighbour level (L+1; L-1 at the bottom level).
+struct LevelRatios {
+    new_sst: f64,
+    /// (ratio, file number) of the level's SSTs, in the level's order.
+    same_level: Vec<(f64, u64)>,
+}
+
+impl LevelRatios {
+    /// `None` when the level has no neighbour level.
+    fn of(sst: &NewSst<'_>, tree: &dyn TreeView, measure: RatioMeasure) -> Option<Self> {
+        let n = if sst.level < tree.bottom_level() {
             tree.lower_level(sst.level)
         } else {
             tree.upper_level(sst.level)
-        };
-        let Some(n) = neighbour else {
-            return ctx;
-        };
+        }?;
         let next = tree.files(n);
         let sorted = n != 0;
-        ctx.overlap_ratio = measure.ratio(next, sorted, sst.smallest, sst.largest, sst.size);
-        let same = tree.files(sst.level);
-        let list = OverlapRatioList::new(
-            same.iter()
+        Some(Self {
+            new_sst: measure.ratio(next, sorted, sst.smallest, sst.largest, sst.size),
+            same_level: tree
+                .files(sst.level)
+                .iter()
                 .filter(|f| !f.being_compacted)
                 .map(|f| {
                     (
@@ -146,14 +185,24 @@ impl OazaContext {
                     )
                 })
                 .collect(),
-        );
-        let wanted = list
-            .closest(ctx.overlap_ratio, NEIGHBOURS_LISTED)
-            .into_iter()
-            .filter_map(|(r, number)| same.iter().find(|f| f.number == number).map(|f| (f, r)));
-        ctx.same_level_by_ratio = NeighbourSst::with_zones(tree, wanted);
-        ctx
+        })
     }
+}
+
+/// The SSTs of `list` (of `level`) closest in ratio to `ratio`, at most [`NEIGHBOURS_LISTED`],
+/// with the zones holding them.
+fn closest_with_zones(
+    list: &OverlapRatioList,
+    ratio: f64,
+    level: u32,
+    tree: &dyn TreeView,
+) -> Vec<NeighbourSst> {
+    let same = tree.files(level);
+    let wanted = list
+        .closest(ratio, NEIGHBOURS_LISTED)
+        .into_iter()
+        .filter_map(|(r, number)| same.iter().find(|f| f.number == number).map(|f| (f, r)));
+    NeighbourSst::with_zones(tree, wanted)
 }
 
 /// One level's overlap-ratio list: (ratio, file number), ratio descending, ties by file
@@ -269,6 +318,161 @@ fn plan(sst: &NewSst<'_>, tree: &dyn TreeView, measure: RatioMeasure) -> SstCont
         sst,
         candidate_zones(&OazaContext::from_tree_with(sst, tree, measure)),
     )
+}
+
+/// Overlap-ratio bands per level of `oaza-band`: its ratio list cut at the quartiles.
+pub const BANDS: u32 = 4;
+
+/// The bounds between the bands of a level whose SSTs have `ratios` (any order): the ratios
+/// at the `1/bands`, `2/bands`, ... quantiles, ascending (`bands - 1` of them; none for an
+/// empty level or one band).
+pub fn band_bounds(ratios: &[f64], bands: u32) -> Vec<f64> {
+    let mut sorted = ratios.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let (n, b) = (sorted.len(), bands.max(1) as usize);
+    if n == 0 {
+        return Vec::new();
+    }
+    (1..b).map(|k| sorted[k * n / b]).collect()
+}
+
+/// The band of `ratio` between `bounds` ([`band_bounds`]): how many bounds it reaches (0: below
+/// the first quantile).
+pub fn band_of(ratio: f64, bounds: &[f64]) -> u32 {
+    u32::try_from(bounds.iter().filter(|b| ratio >= **b).count()).unwrap_or(u32::MAX)
+}
+
+/// What `oaza-band` reads from the tree about a complete SST.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BandContext {
+    /// The new SST's overlap ratio against level L+1 (L-1 at the bottom level), the slides'
+    /// key-range ratio.
+    pub overlap_ratio: f64,
+    /// Its band among its level's SSTs ([`band_of`]; 0 for a level without a neighbour).
+    pub band: u32,
+    /// SSTs of the same level and band, closest ratio first, at most [`NEIGHBOURS_LISTED`].
+    pub same_band_by_ratio: Vec<NeighbourSst>,
+}
+
+impl BandContext {
+    /// The new SST's ratio, its band among `bands` of its level and the band's SSTs, closest
+    /// first, from `tree`.
+    pub fn from_tree(sst: &NewSst<'_>, tree: &dyn TreeView, bands: u32) -> Self {
+        let Some(ratios) = LevelRatios::of(sst, tree, RatioMeasure::KeyRange) else {
+            return Self::default();
+        };
+        let all: Vec<f64> = ratios.same_level.iter().map(|(r, _)| *r).collect();
+        let bounds = band_bounds(&all, bands);
+        let band = band_of(ratios.new_sst, &bounds);
+        let list = OverlapRatioList::new(
+            ratios
+                .same_level
+                .into_iter()
+                .filter(|(r, _)| band_of(*r, &bounds) == band)
+                .collect(),
+        );
+        Self {
+            overlap_ratio: ratios.new_sst,
+            band,
+            same_band_by_ratio: closest_with_zones(&list, ratios.new_sst, sst.level, tree),
+        }
+    }
+}
+
+/// `oaza-band`'s candidate zones: those of the band's SSTs in the tree, closest ratio first
+/// (the slides' target first), then `open`, the zones holding the SST last planned for the
+/// band (its open zone), without repeats.
+pub fn band_candidates(ctx: &BandContext, open: &[(u32, u64)]) -> Vec<u32> {
+    let mut out = zones_of(&ctx.same_band_by_ratio);
+    for &(z, _) in open {
+        if !out.contains(&z) {
+            out.push(z);
+        }
+    }
+    out
+}
+
+/// `oaza-band`'s placement, a pure function of the zones and the SST's plan: the first
+/// candidate that takes the whole SST; else a fresh empty zone for the band (zones under the
+/// finish threshold finished first, then the cheapest active zone while no active token is
+/// free); LIZA only when no empty zone can be had, and for files without a plan and
+/// migrations. [`PlacementDecision::from_context`] is set for the band's own choices.
+pub fn candidate_or_fresh_zone(
+    view: &AllocView<'_>,
+    request: &PlacementRequest<'_>,
+) -> PlacementDecision {
+    let Some(sst) = request.sst.filter(|_| request.min_capacity_bytes == 0) else {
+        return Liza.place(view, request);
+    };
+    if view.open_io_zones >= open_token_limit(view.max_open_io_zones, request.io_type) {
+        return PlacementDecision {
+            finish: Vec::new(),
+            outcome: Placement::WaitForOpenToken,
+            from_context: false,
+        };
+    }
+    if let Some(z) = first_fitting(view, request, sst.candidates.iter().copied(), sst.size) {
+        return PlacementDecision {
+            finish: Vec::new(),
+            outcome: Placement::Active(z),
+            from_context: true,
+        };
+    }
+    let mut zones = view.zones.to_vec();
+    let finish = zones_below_finish_threshold(&zones, view.finish_threshold_pct);
+    for &z in &finish {
+        mark_finished(&mut zones, z);
+    }
+    let active = view.active_io_zones.saturating_sub(finish.len() as u32);
+    let fresh = open_empty_zone(&mut zones, active, view.max_active_io_zones, finish);
+    if matches!(fresh.outcome, Placement::Empty(_)) {
+        PlacementDecision {
+            from_context: true,
+            ..fresh
+        }
+    } else {
+        Liza.place(view, request)
+    }
+}
+
+/// OAZA with a zone per overlap-ratio band (`oaza-band`, see the module's documentation).
+/// It remembers, per level and band, the SST last planned; the placement itself is
+/// [`candidate_or_fresh_zone`].
+#[derive(Debug, Default)]
+pub struct OazaBand {
+    last: Mutex<BTreeMap<(u32, u32), u64>>,
+}
+
+impl PlacementPolicy for OazaBand {
+    fn name(&self) -> &'static str {
+        "oaza-band"
+    }
+
+    fn place(&self, view: &AllocView<'_>, request: &PlacementRequest<'_>) -> PlacementDecision {
+        candidate_or_fresh_zone(view, request)
+    }
+
+    fn wants_tree_view(&self) -> bool {
+        true
+    }
+
+    fn plan_sst(&self, sst: &NewSst<'_>, tree: &dyn TreeView) -> Option<SstContext> {
+        let ctx = BandContext::from_tree(sst, tree, BANDS);
+        let before = self
+            .last
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert((sst.level, ctx.band), sst.number);
+        let open = before
+            .map(|n| {
+                tree.file_zones(&[n])
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        Some(SstContext::new(sst, band_candidates(&ctx, &open)))
+    }
 }
 
 #[cfg(test)]
@@ -539,5 +743,195 @@ mod tests {
             vec![4, 3, 5]
         );
         assert_eq!((Oaza.name(), OazaBytes.name()), ("oaza", "oaza-bytes"));
+    }
+
+    #[test]
+    fn bands_cut_a_level_at_its_quantiles() {
+        let ratios = [4.0, 0.1, 1.2, 0.5, 3.0, 0.2, 1.0, 0.6];
+        let bounds = band_bounds(&ratios, 4);
+        assert_eq!(bounds, vec![0.5, 1.0, 3.0]);
+        let bands: Vec<u32> = ratios.iter().map(|&r| band_of(r, &bounds)).collect();
+        assert_eq!(bands, vec![3, 0, 2, 1, 3, 0, 2, 1]);
+        // A new SST's ratio falls between the bounds like any other.
+        assert_eq!(band_of(0.0, &bounds), 0);
+        assert_eq!(band_of(0.99, &bounds), 1);
+        assert_eq!(band_of(9.0, &bounds), 3);
+        // An empty level, or one band: everything in band 0.
+        assert!(band_bounds(&[], 4).is_empty());
+        assert!(band_bounds(&ratios, 1).is_empty());
+        assert_eq!(band_of(5.0, &[]), 0);
+        // Fewer SSTs than bands: bounds repeat, bands stay within 0..4.
+        assert_eq!(band_bounds(&[2.0], 4), vec![2.0, 2.0, 2.0]);
+        assert_eq!(band_of(2.0, &band_bounds(&[2.0], 4)), 3);
+        assert_eq!(band_of(1.0, &band_bounds(&[2.0], 4)), 0);
+    }
+
+    /// L1: eight SSTs of 10 keys at 100 i (zones 30 + i), each overlapping one L2 SST of
+    /// `w` keys: ratios 0.1, 0.2, 0.5, 0.6, 1.0, 1.2, 3.0, 4.0, two per band.
+    #[test]
+    fn band_plans_list_the_bands_ssts_then_its_open_zone() {
+        const WIDTHS: [u64; 8] = [1, 2, 5, 6, 10, 12, 30, 40];
+        let keys: Vec<Vec<u8>> = (0..8u64)
+            .flat_map(|i| {
+                [
+                    key(100 * i),
+                    key(100 * i + 9),
+                    key(100 * i + WIDTHS[i as usize] - 1),
+                ]
+            })
+            .chain([key(405), key(414), key(505), key(514), key(5), key(14)])
+            .collect();
+        let l1 = (0..8)
+            .map(|i| TreeFile::idle(10 + i as u64, 100, &keys[3 * i], &keys[3 * i + 1]))
+            .collect();
+        let l2 = (0..8)
+            .map(|i| TreeFile::idle(20 + i as u64, 100, &keys[3 * i], &keys[3 * i + 2]))
+            .collect();
+        let mut zones: Vec<(u64, Vec<(u32, u64)>)> = (0..8)
+            .map(|i| (10 + i, vec![(30 + i as u32, 100)]))
+            .collect();
+        // SST 40, planned first, was written to zone 50.
+        zones.push((40, vec![(50, 100)]));
+        let tree = StaticTree {
+            levels: vec![vec![], l1, l2],
+            base_level: 1,
+            zones,
+            ..StaticTree::default()
+        };
+        let new = |number, lo: &'static [u8], hi: &'static [u8]| NewSst {
+            number,
+            level: 1,
+            size: 100,
+            smallest: lo,
+            largest: hi,
+            temp: false,
+        };
+        // The tree outlives the plans; the keys are leaked to give the SSTs static bounds.
+        let k = |i: usize| -> &'static [u8] { Box::leak(keys[i].clone().into_boxed_slice()) };
+        // [405, 414] overlaps the 10 keys of L2's [400, 409]: ratio 1.0, band 2, whose SSTs
+        // are 14 (1.0, zone 34) and 15 (1.2, zone 35).
+        let first = new(40, k(24), k(25));
+        let c = BandContext::from_tree(&first, &tree, BANDS);
+        assert!((c.overlap_ratio - 1.0).abs() < 1e-12);
+        assert_eq!(c.band, 2);
+        let got: Vec<u64> = c.same_band_by_ratio.iter().map(|f| f.number).collect();
+        assert_eq!(got, vec![14, 15]);
+        let band = OazaBand::default();
+        assert_eq!(
+            band.plan_sst(&first, &tree).unwrap().candidates,
+            vec![34, 35]
+        );
+        // [505, 514] overlaps L2's [500, 511]: 1.2, band 2 again: its SSTs closest first, then
+        // the band's open zone, the one holding SST 40.
+        let second = new(41, k(26), k(27));
+        let plan = band.plan_sst(&second, &tree).unwrap();
+        assert_eq!(plan.candidates, vec![35, 34, 50]);
+        assert_eq!((plan.number, plan.level, plan.size), (41, 1, 100));
+        // [5, 14] overlaps L2's [0, 0]: 0.1, band 0: its own SSTs, no other band's zone.
+        let other = new(42, k(28), k(29));
+        assert_eq!(BandContext::from_tree(&other, &tree, BANDS).band, 0);
+        assert_eq!(
+            band.plan_sst(&other, &tree).unwrap().candidates,
+            vec![30, 31]
+        );
+        assert_eq!(band.name(), "oaza-band");
+        assert!(band.wants_tree_view());
+    }
+
+    fn zone(index: u32, remaining: u64, lifetime: Lifetime) -> ZoneView {
+        ZoneView {
+            index,
+            max_capacity_bytes: 1000,
+            remaining_bytes: remaining,
+            used_bytes: 1000 - remaining,
+            lifetime,
+            busy: false,
+        }
+    }
+
+    /// `zones` with `active` of 4 active tokens held, 8 open tokens free.
+    fn view(zones: &[ZoneView], active: u32) -> AllocView<'_> {
+        AllocView {
+            zones,
+            open_io_zones: 0,
+            active_io_zones: active,
+            max_open_io_zones: 8,
+            max_active_io_zones: 4,
+            finish_threshold_pct: 0,
+            hybrid: None,
+        }
+    }
+
+    /// Where OAZA falls back to LIZA (the target zone 0 is full; LIZA likes the longer-lived
+    /// active zone 1), `oaza-band` opens a fresh zone for the band; it takes a candidate with
+    /// room first, finishes the cheapest active zone for a token, and leaves to LIZA only what
+    /// no empty zone can take, files without a plan and migrations.
+    #[test]
+    fn a_full_target_zone_opens_a_fresh_zone_for_the_band() {
+        let mut zones = vec![
+            zone(0, 0, Lifetime::Medium),
+            zone(1, 500, Lifetime::Long),
+            zone(2, 1000, Lifetime::NotSet),
+            zone(3, 1000, Lifetime::NotSet),
+        ];
+        let sst = SstContext {
+            size: 100,
+            candidates: vec![0],
+            ..SstContext::default()
+        };
+        let r = PlacementRequest {
+            lifetime: Lifetime::Medium,
+            io_type: IoType::Other,
+            min_capacity_bytes: 0,
+            sst: Some(&sst),
+        };
+        let band = OazaBand::default();
+        let v = view(&zones, 1);
+        let liza = Oaza.place(&v, &r);
+        assert_eq!(
+            (liza.outcome, liza.from_context),
+            (Placement::Active(1), false)
+        );
+        let d = band.place(&v, &r);
+        assert_eq!((d.outcome, d.from_context), (Placement::Empty(2), true));
+        assert!(d.finish.is_empty());
+        // A candidate that takes the whole SST comes first.
+        let with_room = SstContext {
+            candidates: vec![0, 1],
+            ..sst.clone()
+        };
+        let d = band.place(
+            &v,
+            &PlacementRequest {
+                sst: Some(&with_room),
+                ..r
+            },
+        );
+        assert_eq!((d.outcome, d.from_context), (Placement::Active(1), true));
+        // No active token free: the cheapest active zone is finished for the fresh one.
+        let d = band.place(&view(&zones, 4), &r);
+        assert_eq!(d.finish, vec![1]);
+        assert_eq!((d.outcome, d.from_context), (Placement::Empty(2), true));
+        // No empty zone: LIZA.
+        zones[2].remaining_bytes = 0;
+        zones[3].remaining_bytes = 0;
+        let d = band.place(&view(&zones, 1), &r);
+        assert_eq!((d.outcome, d.from_context), (Placement::Active(1), false));
+        // Open tokens all held: wait.
+        let busy = AllocView {
+            open_io_zones: 7,
+            ..view(&zones, 1)
+        };
+        assert_eq!(band.place(&busy, &r).outcome, Placement::WaitForOpenToken);
+        // Files without a plan and migrations: LIZA.
+        zones[2].remaining_bytes = 1000;
+        let v = view(&zones, 1);
+        let plain = PlacementRequest { sst: None, ..r };
+        assert_eq!(band.place(&v, &plain), Liza.place(&v, &plain));
+        let migration = PlacementRequest {
+            min_capacity_bytes: 10,
+            ..r
+        };
+        assert_eq!(band.place(&v, &migration), Liza.place(&v, &migration));
     }
 }

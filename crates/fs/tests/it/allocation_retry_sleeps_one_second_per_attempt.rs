@@ -1,4 +1,4 @@
-//! The authors' allocation-retry blocking model (`alloc_retry_blocking_ms`): a writer that
+//! The authors' allocation-retry blocking model (`alloc_retry_blocking_ns`): a writer that
 //! finds no zone sleeps one (virtual) second per attempt, resets unused zones and tries again;
 //! the attempts and the time are counted as I/O blocking.
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
@@ -29,7 +29,7 @@ fn blocked_writer(placement: &str) -> (zonedb_fs::FsStats, u64) {
             dev2.clone(),
             FsOptions {
                 placement: by_name(&placement).unwrap(),
-                alloc_retry_blocking_ms: 1000,
+                alloc_retry_blocking_ns: 1_000_000_000,
                 write_buffer_bytes: 64 << 10,
                 ..FsOptions::default()
             },

@@ -68,7 +68,6 @@ fn churn_full(copy: ZoneCopy, threaded_logging: bool, min_garbage_pct: u32, seed
             cleaning_interval_ns: 0,
             zone_copy: copy,
             threaded_logging,
-            threaded_free_pct: 95,
             threaded_min_garbage_pct: min_garbage_pct,
             ..FsOptions::default()
         };

@@ -7,7 +7,8 @@
 //!   without the level constraint, on fillrandom with A-CAZA in the code's form (the paper
 //!   sweeps with CAZA placement).
 //! - **oaza** (OAZA slides): LIZA, CAZA and OAZA on random writes of 8 KiB values with 32 MiB
-//!   SSTs on `oaza-paper`.
+//!   SSTs on `oaza-paper`, and beside them OAZA-band (`oaza-band`: a fresh zone per
+//!   overlap-ratio band where OAZA falls back to LIZA).
 //!
 //! Every scheme runs in the authors' code's form (the default, what produced the figures)
 //! and in the paper text's form ([`forms`]), on the authors' db_bench set-up; the
@@ -21,6 +22,7 @@
 //! space per byte stored than the paper reports). `paper` uses the papers' own sizes.
 
 pub mod ablation;
+pub mod fairness;
 pub mod figures;
 pub mod forms;
 pub mod hhzs;
@@ -30,7 +32,9 @@ pub mod splitzns;
 pub mod znsplus;
 
 pub use figures::{CellResult, Figures};
-pub use forms::{Form, OAZA_SCHEMES, SAME_ZONE_SCHEMES, SAME_ZONE_WORKLOADS, Scheme};
+pub use forms::{
+    Form, OAZA_BAND, OAZA_MATRIX, OAZA_SCHEMES, SAME_ZONE_SCHEMES, SAME_ZONE_WORKLOADS, Scheme,
+};
 pub use report::{json, markdown};
 
 use crate::db_bench::HarnessError;
@@ -130,6 +134,53 @@ pub struct Cell {
     pub seed: u64,
     /// The configuration.
     pub scenario: Scenario,
+}
+
+impl Cell {
+    /// What a comparison holds fixed: every coordinate of the cell but its scheme. Cells with
+    /// the same coordinates are compared side by side, so they may differ only in what
+    /// defines their schemes ([`fairness`]).
+    pub fn coordinates(&self) -> String {
+        use std::fmt::Write as _;
+        let mut s = format!("{} {}", self.group, self.workload);
+        if self.form == Form::Text {
+            s.push_str(" text");
+        }
+        if let Some(i) = self.ablation_step {
+            let _ = write!(s, " row{i}");
+        }
+        if let Some(t) = self.turning_point {
+            let _ = write!(s, " tp{t}");
+        }
+        if let Some(l) = self.level_constraint {
+            s.push_str(if l { " lc" } else { " nolc" });
+        }
+        let _ = write!(s, " seed{}", self.seed);
+        s
+    }
+
+    /// A file stem unique among a study's cells (`--emit-scenarios`):
+    /// `<study>-<group>-<scheme>-<workload>[-text][-row<i>][-tp<t>][-lc|-nolc]-seed<n>`, with
+    /// anything but ASCII letters, digits, `.` and `-` as `_`.
+    pub fn stem(&self, study: &str) -> String {
+        let c = self.coordinates();
+        let rest = c.strip_prefix(self.group).unwrap_or(&c).trim_start();
+        format!(
+            "{study}-{}-{}-{}",
+            self.group,
+            self.scheme,
+            rest.replace(' ', "-")
+        )
+        .chars()
+        .map(|ch| {
+            if ch.is_ascii_alphanumeric() || ch == '.' || ch == '-' {
+                ch
+            } else {
+                '_'
+            }
+        })
+        .collect()
+    }
 }
 
 /// What of a study to run.
@@ -268,7 +319,7 @@ fn study_base(study: Study, scale: ReproScale, seed: u64) -> Result<Scenario, Ha
 fn matrix(study: Study) -> (&'static [Scheme], Vec<&'static str>) {
     match study {
         Study::SameZone => (&SAME_ZONE_SCHEMES, SAME_ZONE_WORKLOADS.to_vec()),
-        Study::Oaza => (&OAZA_SCHEMES, vec![OAZA_WORKLOAD]),
+        Study::Oaza => (&OAZA_MATRIX, vec![OAZA_WORKLOAD]),
         Study::SplitZns => (&[], splitzns::WORKLOADS.to_vec()),
         Study::Hhzs => (&[], hhzs::EXPERIMENTS.to_vec()),
     }
@@ -535,19 +586,41 @@ mod tests {
             ..Plan::full(1)
         };
         let c = cells(Study::Oaza, ReproScale::Small, &plan).unwrap();
-        assert_eq!(c.len(), 9);
+        assert_eq!(c.len(), 12);
         let seeds: Vec<u64> = c.iter().map(|c| c.scenario.seed).collect();
-        assert_eq!(seeds, [1, 1, 1, 2, 2, 2, 3, 3, 3]);
+        assert_eq!(seeds, [1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]);
     }
 
     #[test]
-    fn oaza_matrix_names_the_slides_schemes() {
-        let c = cells(Study::Oaza, ReproScale::Small, &one_seed(false, false)).unwrap();
-        let names: Vec<&str> = c.iter().map(|c| c.scheme).collect();
-        assert_eq!(names, ["LIZA", "CAZA", "OAZA"]);
+    fn oaza_matrix_names_the_slides_schemes_and_the_band_variant() {
+        let c = cells(Study::Oaza, ReproScale::Small, &one_seed(true, true)).unwrap();
+        let matrix: Vec<(&str, &str, &str)> = c
+            .iter()
+            .filter(|c| c.group == "scheme")
+            .map(|c| (c.scheme, c.form.name(), c.scenario.fs.placement.as_str()))
+            .collect();
+        assert_eq!(
+            matrix,
+            [
+                ("LIZA", "code", "liza"),
+                ("CAZA", "code", "caza-v1-artifact"),
+                ("OAZA", "code", "oaza-spill"),
+                ("OAZA-band", "code", "oaza-band"),
+                ("LIZA", "text", "liza"),
+                ("CAZA", "text", "caza"),
+                ("OAZA", "text", "oaza"),
+                ("OAZA-band", "text", "oaza-band"),
+            ]
+        );
         let o = c[2].scenario.db_options().unwrap();
         assert_eq!(o.target_file_size_base, 512 << 10);
         assert_eq!(c[2].scenario.workload.value_size, 8192);
+        // The ablation compares the slides' schemes only.
+        assert!(
+            c.iter()
+                .filter(|c| c.group == "ablation")
+                .all(|c| c.scheme != "OAZA-band")
+        );
     }
 
     fn result(scheme: &str, seed: u64, f: Figures) -> CellResult {
@@ -602,6 +675,33 @@ mod tests {
         assert!(
             md.contains("| cleaning copy, LIZA / OAZA | 2.7x | 1.00x |"),
             "{md}"
+        );
+    }
+
+    #[test]
+    fn the_oaza_report_shows_how_often_each_scheme_falls_back_to_liza() {
+        let f = |pct: f64| Figures {
+            gc_copied_bytes: 100 << 20,
+            context_placement_pct: pct,
+            ..Figures::default()
+        };
+        let results = vec![
+            result("LIZA", 1, f(0.0)),
+            result("CAZA", 1, f(45.6)),
+            result("OAZA", 1, f(24.3)),
+            result("OAZA-band", 1, f(99.5)),
+        ];
+        let md = markdown(Study::Oaza, ReproScale::Small, &results);
+        assert_has(&md, "| LIZA | liza | - | - |");
+        assert_has(&md, "| CAZA | caza-v1-artifact | 45.6% | 54.4% |");
+        assert_has(&md, "| OAZA | oaza-spill | 24.3% | 75.7% |");
+        assert_has(&md, "| OAZA-band | oaza-band | 99.5% | 0.5% |");
+        assert_has(&md, "| OAZA-band | oaza-band + rocksdb | 100.0 |");
+        let j = json(Study::Oaza, ReproScale::Small, &results);
+        assert_eq!(j["schemes"]["OAZA-band"]["placement"], "oaza-band");
+        assert_eq!(
+            j["schemes"]["OAZA-band"]["context_placement_pct"].as_f64(),
+            Some(99.5)
         );
     }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::figures::{CellResult, Figures, spread};
-use super::forms::{Form, OAZA_SCHEMES, SAME_ZONE_SCHEMES, SAME_ZONE_WORKLOADS, Scheme};
+use super::forms::{Form, OAZA_MATRIX, SAME_ZONE_SCHEMES, SAME_ZONE_WORKLOADS, Scheme};
 use super::seeds::{BySeed, interval_note};
 use super::{OAZA_WORKLOAD, ReproScale, Study, ablation};
 
@@ -105,7 +105,7 @@ fn aggregate(per_workload: &BTreeMap<String, Figures>) -> serde_json::Value {
 fn schemes_of(study: Study) -> &'static [Scheme] {
     match study {
         Study::SameZone => &SAME_ZONE_SCHEMES,
-        Study::Oaza | Study::SplitZns | Study::Hhzs => &OAZA_SCHEMES,
+        Study::Oaza | Study::SplitZns | Study::Hhzs => &OAZA_MATRIX,
     }
 }
 
@@ -164,7 +164,12 @@ fn ablation_json(study: Study, scale: ReproScale, results: &[CellResult]) -> ser
                     }),
                 );
             }
-            serde_json::json!({ "step": i, "name": row.name, "schemes": schemes })
+            serde_json::json!({
+                "step": i,
+                "name": row.name,
+                "unsplit": row.unsplit,
+                "schemes": schemes,
+            })
         })
         .collect();
     serde_json::Value::Array(out)
@@ -350,6 +355,7 @@ pub fn markdown(study: Study, scale: ReproScale, results: &[CellResult]) -> Stri
     if study == Study::SameZone && results.iter().any(|r| r.group == "sweep") {
         md.push_str(&sweep_table(results));
         md.push_str("\nPaper (figure 13, with the level constraint): turning point 25 vs 0 cuts I/O blocking by 23.6 s and stall time by 22 s, +2 KOPS/s; 30 and above grow victims and stalls. Without the constraint, any turning point above 0 lowers PUT throughput.\n\n");
+        md.push_str(&sweep_directions(results));
     }
     md.push_str(&ablation_table(study, scale, results));
     md
@@ -543,6 +549,141 @@ fn sweep_table(results: &[CellResult]) -> String {
     md
 }
 
+/// The sweep's mean figures at `turning_point`, with or without the level `constraint`.
+fn sweep_point(results: &[CellResult], turning_point: u32, constraint: bool) -> Option<Figures> {
+    get(
+        results,
+        &Key {
+            group: "sweep",
+            form: Form::Code,
+            scheme: "A-CAZA",
+            workload: "fillrandom",
+            turning_point: Some(turning_point),
+            level_constraint: Some(constraint),
+            ablation_step: None,
+        },
+    )
+}
+
+/// Which way `f` moves from turning point `from` to each turning point of `to`, with or
+/// without the level `constraint`: higher or lower at every one (the range and each point's
+/// change), else mixed; `n/a` when a point did not run or the reference is 0.
+fn direction(
+    results: &[CellResult],
+    constraint: bool,
+    (from, to): (u32, &[u32]),
+    f: fn(&Figures) -> f64,
+) -> String {
+    let Some(base) = sweep_point(results, from, constraint).map(|x| f(&x)) else {
+        return "n/a".into();
+    };
+    let changes: Option<Vec<(u32, f64)>> = to
+        .iter()
+        .map(|&tp| {
+            let v = f(&sweep_point(results, tp, constraint)?);
+            (base != 0.0).then(|| (tp, 100.0 * (v - base) / base))
+        })
+        .collect();
+    let Some(changes) = changes.filter(|c| !c.is_empty()) else {
+        return "n/a".into();
+    };
+    let each = changes
+        .iter()
+        .map(|(tp, c)| format!("{tp}: {c:+.0}%"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (lo, hi) = changes
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &(_, c)| {
+            (lo.min(c), hi.max(c))
+        });
+    let way = if lo > 0.0 {
+        "higher at every one"
+    } else if hi < 0.0 {
+        "lower at every one"
+    } else {
+        "mixed"
+    };
+    format!("{way}, {lo:+.0}% to {hi:+.0}% ({each})")
+}
+
+/// The sweep's claims (figures 13 and 14): the paper's direction beside the one measured, each
+/// computed from the sweep's results.
+fn sweep_directions(results: &[CellResult]) -> String {
+    use super::TURNING_POINTS;
+    let above_0: Vec<u32> = TURNING_POINTS.iter().copied().filter(|&t| t > 0).collect();
+    let above_25: Vec<u32> = TURNING_POINTS.iter().copied().filter(|&t| t > 25).collect();
+    let put = |f: &Figures| f.ops_per_s;
+    let stall = |f: &Figures| f.stall_s;
+    let blocking = |f: &Figures| f.io_blocking_s;
+    let victims = |f: &Figures| f.victim_bytes_avg;
+    let mut md = String::from(
+        "#### ACC turning point: the paper's direction beside ours
+
+| claim (figures 13, 14) | paper | ours |
+|---|---|---|
+",
+    );
+    let rows: [(&str, &str, String); 8] = [
+        (
+            "no level constraint: PUT at each turning point > 0 vs 0",
+            "lower",
+            direction(results, false, (0, &above_0), put),
+        ),
+        (
+            "no level constraint: I/O blocking, > 0 vs 0",
+            "lower",
+            direction(results, false, (0, &above_0), blocking),
+        ),
+        (
+            "no level constraint: stall time, > 0 vs 0",
+            "higher",
+            direction(results, false, (0, &above_0), stall),
+        ),
+        (
+            "no level constraint: victim size, > 0 vs 0",
+            "larger, growing with the turning point",
+            direction(results, false, (0, &above_0), victims),
+        ),
+        (
+            "level constraint (L >= 2): 25 vs 0",
+            "I/O blocking -23.6 s, stall -22 s, PUT +2 KOPS/s",
+            match (
+                sweep_point(results, 0, true),
+                sweep_point(results, 25, true),
+            ) {
+                (Some(a), Some(b)) => format!(
+                    "I/O blocking {:+.1} s, stall {:+.1} s, PUT {:+.1} KOPS/s",
+                    b.io_blocking_s - a.io_blocking_s,
+                    b.stall_s - a.stall_s,
+                    (b.ops_per_s - a.ops_per_s) / 1000.0
+                ),
+                _ => "n/a".into(),
+            },
+        ),
+        (
+            "level constraint: PUT at each turning point > 25 vs 25",
+            "lower",
+            direction(results, true, (25, &above_25), put),
+        ),
+        (
+            "level constraint: stall time, > 25 vs 25",
+            "higher",
+            direction(results, true, (25, &above_25), stall),
+        ),
+        (
+            "level constraint: victim size, > 25 vs 25",
+            "larger",
+            direction(results, true, (25, &above_25), victims),
+        ),
+    ];
+    for (claim, paper, ours) in rows {
+        let _ = writeln!(md, "| {claim} | {paper} | {ours} |");
+    }
+    md.push('\n');
+    md
+}
+
 /// The ablation table: one row per step, each compared scheme's GC copy, resets, PUT and
 /// stall, and the last scheme against the first.
 fn ablation_table(study: Study, scale: ReproScale, results: &[CellResult]) -> String {
@@ -605,6 +746,11 @@ fn ablation_table(study: Study, scale: ReproScale, results: &[CellResult]) -> St
         }
     }
     md.push('\n');
+    for (i, row) in rows.iter().enumerate() {
+        if let Some(why) = row.unsplit {
+            let _ = writeln!(md, "Row {i} moves more than one behaviour, {why}.\n");
+        }
+    }
     md
 }
 
@@ -619,12 +765,13 @@ fn oaza_markdown(scale: ReproScale, form: Form, results: &[CellResult]) -> Strin
     md.push_str(&scheme_table(
         results,
         form,
-        &OAZA_SCHEMES,
+        &OAZA_MATRIX,
         OAZA_WORKLOAD,
         "LIZA",
     ));
     let by_seed = BySeed::new(results);
     let f = |rs: &[CellResult], s: &str| get(rs, &Key::scheme(form, s, OAZA_WORKLOAD));
+    md.push_str(&fallback_table(form, &by_seed));
     let ratio = |a: &str, b: &str| -> String {
         by_seed.show(
             |rs| match (f(rs, a), f(rs, b)) {
@@ -688,6 +835,124 @@ fn oaza_markdown(scale: ReproScale, form: Form, results: &[CellResult]) -> Strin
         1,
         "n/a",
     );
-    let _ = writeln!(md, "| zone resets, OAZA vs LIZA | -10% | {resets} |\n");
+    let _ = writeln!(md, "| zone resets, OAZA vs LIZA | -10% | {resets} |");
+    let _ = writeln!(
+        md,
+        "| cleaning copy, LIZA / OAZA-band, CAZA / OAZA-band (our variant) | 2.7x, 1.7x (OAZA) | {}, {} |\n",
+        ratio("LIZA", "OAZA-band"),
+        ratio("CAZA", "OAZA-band")
+    );
     md
+}
+
+/// How often each scheme of the OAZA matrix placed an SST by its own rule, and how often it
+/// fell back to LIZA (`sst_context_placements` over `sst_context_allocations`); `-` for a
+/// policy that plans no SST (LIZA itself).
+fn fallback_table(form: Form, by_seed: &BySeed<'_, CellResult>) -> String {
+    let mut md = format!(
+        "### SST placements by the policy's own rule ({} forms)\n\n| scheme | placement | own rule | fell back to LIZA |\n|---|---|---:|---:|\n",
+        form.name()
+    );
+    for s in &OAZA_MATRIX {
+        let placement = s.policies(form).placement;
+        let plans = zonedb_fs::placement::by_name(placement).is_ok_and(|p| p.wants_tree_view());
+        let share = |own: bool| {
+            if !plans {
+                return "-".to_owned();
+            }
+            by_seed.show(
+                |rs| {
+                    get(rs, &Key::scheme(form, s.name, OAZA_WORKLOAD)).map(|x| {
+                        if own {
+                            x.context_placement_pct
+                        } else {
+                            100.0 - x.context_placement_pct
+                        }
+                    })
+                },
+                |v| format!("{v:.1}%"),
+                1,
+                "n/a",
+            )
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {placement} | {} | {} |",
+            s.name,
+            share(true),
+            share(false)
+        );
+    }
+    md.push('\n');
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sweep point's run.
+    fn point(tp: u32, constraint: bool, put: f64, stall: f64, victim_mib: f64) -> CellResult {
+        CellResult {
+            turning_point: Some(tp),
+            level_constraint: Some(constraint),
+            ..CellResult::test_run(
+                "sweep",
+                "A-CAZA",
+                "fillrandom",
+                1,
+                Figures {
+                    ops_per_s: put,
+                    stall_s: stall,
+                    io_blocking_s: 20.0 - f64::from(tp) / 10.0,
+                    victim_bytes_avg: victim_mib * f64::from(1u32 << 20),
+                    ..Figures::default()
+                },
+            )
+        }
+    }
+
+    /// The report computes each claim's direction from the sweep: here every turning point
+    /// raises PUT without the constraint (the paper: lowers it), and above 25 the constraint
+    /// run is mixed.
+    #[test]
+    fn the_sweep_directions_are_measured_beside_the_papers() {
+        let results = vec![
+            point(0, false, 40_000.0, 17.0, 4.0),
+            point(25, false, 60_000.0, 6.0, 4.5),
+            point(30, false, 64_000.0, 5.0, 5.0),
+            point(50, false, 60_800.0, 6.0, 5.5),
+            point(70, false, 62_000.0, 5.5, 6.0),
+            point(0, true, 40_000.0, 17.0, 4.0),
+            point(25, true, 58_000.0, 7.0, 4.4),
+            point(30, true, 63_800.0, 5.0, 4.6),
+            point(50, true, 52_200.0, 9.0, 4.8),
+            point(70, true, 58_000.0, 7.0, 4.8),
+        ];
+        let md = sweep_directions(&results);
+        assert!(
+            md.contains(
+                "| no level constraint: PUT at each turning point > 0 vs 0 | lower | higher at every one, +50% to +60% (25: +50%, 30: +60%, 50: +52%, 70: +55%) |"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains("| no level constraint: victim size, > 0 vs 0 | larger, growing with the turning point | higher at every one, +12% to +50%"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| level constraint (L >= 2): 25 vs 0 | I/O blocking -23.6 s, stall -22 s, PUT +2 KOPS/s | I/O blocking -2.5 s, stall -10.0 s, PUT +18.0 KOPS/s |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| level constraint: PUT at each turning point > 25 vs 25 | lower | mixed, -10% to +10% (30: +10%, 50: -10%, 70: +0%) |"),
+            "{md}"
+        );
+        // A point that did not run: no direction.
+        let md = sweep_directions(&results[..4]);
+        assert!(md.contains("| lower | n/a |"), "{md}");
+        // In the study's report, after the sweep table.
+        let full = markdown(Study::SameZone, ReproScale::Small, &results);
+        assert!(full.contains("#### ACC turning point: the paper's direction beside ours"));
+    }
 }

@@ -8,6 +8,9 @@
 //!   lifetime-leveling picker, `compaction_scheme = "llc"`), `SplitZNS` (the selective
 //!   allocator on the SplitZNS device with every acceleration). Zone cleaning is on for all
 //!   (greedy, 20 %), as §5.1.3 says; the selective allocator's cleaning skips subzones.
+//! - **Queueing** ([`QUEUEING`]): every scheme's device queues die work the same way, per-die
+//!   work-conserving queues; SplitZNS's Read Scheduler only puts query reads first in them.
+//!   [`FIFO_SCHEMES`] run the baselines again on FIFO queueing, rows apart.
 //! - **Breakdown** (§5.4): `native` (subzones for every level, with the subzone and chip
 //!   allocators, no acceleration), `+diff` (subzones for L4 and deeper only), `+SZR` (and the
 //!   SubZone Ring), `+RP` (and the Read Prefetcher), `+RS` (and the Read Scheduler: SplitZNS).
@@ -36,16 +39,71 @@ use crate::scenario::Scenario;
 /// The schemes of figures 9-12, in the paper's order.
 pub const MAIN_SCHEMES: [&str; 4] = ["LDP", "Gear", "LLC", "SplitZNS"];
 
-/// The breakdown of figures 13-15, one technique added at a time; then `LDP+prio`, an
-/// ablation row that is not the paper's: LDP on the per-die priority scheduler that the Read
-/// Scheduler switches on for the whole device (queries before compaction reads, programs and
-/// erases), to separate the scheduler's share of SplitZNS's gain from the subzones'.
+/// The queueing discipline of every scheme's device (`[device] queueing`), the same for LDP,
+/// Gear, LLC, SplitZNS, every step of the breakdown and the sweeps: work-conserving per-die
+/// queues, each die serving, when it frees, the first issued of the operations that are
+/// ready. SplitZNS's Read Scheduler (`read_scheduler`) only puts query reads first in them
+/// (§4.4.2: "All requests from queries are placed into the request queue prior to any other
+/// read or write request"), which slows compaction reads a little (§5.4.2); it changes
+/// nothing else about how the device queues.
 ///
-/// The Read Scheduler's die order is the text's, query-first (queries before everything
-/// else, the rest in issue order: `Scheduler::QueryFirst`); `LDP+query-first` is LDP on that
-/// order. `SplitZNS+prio` and `LDP+prio` use the class order of `Scheduler::Priority` instead
+/// Why these queues and not the simulator's default, FIFO booking at issue. The paper ran every
+/// scheme on one emulated device (§5.1.1: FEMU as Table 1 sets it), and FEMU times a chip by
+/// one "next available time", an operation starting at `max(submission, free)` with nothing
+/// before it on the device (no controller, host link or channel stage: its legacy FTL gates on
+/// the LUN alone, its ZNS mode on the plane; `shared/reference/zoned-devices.md` §1.2, §1.6,
+/// §7.5). Every operation is ready when submitted, so a chip serves its requests first come,
+/// first served and is never idle while one waits; the paper's text has per-chip request
+/// queues for every request ("For read requests to widezones, we simply append them to the
+/// request queues of the corresponding chips"). Our FIFO booking books a die operation at
+/// issue for a start that waits for the controller, the link and the channel transfer before
+/// it, so a die sits idle while a later operation that is ready waits behind it, and channel
+/// and link transfers are reserved ahead (the link too where it is not modelled, as on this
+/// profile: a read then completes no earlier than every read issued before it, on any die);
+/// FEMU has none of these effects. Per-die queues serve what is ready in issue order and book
+/// each transfer when the work before it is done: FEMU's per-chip first come, first served on
+/// a device that also times those stages. The Read Scheduler's queries-first needs queues
+/// anyway, and only on the same per-die queues does turning it on change nothing but the
+/// order (on FIFO queueing its queues would also drop the booking's reservations). The study
+/// used to run SplitZNS alone on per-die queues (its Read Scheduler switched the whole device
+/// over) and the baselines on FIFO booking; [`FIFO_SCHEMES`] keep that comparison visible,
+/// and `zonedb reproduce splitzns --device-option 'queueing="fifo"'` runs the whole study on
+/// FIFO queueing.
+pub const QUEUEING: &str = "per-die";
+
+/// The baselines again on FIFO queueing (`queueing = "fifo"`: each die operation and its
+/// transfers booked at issue, the simulator's default), as the study used to run them. Not
+/// the paper's. Beside [`MAIN_SCHEMES`] they show what the discipline is worth to each, and
+/// the study's old ranking: SplitZNS on per-die queues over the baselines on FIFO booking
+/// (`SplitZNS` over `LDP (FIFO)`, `Gear (FIFO)`, `LLC (FIFO)`). SplitZNS has no such row: its
+/// Read Scheduler cannot reorder work booked at issue, and on FIFO queues it would also drop
+/// the booking's reservations ahead, a difference that is not its order.
+pub const FIFO_SCHEMES: [&str; 3] = ["LDP (FIFO)", "Gear (FIFO)", "LLC (FIFO)"];
+
+/// Every scheme the study names: [`MAIN_SCHEMES`], [`FIFO_SCHEMES`], [`BREAKDOWN_SCHEMES`].
+fn all_schemes() -> impl Iterator<Item = &'static str> {
+    MAIN_SCHEMES
+        .into_iter()
+        .chain(FIFO_SCHEMES)
+        .chain(BREAKDOWN_SCHEMES)
+}
+
+/// The scheme of a [`FIFO_SCHEMES`] row ([`MAIN_SCHEMES`]' name), or `scheme` itself; and the
+/// queueing discipline its device runs.
+fn queueing_of(scheme: &str) -> (&str, &'static str) {
+    match scheme.strip_suffix(" (FIFO)") {
+        Some(base) if FIFO_SCHEMES.contains(&scheme) => (base, "fifo"),
+        _ => (scheme, QUEUEING),
+    }
+}
+
+/// The breakdown of figures 13-15, one technique added at a time; then ablation rows that
+/// are not the paper's, on the same per-die queues ([`QUEUEING`]) with other orders:
+/// `LDP+query-first` is LDP with the Read Scheduler's order (queries before everything else,
+/// the rest in issue order: `Scheduler::QueryFirst`), what query priority alone does for LDP;
+/// `SplitZNS+prio` and `LDP+prio` use the class order of `Scheduler::Priority` instead
 /// (queries, then background reads, then programs, then erases), the form earlier results of
-/// this study ran: not in the paper.
+/// this study ran.
 ///
 /// `+diff L3` and `SplitZNS L3` are ablation rows too: subzones from L3 on instead of L4, with
 /// no acceleration and with all of them. At the paper's load L4 is filled by trivial moves
@@ -171,8 +229,9 @@ fn scheme_toml(scheme: &str) -> Result<(String, String, &'static str), HarnessEr
         "SplitZNS L3" => (split(true, true, true), selective(3, 60), ""),
         other => {
             return Err(HarnessError::Config(format!(
-                "splitzns scheme '{other}'; known: {}, {}",
+                "splitzns scheme '{other}'; known: {}, {}, {}",
                 MAIN_SCHEMES.join(", "),
+                FIFO_SCHEMES.join(", "),
                 BREAKDOWN_SCHEMES.join(", ")
             )));
         }
@@ -602,7 +661,8 @@ pub fn scenario_with(
 ) -> Result<Scenario, HarnessError> {
     let load_form = load.form;
     let d = divisor(scale);
-    let (device, fs, engine) = scheme_toml(scheme)?;
+    let (base, queueing) = queueing_of(scheme);
+    let (device, fs, engine) = scheme_toml(base)?;
     // The device lines of the point (before the scheme's, which may open a sub-table).
     let point_device = match variant {
         Variant::ZoneSize(m) => format!("zone_size_mib = {m}\n"),
@@ -655,7 +715,7 @@ pub fn scenario_with(
     // compactions at once (21 jobs: 5 flushes + 16 compactions); the guest's 32 vCPUs.
     let text = format!(
         "name = \"{scheme} {w}\"\nseed = {seed}\nsample_interval_ms = 1000\nhost_cores = 32\n\
-         [device]\nprofile = \"splitzns-paper\"\nscale = \"1/{d}\"\n{point_device}{device}\
+         [device]\nprofile = \"splitzns-paper\"\nscale = \"1/{d}\"\nqueueing = \"{queueing}\"\n{point_device}{device}\
          [fs]\ncleaner = \"greedy\"\ngc_threshold = 20\n{fs}\
          [engine]\nwrite_buffer_size = {wb}\ntarget_file_size_base = {sst}\nmax_bytes_for_level_base = {l1}\nmax_background_jobs = 21\nlevel_compaction_dynamic_level_bytes = {dynamic}\ncompression = \"none\"\n{engine}{pri}\
          {workload}",
@@ -721,6 +781,9 @@ pub fn cells(scale: ReproScale, plan: &SplitPlan) -> Result<Vec<Cell>, HarnessEr
         for w in WORKLOADS.iter().filter(|w| runs(w)) {
             for s in MAIN_SCHEMES {
                 out.push(cell("scheme", s, w, seed)?);
+            }
+            for s in FIFO_SCHEMES {
+                out.push(cell("queueing", s, w, seed)?);
             }
         }
         if plan.sweeps {
@@ -809,7 +872,7 @@ pub fn json(scale: ReproScale, results: &[CellResult]) -> serde_json::Value {
     let seeds = super::seeds::seeds_of(results);
     let by_seed = BySeed::new(results);
     let mut schemes = serde_json::Map::new();
-    for s in MAIN_SCHEMES.iter().chain(&BREAKDOWN_SCHEMES) {
+    for s in all_schemes() {
         let mut per = serde_json::Map::new();
         for w in WORKLOADS {
             if let Some(f) = mean_of(results, s, w) {
@@ -826,7 +889,7 @@ pub fn json(scale: ReproScale, results: &[CellResult]) -> serde_json::Value {
             }
         }
         if !per.is_empty() {
-            schemes.insert((*s).to_owned(), serde_json::Value::Object(per));
+            schemes.insert(s.to_owned(), serde_json::Value::Object(per));
         }
     }
     let failed: Vec<String> = results
@@ -895,6 +958,7 @@ pub fn json(scale: ReproScale, results: &[CellResult]) -> serde_json::Value {
         "study": "splitzns",
         "scale": scale.name(),
         "seeds": seeds,
+        "queueing": QUEUEING,
         "schemes": schemes,
         "sweeps": sweeps,
         "zone_size": zone_size,
@@ -1184,6 +1248,60 @@ fn ycsb_p99_by_op(md: &mut String, results: &[CellResult], by_seed: &BySeed<'_, 
     md.push_str("\nPaper: SplitZNS vs LDP P99 on YCSB-A -39.6% (update) and -24.9% (read), on YCSB-C -39.2% (read).\n");
 }
 
+/// The baselines on FIFO queueing ([`FIFO_SCHEMES`]) beside `SplitZNS` on the study's per-die
+/// queues, over `LDP (FIFO)`: the old ranking (SplitZNS alone on per-die queues) and what
+/// the discipline is worth, when they ran.
+fn fifo_rows(md: &mut String, results: &[CellResult], by_seed: &BySeed<'_, CellResult>) {
+    let ws: Vec<&str> = WORKLOADS
+        .iter()
+        .copied()
+        .filter(|w| {
+            FIFO_SCHEMES
+                .iter()
+                .any(|s| mean_of(results, s, w).is_some())
+        })
+        .collect();
+    if ws.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        md,
+        "\n## Queueing: the baselines on FIFO queueing, and the old ranking\n\nNot the paper's. Every scheme above runs per-die queues (`queueing = \"{QUEUEING}\"`; SplitZNS's Read Scheduler puts query reads first in them). Here the baselines run on FIFO queueing (`queueing = \"fifo\"`: die work and its transfers booked at issue), as the study used to run them; its old ranking was `SplitZNS` (per-die) over these.\n\n| workload | scheme | queueing | ops/s | x LDP (FIFO) | P99 µs | P99.9 µs |\n|---|---|---|---:|---:|---:|---:|"
+    );
+    let fig = |s: &str, w: &str, g: fn(&Figures) -> f64, digits: usize| {
+        by_seed.show(
+            |rs| mean_of(rs, s, w).map(|f| g(&f)),
+            |v| format!("{v:.digits$}"),
+            digits,
+            "-",
+        )
+    };
+    for w in ws {
+        let rows = FIFO_SCHEMES
+            .iter()
+            .map(|&s| (s, "fifo"))
+            .chain([("SplitZNS", QUEUEING)]);
+        for (s, q) in rows {
+            if mean_of(results, s, w).is_none() {
+                continue;
+            }
+            let x = by_seed.show(
+                |rs| ratio(rs, s, "LDP (FIFO)", w, ops_per_s),
+                |x| format!("{x:.2}x"),
+                2,
+                "-",
+            );
+            let _ = writeln!(
+                md,
+                "| {w} | {s} | {q} | {} | {x} | {} | {} |",
+                fig(s, w, ops_per_s, 0),
+                fig(s, w, p99, 0),
+                fig(s, w, p999, 0),
+            );
+        }
+    }
+}
+
 /// The paper's throughput of SplitZNS over each competitor (figure 9), where §5.2 gives it.
 fn paper_gain(competitor: &str, w: &str) -> Option<f64> {
     Some(match (competitor, w) {
@@ -1287,6 +1405,7 @@ pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
     }
     md.push_str("\nPaper: SplitZNS vs LDP P99 / P99.9 -57.2% / -52.8% on overwrite, -43.1% / -43% on readrandom.\n");
     ycsb_p99_by_op(&mut md, results, &by_seed);
+    fifo_rows(&mut md, results, &by_seed);
     // Figures 11-12: writes on YCSB-A, tree after YCSB-L.
     let _ = writeln!(
         md,
@@ -1357,7 +1476,7 @@ pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
                 prev = Some(s);
             }
         }
-        md.push_str("\nPaper (over native, write workload): +diff 1.43x, +SZR 1.88x, +RP 1.11x; +RS lowers read P99 by 33% and P99.9 by 27%. Not the paper's: `LDP+query-first` is LDP on the query-first die order the Read Scheduler turns on for the whole device (its `x previous` is over LDP); `SplitZNS+prio` and `LDP+prio` run the class order (queries, background reads, programs, erases) instead; `+diff L3` and `SplitZNS L3` put SSTs in subzones from L3 on.\n");
+        md.push_str("\nPaper (over native, write workload): +diff 1.43x, +SZR 1.88x, +RP 1.11x; +RS lowers read P99 by 33% and P99.9 by 27%. Not the paper's: `LDP+query-first` is LDP with the Read Scheduler's order, query reads first, on the same per-die queues (its `x previous` is over LDP: query priority alone); `SplitZNS+prio` and `LDP+prio` run the class order (queries, background reads, programs, erases) instead; `+diff L3` and `SplitZNS L3` put SSTs in subzones from L3 on.\n");
     }
     if results.iter().any(|r| r.group == "sweep") {
         let _ = writeln!(
@@ -1706,12 +1825,13 @@ mod tests {
 
     #[test]
     fn every_scheme_and_workload_makes_a_valid_scenario() {
-        for s in MAIN_SCHEMES.iter().chain(&BREAKDOWN_SCHEMES) {
+        for s in all_schemes() {
             for w in WORKLOADS {
                 let sc = scenario(s, w, ReproScale::Small, 1).unwrap();
                 sc.db_options().unwrap();
             }
         }
+        assert!(scenario("+RS (FIFO)", "overwrite", ReproScale::Small, 1).is_err());
         let sz = scenario("SplitZNS", "ycsb-a", ReproScale::Small, 1).unwrap();
         assert_eq!(sz.device.kind.as_deref(), Some("splitzns"));
         assert_eq!(sz.fs.placement, "selective");
@@ -1743,9 +1863,9 @@ mod tests {
             load: LoadForm::Random.into(),
         };
         let c = cells(ReproScale::Small, &plan).unwrap();
-        // Schemes x workloads, the breakdown, figure 16's sweeps (LDP and SplitZNS), figure
-        // 3's zone sizes and figure 4's skewed run (LDP).
-        assert_eq!(c.len(), 4 * 10 + 10 * 2 + 2 * (4 + 5 + 4 + 4) + 4 + 1);
+        // Schemes (on per-die queues, then on FIFO) x workloads, the breakdown, figure 16's
+        // sweeps (LDP and SplitZNS), figure 3's zone sizes and figure 4's skewed run (LDP).
+        assert_eq!(c.len(), (4 + 3) * 10 + 10 * 2 + 2 * (4 + 5 + 4 + 4) + 4 + 1);
         // `tiny` cannot take 2 MiB blocks / 256: no 128 MiB zones and no 64 chips.
         let t = cells(ReproScale::Tiny, &plan).unwrap();
         assert_eq!(t.len(), c.len() - 1 - 2);
@@ -1804,6 +1924,14 @@ mod tests {
             x
         };
         assert_eq!(pick("+RS"), pick("SplitZNS"));
+        // A FIFO row is its scheme with FIFO queueing, nothing else.
+        for (fifo, base) in FIFO_SCHEMES.iter().zip(MAIN_SCHEMES) {
+            let (mut f, b) = (pick(fifo), pick(base));
+            assert_eq!(b.device.queueing.as_deref(), Some(QUEUEING));
+            assert_eq!(f.device.queueing.as_deref(), Some("fifo"));
+            f.device.queueing = b.device.queueing.clone();
+            assert_eq!(f, b, "{fifo}");
+        }
         let bad = SplitPlan {
             workloads: vec!["ycsb-z".into()],
             ..plan
@@ -2005,6 +2133,29 @@ mod tests {
         let j = json(ReproScale::Small, &one);
         assert!(j["must_show"][0].get("ours_interval").is_none());
         assert!(j["schemes"]["LDP"]["overwrite"].get("spread").is_none());
+    }
+
+    #[test]
+    fn the_fifo_rows_show_the_old_ranking_over_ldp_on_fifo() {
+        let results = [
+            run("LDP", "overwrite", 1, 150.0, 40.0),
+            run("SplitZNS", "overwrite", 1, 200.0, 6.0),
+            run("LDP (FIFO)", "overwrite", 1, 100.0, 258.0),
+            run("Gear (FIFO)", "overwrite", 1, 50.0, 300.0),
+        ];
+        let md = markdown(ReproScale::Small, &results);
+        assert_has(&md, "## Queueing: the baselines on FIFO queueing");
+        assert_has(&md, "| overwrite | LDP (FIFO) | fifo | 100 | 1.00x | 258 |");
+        assert_has(&md, "| overwrite | Gear (FIFO) | fifo | 50 | 0.50x | 300 |");
+        assert_has(&md, "| overwrite | SplitZNS | per-die | 200 | 2.00x | 6 |");
+        // The main table compares on the common discipline.
+        assert_has(&md, "| overwrite | 150 | - | - | 200 | 1.33x (2.77x) |");
+        let j = json(ReproScale::Small, &results);
+        assert_eq!(j["queueing"], QUEUEING);
+        assert!(j["schemes"]["LDP (FIFO)"]["overwrite"].is_object());
+        // Without FIFO rows, no such table.
+        let md = markdown(ReproScale::Small, &results[..2]);
+        assert!(!md.contains("## Queueing"), "{md}");
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod hybrid_scenario_runs_fillrandom_and_verifies;
 mod paper_scale_presets_run_scaled_down;
 mod peers_run_the_benchmarks;
 mod scenario_presets_parse;
+mod splitzns_schemes_share_one_queueing;
 mod splitzns_selective_runs_deep_ssts_in_subzones;
 mod splitzns_study_reports_the_measured_phase;
 mod study_invariants_catch_lost_writes;

@@ -37,7 +37,6 @@ fn fs_options(copyback_aware: bool) -> FsOptions {
         cleaner: zonedb_fs::cleaning::by_name("greedy", 40).unwrap(),
         zone_copy: ZoneCopy::Izc { copyback_aware },
         threaded_logging: true,
-        threaded_free_pct: 35,
         cleaning_interval_ns: 50_000_000,
         ..common::fs_options()
     }

@@ -1,4 +1,4 @@
-//! The zone-aware policies (CAZA, OAZA and per-level placement, ZACA, ACC and LLC victim selection, LLC's temporary zones) on a small
+//! The zone-aware policies (CAZA, OAZA, OAZA-band and per-level placement, ZACA, ACC and LLC victim selection, LLC's temporary zones) on a small
 //! simulated device with an eager cleaner (it cleans below 75% free), so that cleaning
 //! migrates data while compactions read it: every read matches a `BTreeMap`, the Same-Zone statistics are recorded, and a run is a
 //! pure function of its seed.
@@ -9,7 +9,7 @@ use crate::common;
 use std::collections::BTreeMap;
 
 use zonedb_env::{SimConfig, SimEnv, SimRng};
-use zonedb_fs::FsOptions;
+use zonedb_fs::{FsOptions, FsStats};
 use zonedb_lsm::options::{CompactionScheme, DbOptions};
 use zonedb_lsm::{Db, DbStats};
 
@@ -22,7 +22,8 @@ fn value(k: u64, version: u64) -> Vec<u8> {
 }
 
 fn run(placement: &str, scheme: CompactionScheme, seed: u64) -> (DbStats, u64, u64) {
-    run_with(placement, scheme, seed, |_| {})
+    let (stats, fs) = run_with(placement, scheme, seed, |_| {});
+    (stats, fs.gc_copied_bytes, fs.zone_resets)
 }
 
 fn run_with(
@@ -30,7 +31,7 @@ fn run_with(
     scheme: CompactionScheme,
     seed: u64,
     more: impl FnOnce(&mut DbOptions) + Send + 'static,
-) -> (DbStats, u64, u64) {
+) -> (DbStats, FsStats) {
     let env = SimEnv::new(SimConfig {
         seed,
         ..SimConfig::default()
@@ -92,7 +93,7 @@ fn run_with(
         let stats = db.stats();
         let fs_stats = fs.stats();
         db.close().await.unwrap();
-        (stats, fs_stats.gc_copied_bytes, fs_stats.zone_resets)
+        (stats, fs_stats)
     })
     .unwrap()
 }
@@ -120,6 +121,33 @@ fn oaza_bytes_with_acc_artifact_keeps_every_write_under_cleaning() {
     let (stats, _, resets) = run("oaza-bytes", CompactionScheme::AccArtifact, 4);
     assert!(stats.zone_compaction.compactions > 0);
     assert!(resets > 0);
+}
+
+#[test]
+fn oaza_band_keeps_every_write_under_cleaning_and_rarely_falls_back() {
+    let (stats, fs) = run_with("oaza-band", CompactionScheme::Rocksdb, 8, |_| {});
+    assert!(stats.zone_compaction.compactions > 0);
+    assert!(fs.zone_resets > 0, "no zone was reset");
+    assert!(fs.gc_copied_bytes > 0, "cleaning copied nothing");
+    // Where OAZA falls back to LIZA, a fresh zone for the band is opened: LIZA places an SST
+    // only when no empty zone can be had.
+    assert!(fs.sst_context_allocations > 0);
+    assert!(
+        fs.sst_context_placements * 10 >= fs.sst_context_allocations * 9,
+        "own rule for {} of {} SST allocations",
+        fs.sst_context_placements,
+        fs.sst_context_allocations
+    );
+    let (_, oaza) = run_with("oaza", CompactionScheme::Rocksdb, 8, |_| {});
+    assert!(
+        oaza.sst_context_placements * fs.sst_context_allocations
+            < fs.sst_context_placements * oaza.sst_context_allocations,
+        "oaza placed {} of {} by its rule, oaza-band {} of {}",
+        oaza.sst_context_placements,
+        oaza.sst_context_allocations,
+        fs.sst_context_placements,
+        fs.sst_context_allocations
+    );
 }
 
 #[test]
@@ -153,16 +181,17 @@ fn level_zones_with_llc_temp_zones_keeps_every_write_under_cleaning() {
         o.max_bytes_for_level_base = 64 << 10;
         o.max_bytes_for_level_multiplier = 4.0;
     };
-    let (stats, _, resets) = run_with("level-zones", CompactionScheme::Llc, 7, move |o| {
+    let (stats, fs) = run_with("level-zones", CompactionScheme::Llc, 7, move |o| {
         deeper(o);
         o.llc_temp_zones = true;
     });
+    let resets = fs.zone_resets;
     assert!(
         stats.temp_ssts_written > 0,
         "no temporary SST; compactions by start level {:?}",
         stats.compactions_by_level
     );
     assert!(resets > 0);
-    let (plain, _, _) = run_with("level-zones", CompactionScheme::Llc, 7, deeper);
+    let (plain, _) = run_with("level-zones", CompactionScheme::Llc, 7, deeper);
     assert_eq!(plain.temp_ssts_written, 0);
 }

@@ -31,6 +31,8 @@ pub struct Basic {
     pub migration_rate_bytes_per_s: u64,
     /// Migration's copy size, bytes.
     pub migration_chunk_bytes: u64,
+    /// How often migration decides, ns.
+    pub migration_period_ns: u64,
     tracker: Mutex<Tracker>,
 }
 
@@ -48,6 +50,7 @@ impl Basic {
             migration,
             migration_rate_bytes_per_s: MigrationSettings::default().rate_bytes_per_s,
             migration_chunk_bytes: MigrationSettings::default().chunk_bytes,
+            migration_period_ns: MigrationSettings::default().period_ns,
             tracker: Mutex::default(),
         }
     }
@@ -107,6 +110,7 @@ impl PlacementPolicy for Basic {
         self.migration.then(|| MigrationSettings {
             rate_bytes_per_s: self.migration_rate_bytes_per_s,
             chunk_bytes: self.migration_chunk_bytes,
+            period_ns: self.migration_period_ns,
             ..MigrationSettings::default()
         })
     }

@@ -46,6 +46,8 @@ pub struct HhzsConfig {
     pub migration_rate_bytes_per_s: u64,
     /// Migration's copy size, bytes.
     pub migration_chunk_bytes: u64,
+    /// How often migration decides, ns (1 s).
+    pub migration_period_ns: u64,
     /// Whether running compactions add their demand (`D_i`, i >= 1) to the tiering rule
     /// (the paper: yes; `false` is an ablation).
     pub compaction_demand: bool,
@@ -59,6 +61,7 @@ impl Default for HhzsConfig {
             caching: true,
             migration_rate_bytes_per_s: MigrationSettings::default().rate_bytes_per_s,
             migration_chunk_bytes: MigrationSettings::default().chunk_bytes,
+            migration_period_ns: MigrationSettings::default().period_ns,
             compaction_demand: true,
         }
     }
@@ -113,6 +116,7 @@ impl Hhzs {
         let mut h = Self::by_name(name)?;
         h.config.migration_rate_bytes_per_s = settings.rate_bytes_per_s;
         h.config.migration_chunk_bytes = settings.chunk_bytes;
+        h.config.migration_period_ns = settings.period_ns;
         h.config.compaction_demand = settings.compaction_demand;
         Some(h)
     }
@@ -240,6 +244,7 @@ impl PlacementPolicy for Hhzs {
             log_zones: self.config.log_zones,
             rate_bytes_per_s: self.config.migration_rate_bytes_per_s,
             chunk_bytes: self.config.migration_chunk_bytes,
+            period_ns: self.config.migration_period_ns,
             ..MigrationSettings::default()
         })
     }

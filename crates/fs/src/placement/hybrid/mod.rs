@@ -33,6 +33,8 @@ pub struct HybridSettings {
     pub rate_bytes_per_s: u64,
     /// Migration's copy size, bytes (128 KiB).
     pub chunk_bytes: u64,
+    /// How often migration decides and AUTO's controller adjusts, ns (both: 1 s).
+    pub period_ns: u64,
     /// HHZS: whether running compactions add their storage demand to the tiering rule
     /// (§3.3 step 1; `false` is an ablation that counts only allocated zones).
     pub compaction_demand: bool,
@@ -44,6 +46,7 @@ impl Default for HybridSettings {
         Self {
             rate_bytes_per_s: m.rate_bytes_per_s,
             chunk_bytes: m.chunk_bytes,
+            period_ns: m.period_ns,
             compaction_demand: true,
         }
     }
@@ -58,13 +61,18 @@ pub fn by_name_at(
     if let Some(mut b) = basic::Basic::by_name(name) {
         b.migration_rate_bytes_per_s = settings.rate_bytes_per_s;
         b.migration_chunk_bytes = settings.chunk_bytes;
+        b.migration_period_ns = settings.period_ns;
         return Some(std::sync::Arc::new(b));
     }
     if let Some(h) = hhzs::Hhzs::by_name_at(name, settings) {
         return Some(std::sync::Arc::new(h));
     }
-    (name == spandb_auto::NAME)
-        .then(|| std::sync::Arc::new(spandb_auto::SpanDbAuto::default()) as _)
+    (name == spandb_auto::NAME).then(|| {
+        std::sync::Arc::new(spandb_auto::SpanDbAuto::new(spandb_auto::AutoConfig {
+            period_ns: settings.period_ns,
+            ..spandb_auto::AutoConfig::default()
+        })) as _
+    })
 }
 
 /// Where a file of a hybrid scheme goes.
