@@ -382,7 +382,7 @@ pub fn run_with_progress(
     let progress = progress.clone();
     let spec = device_spec_of(s)?;
     let profile_name = spec.profile_name().map_err(HarnessError::Device)?;
-    let opts = s.db_options()?;
+    let opts = engine_options_of(s)?;
     let opts_check = opts.clone();
     let env = SimEnv::new(SimConfig {
         seed: s.seed,
@@ -575,6 +575,17 @@ fn value_regenerator(
     Ok(Some(largest.bench_config(s.seed).value_regenerator()))
 }
 
+/// The engine options of a scenario, its waits on a full device (`compaction_retry_wait_ns`,
+/// `sst_file_manager_poll_ns`) divided by [`Scenario::time_div`] as the zone layer's
+/// constants are.
+fn engine_options_of(s: &Scenario) -> Result<zonedb_lsm::options::DbOptions, HarnessError> {
+    let mut opts = s.db_options()?;
+    let div = s.time_div()?;
+    opts.compaction_retry_wait_ns = (opts.compaction_retry_wait_ns / div).max(1);
+    opts.sst_file_manager_poll_ns = (opts.sst_file_manager_poll_ns / div).max(1);
+    Ok(opts)
+}
+
 /// The zone layer options of a scenario.
 fn fs_options_of(s: &Scenario) -> Result<FsOptions, HarnessError> {
     Ok(FsOptions {
@@ -716,6 +727,10 @@ mod tests {
         assert_eq!(o.zc_blocking_poll_ns, 1_000_000_000);
         assert_eq!(o.alloc_retry_blocking_ns, 1_000_000_000);
         assert_eq!(o.cleaning_interval_ns, 2_000_000_000);
+        let s = &Scenario::configurations("name = \"x\"\n[device]\nscale = \"1/64\"\n").unwrap()[0];
+        let e = engine_options_of(s).unwrap();
+        assert_eq!(e.compaction_retry_wait_ns, 15_625_000);
+        assert_eq!(e.sst_file_manager_poll_ns, 78_125_000);
         // Off stays off however small the device.
         let o = at("cleaning_interval_ms = 0\n");
         assert_eq!(o.cleaning_interval_ns, 0);

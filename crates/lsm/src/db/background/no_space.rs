@@ -38,13 +38,6 @@ use crate::error::{BackgroundError, LsmErrorKind};
 use crate::hints::Hint;
 use crate::version::manifest::sst_name;
 
-/// How long a background slot waits after a failed or cancelled compaction, ns (RocksDB's
-/// one second in `BackgroundCallCompaction`).
-pub(crate) const RETRY_WAIT_NS: u64 = 1_000_000_000;
-
-/// How often the recovery poller checks free space, ns (`ClearError`'s five seconds).
-pub(crate) const POLL_NS: u64 = 5_000_000_000;
-
 /// Polls in a row without progress after which the soft error becomes a hard one (not
 /// RocksDB's; see the module documentation).
 pub(crate) const STALLED_POLLS: u32 = 3;
@@ -176,7 +169,7 @@ pub(super) async fn compaction_failed<E: Env, D: ZonedDevice>(
     if start {
         start_recovery(inner);
     }
-    inner.env.sleep(RETRY_WAIT_NS).await;
+    inner.env.sleep(inner.opts.compaction_retry_wait_ns).await;
     Ok(())
 }
 
@@ -184,7 +177,7 @@ pub(super) async fn compaction_failed<E: Env, D: ZonedDevice>(
 pub(super) fn hold_cancelled_slot<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
     let i = inner.clone();
     drop(inner.env.spawn_background("compaction", async move {
-        i.env.sleep(RETRY_WAIT_NS).await;
+        i.env.sleep(i.opts.compaction_retry_wait_ns).await;
         super::schedule::finish_job(&i, Ok(()), |st| st.compactions_running -= 1);
     }));
 }
@@ -225,7 +218,8 @@ fn start_recovery<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
                                  bytes free, {} needed to clear the soft error, no progress \
                                  in {} s",
                                 st.space.trigger,
-                                u64::from(STALLED_POLLS) * POLL_NS / 1_000_000_000
+                                u64::from(STALLED_POLLS) * i.opts.sst_file_manager_poll_ns
+                                    / 1_000_000_000
                             ),
                             source: soft.and_then(|s| s.source),
                         });
@@ -241,7 +235,7 @@ fn start_recovery<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
                 i.bg_done.notify_waiters();
                 return;
             }
-            i.env.sleep(POLL_NS).await;
+            i.env.sleep(i.opts.sst_file_manager_poll_ns).await;
         }
     }));
 }
