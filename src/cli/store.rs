@@ -282,9 +282,6 @@ pub fn engine_options(a: &EngineArgs, use_existing_db: bool) -> Result<DbOptions
     Ok(o)
 }
 
-/// ZenFS's background cleaner period, ms (divided by the scale with the other constants).
-const FS_CLEANING_INTERVAL_MS: u64 = 10_000;
-
 /// The file layer options the flags describe.
 pub fn fs_options(a: &StoreArgs) -> Result<FsOptions, CliError> {
     let div = if a.scale_time_constants {
@@ -295,13 +292,7 @@ pub fn fs_options(a: &StoreArgs) -> Result<FsOptions, CliError> {
     } else {
         1
     };
-    let scaled = |ms: u64| {
-        if ms == 0 {
-            0
-        } else {
-            (ms.saturating_mul(1_000_000) / div).max(1)
-        }
-    };
+    let scaled = |ms| zonedb_harness::scenario::scale_ms_to_ns(ms, div);
     Ok(FsOptions {
         cleaner: zonedb_fs::cleaning::by_name(&a.cleaner, 20)
             .map_err(|e| CliError::Usage(e.to_string()))?,
@@ -309,7 +300,7 @@ pub fn fs_options(a: &StoreArgs) -> Result<FsOptions, CliError> {
         zone_append: a.zone_append,
         zc_blocking_poll_ns: scaled(a.zc_blocking_poll_ms),
         alloc_retry_blocking_ns: scaled(a.alloc_retry_blocking_ms),
-        cleaning_interval_ns: scaled(FS_CLEANING_INTERVAL_MS),
+        cleaning_interval_ns: scaled(zonedb_harness::scenario::DEFAULT_CLEANING_INTERVAL_MS),
         page_cache_size_bytes: a.page_cache_size,
         readahead_kb: a.readahead_kb,
         ..FsOptions::default()

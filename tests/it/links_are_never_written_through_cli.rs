@@ -44,6 +44,23 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// `crashtest write --fresh` of 10 ops on a 1/512 device in `dir`, logging to `ack`.
+fn fresh_write<'a>(dir: &'a Path, ack: &'a Path) -> [&'a str; 11] {
+    [
+        "crashtest",
+        "write",
+        "--fresh",
+        "--dir",
+        s(dir),
+        "--scale",
+        "1/512",
+        "--ack",
+        s(ack),
+        "--count",
+        "10",
+    ]
+}
+
 #[test]
 fn crashtest_write_fresh_refuses_linked_device_files() {
     let tmp = tempfile::tempdir().unwrap();
@@ -54,22 +71,7 @@ fn crashtest_write_fresh_refuses_linked_device_files() {
         let dir = tmp.path().join(format!("dev-{name}"));
         std::fs::create_dir(&dir).unwrap();
         symlink(&victim, dir.join(name)).unwrap();
-        refused(
-            &[
-                "crashtest",
-                "write",
-                "--fresh",
-                "--dir",
-                s(&dir),
-                "--scale",
-                "1/512",
-                "--ack",
-                s(&ack),
-                "--count",
-                "10",
-            ],
-            &dir.join(name),
-        );
+        refused(&fresh_write(&dir, &ack), &dir.join(name));
         assert_eq!(std::fs::read(&victim).unwrap(), VICTIM, "{name}");
     }
     // A dangling link: nothing is created at its target.
@@ -77,22 +79,7 @@ fn crashtest_write_fresh_refuses_linked_device_files() {
     std::fs::create_dir(&dir).unwrap();
     let nowhere = tmp.path().join("nowhere");
     symlink(&nowhere, dir.join("DATA")).unwrap();
-    refused(
-        &[
-            "crashtest",
-            "write",
-            "--fresh",
-            "--dir",
-            s(&dir),
-            "--scale",
-            "1/512",
-            "--ack",
-            s(&ack),
-            "--count",
-            "10",
-        ],
-        &dir.join("DATA"),
-    );
+    refused(&fresh_write(&dir, &ack), &dir.join("DATA"));
     assert!(!nowhere.exists());
 }
 
@@ -104,22 +91,7 @@ fn crashtest_write_refuses_a_linked_acknowledgement_log() {
     let ack = tmp.path().join("ack");
     symlink(&victim, &ack).unwrap();
     let dir = tmp.path().join("dev");
-    refused(
-        &[
-            "crashtest",
-            "write",
-            "--fresh",
-            "--dir",
-            s(&dir),
-            "--scale",
-            "1/512",
-            "--ack",
-            s(&ack),
-            "--count",
-            "10",
-        ],
-        &ack,
-    );
+    refused(&fresh_write(&dir, &ack), &ack);
     assert_eq!(std::fs::read(&victim).unwrap(), VICTIM);
 }
 

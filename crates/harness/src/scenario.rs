@@ -258,7 +258,17 @@ fn is_default_migration_chunk(v: &u64) -> bool {
 const DEFAULT_MIGRATION_CHUNK_KIB: u64 = 128;
 
 /// ZenFS's background cleaner period, ms.
-const DEFAULT_CLEANING_INTERVAL_MS: u64 = 10_000;
+pub const DEFAULT_CLEANING_INTERVAL_MS: u64 = 10_000;
+
+/// `ms` milliseconds divided by `div`, in ns; at least 1 when `ms` is not 0, so that a
+/// scaled constant never turns a model off. Scenarios ([`Scenario::scaled_ms_to_ns`]) and
+/// `zonedb bench`'s flags scale their time constants with it.
+pub fn scale_ms_to_ns(ms: u64, div: u64) -> u64 {
+    if ms == 0 {
+        return 0;
+    }
+    (ms.saturating_mul(1_000_000) / div.max(1)).max(1)
+}
 
 #[allow(
     clippy::trivially_copy_pass_by_ref,
@@ -720,10 +730,7 @@ impl Scenario {
     /// # Errors
     /// As [`Scenario::time_div`].
     pub fn scaled_ms_to_ns(&self, ms: u64) -> Result<u64, HarnessError> {
-        if ms == 0 {
-            return Ok(0);
-        }
-        Ok((ms.saturating_mul(1_000_000) / self.time_div()?).max(1))
+        Ok(scale_ms_to_ns(ms, self.time_div()?))
     }
 
     fn check(&self) -> Result<(), HarnessError> {
