@@ -90,7 +90,7 @@ pub struct SpaceAtFailure {
     /// SSTs out of the tree that older versions still hold (running compactions'): files and
     /// bytes.
     pub obsolete_sst: (u64, u64),
-    /// SSTs no version holds any more, not deleted yet (the next job's end deletes them).
+    /// SSTs no version holds any more, not deleted yet (a purge is deleting them).
     pub deletable_sst_files: u64,
     /// SSTs on the device that the tree does not list (outputs of flushes and compactions
     /// not installed yet, and the obsolete ones above): files and bytes.

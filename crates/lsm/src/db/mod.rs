@@ -224,6 +224,12 @@ impl<E: Env, D: ZonedDevice> Inner<E, D> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// No flush, compaction or purge job is running or queued (a purge of files whose last
+    /// version went is queued before its task runs: [`crate::version::Obsolete::purge_pending`]).
+    pub(crate) fn background_idle(&self, st: &State) -> bool {
+        st.background_idle() && !self.graveyard.purge_pending()
+    }
+
     pub(crate) fn hint(&self, h: &Hint) {
         self.hints.on_hint(h);
     }
@@ -604,13 +610,14 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
     pub async fn wait_for_compactions(&self) -> Result<(), LsmError> {
         self.inner.lock().flush_requested = true;
         background::maybe_schedule(&self.inner);
-        background::wait_until(&self.inner, |st| st.imm.is_empty() && st.background_idle()).await?;
+        let inner = &self.inner;
+        background::wait_until(inner, |st| st.imm.is_empty() && inner.background_idle(st)).await?;
         loop {
-            background::maybe_schedule(&self.inner);
-            if self.inner.lock().background_idle() {
+            background::maybe_schedule(inner);
+            if inner.background_idle(&inner.lock()) {
                 return Ok(());
             }
-            background::wait_until(&self.inner, State::background_idle).await?;
+            background::wait_until(inner, |st| inner.background_idle(st)).await?;
         }
     }
 
@@ -658,7 +665,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
             Self::flush_inner(inner).await?;
         }
         inner.lock().closing = true;
-        let _ = background::wait_until(inner, State::background_idle).await;
+        let _ = background::wait_until(inner, |st| inner.background_idle(st)).await;
         // Everything is closed even when a step fails; the first failure is returned (a WAL
         // that failed earlier fails here: acknowledged writes it buffered were lost, so the
         // close is not clean).
@@ -708,8 +715,17 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
             .map(|l| st.version.level_bytes(l))
             .collect();
         s.pending_compaction_bytes = st.pending_compaction_bytes;
-        (s.obsolete_sst_files, s.obsolete_sst_bytes) = self.inner.graveyard.pinned();
-        s.deletable_sst_files = self.inner.graveyard.dead_files();
+        let g = &self.inner.graveyard;
+        (s.obsolete_sst_files, s.obsolete_sst_bytes) = g.pinned();
+        (s.deletable_sst_files, s.deletable_sst_bytes) = g.deletable();
+        let (pinned_peak, (deletable_peak_files, deletable_peak_bytes)) = g.peaks();
+        s.peak_obsolete_sst_bytes = pinned_peak;
+        (s.peak_deletable_sst_files, s.peak_deletable_sst_bytes) =
+            (deletable_peak_files, deletable_peak_bytes);
+        let waits = g.waits();
+        s.obsolete_ssts_deleted = waits.files;
+        s.deletable_sst_wait_max_ns = waits.max_ns;
+        s.deletable_sst_byte_ms = waits.byte_ms;
         s.block_cache = self.inner.block_cache.stats();
         s
     }

@@ -89,7 +89,7 @@ async fn recover_version<E: Env, D: ZonedDevice>(
         }
     }
     // Files dropped by old edits are long gone (or orphans, removed after recovery).
-    graveyard.take_dead();
+    graveyard.forget_dead();
     for (_, f) in version.all_files() {
         if !fs.exists(&sst_name(f.meta.number)) {
             return Err(LsmError::corruption(
@@ -503,6 +503,17 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
                 .clone()
                 .map_or_else(std::sync::OnceLock::new, std::sync::OnceLock::from),
         });
+        // A file whose last version goes outside a job's own purge is deleted then.
+        let weak = Arc::downgrade(&inner);
+        let clock = inner.env.clone();
+        inner.graveyard.attach(
+            Box::new(move || {
+                if let Some(inner) = weak.upgrade() {
+                    background::purge_released(&inner);
+                }
+            }),
+            Box::new(move || clock.now()),
+        );
         background::refresh_scores(&inner);
         background::maybe_schedule(&inner);
         Ok(Self::from_inner(inner))

@@ -79,8 +79,28 @@ pub struct DbStats {
     pub obsolete_sst_files: u64,
     /// Their bytes (RocksDB's `rocksdb.obsolete-sst-files-size`).
     pub obsolete_sst_bytes: u64,
-    /// SSTs no version holds any more, waiting for the end of the next job to be deleted.
+    /// The most `obsolete_sst_bytes` has been since open.
+    pub peak_obsolete_sst_bytes: u64,
+    /// SSTs no version holds any more and not deleted yet (waiting for a purge, or being
+    /// deleted).
     pub deletable_sst_files: u64,
+    /// Their bytes.
+    pub deletable_sst_bytes: u64,
+    /// The most `deletable_sst_files` and `deletable_sst_bytes` have been since open (each at
+    /// its own moment; a compaction that lets go of an old version makes many deletable at
+    /// once, until its purge has deleted them).
+    pub peak_deletable_sst_files: u64,
+    /// See `peak_deletable_sst_files`.
+    pub peak_deletable_sst_bytes: u64,
+    /// SSTs deleted once no version held them (compactions' inputs, files old versions
+    /// held).
+    pub obsolete_ssts_deleted: u64,
+    /// The longest any of them stayed on the device once no version held it, ns.
+    pub deletable_sst_wait_max_ns: u64,
+    /// Their bytes times how long each stayed on the device once no version held it, in
+    /// byte-milliseconds: divided by the run's length in ms, the mean bytes held by no
+    /// version and not deleted.
+    pub deletable_sst_byte_ms: u64,
     /// Block cache counters.
     pub block_cache: CacheStats,
     /// Zone-aware compaction statistics (the Same-Zone Compaction paper's measures).

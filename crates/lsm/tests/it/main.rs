@@ -25,6 +25,7 @@ mod kill_during_writes_keeps_synced_data;
 mod manifest_damage_is_corruption_not_rollback;
 mod memtables_merge_and_wal_size_forces_flushes;
 mod obsolete_files_stay_while_an_iterator_holds_their_version;
+mod obsolete_ssts_are_deleted_once_no_version_holds_them;
 mod picker_matches_rocksdb_rules;
 mod power_loss_keeps_synced_elided_writes;
 mod power_loss_keeps_synced_writes;

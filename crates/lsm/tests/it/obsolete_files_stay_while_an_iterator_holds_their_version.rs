@@ -1,7 +1,7 @@
 //! An iterator keeps the version it started with, so the SSTs compactions remove from the tree
 //! after it started stay on the device until it is dropped: the `obsolete_sst_*` gauge
 //! (RocksDB's `rocksdb.obsolete-sst-files-size`) counts them, the file layer still holds them,
-//! and both go back to zero once the iterator is gone and the next compaction cleans up.
+//! and both go back to zero once the iterator is gone, which deletes them.
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
 use crate::common;
@@ -57,7 +57,7 @@ fn an_iterator_pins_the_files_compactions_remove_and_dropping_it_frees_them() {
         drop(it);
         let s = db.stats();
         assert_eq!((s.obsolete_sst_files, s.obsolete_sst_bytes), (0, 0));
-        // The next flush or compaction deletes them.
+        // The purge the drop started deletes them.
         write(2).await;
         for n in &gone {
             assert!(!fs.exists(&sst_name(*n)), "{n} was not deleted");

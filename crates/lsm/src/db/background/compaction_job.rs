@@ -105,6 +105,11 @@ pub(super) async fn compact<E: Env, D: ZonedDevice>(
         record,
         outputs,
     } = done;
+    // RocksDB's order: the compaction lets go of its input version as it installs its
+    // result, and deletes what that left without a version at its end (its own purge, held
+    // until then).
+    let _purge = inner.graveyard.hold_purge();
+    drop(version);
     install(inner, edit, |st| {
         record_compaction(st, plan, read_bytes, written);
         if let Some(r) = record {

@@ -45,7 +45,7 @@ use crate::version::Version;
 pub(crate) use build_ahead::{Pending as BuildAhead, start as start_build_ahead};
 pub(crate) use flush::write_memtable;
 pub(crate) use no_space::SpaceManager;
-pub(crate) use obsolete::delete_obsolete;
+pub(crate) use obsolete::{delete_obsolete, purge_released};
 pub(crate) use output::table_options;
 pub(crate) use schedule::{RunningCompaction, maybe_schedule};
 

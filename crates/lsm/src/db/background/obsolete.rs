@@ -1,6 +1,9 @@
 //! Deleting obsolete files: SSTs that no version uses any more (the graveyard), with their
 //! lifetimes recorded, and WALs a flush made obsolete; inline at the end of the job, or by a
-//! purge job of their own (`avoid_unnecessary_blocking_io`, RocksDB's `SchedulePurge`).
+//! purge job of their own (`avoid_unnecessary_blocking_io`, RocksDB's `SchedulePurge`). An
+//! SST whose last version goes anywhere else (a compaction's input version released while
+//! other jobs run, an iterator or a lookup letting go of an old version) is deleted by a
+//! purge job started then ([`purge_released`]), not left for whichever job ends next.
 
 use std::ops::Range;
 use std::sync::{Arc, PoisonError};
@@ -29,13 +32,19 @@ pub(super) async fn delete_sst<E: Env, D: ZonedDevice>(
     Ok(())
 }
 
-/// Deletes files no version uses any more.
+/// Deletes files no version uses any more. One that fails to go stays deletable, with those
+/// after it, for the next purge.
 pub(crate) async fn delete_obsolete<E: Env, D: ZonedDevice>(
     inner: &Arc<Inner<E, D>>,
 ) -> Result<(), LsmError> {
-    let dead = inner.graveyard.take_dead();
-    for n in dead {
-        delete_sst(inner, n).await?;
+    let mut dead = inner.graveyard.take_dead().into_iter();
+    while let Some(f) = dead.next() {
+        let n = f.number;
+        if let Err(e) = delete_sst(inner, n).await {
+            inner.graveyard.untake(std::iter::once(f).chain(dead));
+            return Err(e);
+        }
+        inner.graveyard.deleted(&f);
         let now = inner.env.now();
         let mut lt = inner
             .lifetimes
@@ -73,6 +82,8 @@ pub(super) fn schedule_purge<E: Env, D: ZonedDevice>(
     logs: Option<Range<u64>>,
 ) {
     inner.lock().purges_running += 1;
+    // Files that become deletable before it starts wait for it.
+    inner.graveyard.purge_queued();
     let i = inner.clone();
     drop(inner.env.spawn_background("purge", async move {
         let r = async {
@@ -83,5 +94,41 @@ pub(super) fn schedule_purge<E: Env, D: ZonedDevice>(
         }
         .await;
         finish_job(&i, r, |st| st.purges_running -= 1);
+    }));
+}
+
+/// Starts a purge job for SSTs that became deletable outside a job's own purge: the last
+/// version holding them went when no job was about to delete them (the graveyard calls this,
+/// [`crate::version::Obsolete::attach`]). RocksDB deletes such files where the last
+/// reference to their version drops (a finished job's `FindObsoleteFiles`, an iterator's
+/// cleanup); here a drop cannot wait, so a purge job does it. Once a close has begun the job
+/// does nothing: the close deletes what is left.
+pub(crate) fn purge_released<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
+    let i = inner.clone();
+    drop(inner.env.spawn_background("purge", async move {
+        {
+            let mut st = i.lock();
+            if st.closing || st.closed {
+                drop(st);
+                i.graveyard.purge_skipped();
+                i.bg_done.notify_waiters();
+                return;
+            }
+            // Counted before it takes the files, so that waiters never see it neither
+            // queued nor running.
+            st.purges_running += 1;
+        }
+        let r = delete_obsolete(&i).await;
+        {
+            let mut st = i.lock();
+            st.purges_running -= 1;
+            if let Err(e) = r
+                && st.bg_error.is_none()
+            {
+                st.bg_error = Some(crate::error::BackgroundError::from(e));
+            }
+        }
+        // Deleting changes neither the tree nor the work due: only waiters need to know.
+        i.bg_done.notify_waiters();
     }));
 }
