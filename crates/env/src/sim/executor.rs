@@ -216,7 +216,15 @@ impl Shared {
 
     /// Drops every task not yet finished (a simulated power loss: nothing keeps running).
     /// Timers of dropped tasks later fire into the void. Must not be called during `run`.
+    /// Tasks that dropped futures spawn from their destructors (a store letting go of its
+    /// last version starts a purge) are dropped too, as many times over as it takes: a dead
+    /// process runs nothing, so none of them may touch the device after the power loss.
     pub(crate) fn kill_all_tasks(&self) {
+        while self.kill_tasks_once() {}
+    }
+
+    /// One pass of [`Shared::kill_all_tasks`]: whether it dropped any task.
+    fn kill_tasks_once(&self) -> bool {
         let mut slab = std::mem::take(&mut *lock(&self.parked));
         let inbox = std::mem::take(&mut *lock(&self.inbox));
         lock(&self.ready).clear();
@@ -235,8 +243,10 @@ impl Shared {
             }
         }
         *lock(&self.parked) = slab;
+        let any = !dropped.is_empty();
         // Dropped last and outside every lock: a future's destructor may wake or spawn.
         drop(dropped);
+        any
     }
 }
 

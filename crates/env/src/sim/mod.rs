@@ -327,6 +327,54 @@ mod tests {
     }
 
     #[test]
+    fn tasks_spawned_by_killed_tasks_destructors_never_run() {
+        /// Spawns a task when dropped, as a store letting go of its last version starts a
+        /// purge.
+        struct SpawnsOnDrop {
+            env: SimEnv,
+            hits: Arc<Mutex<u32>>,
+            depth: u32,
+        }
+        impl Drop for SpawnsOnDrop {
+            fn drop(&mut self) {
+                let hits = self.hits.clone();
+                let next = (self.depth > 0).then(|| SpawnsOnDrop {
+                    env: self.env.clone(),
+                    hits: self.hits.clone(),
+                    depth: self.depth - 1,
+                });
+                let e = self.env.clone();
+                drop(self.env.spawn("spawned-while-dying", async move {
+                    let _next = next;
+                    e.sleep(10).await;
+                    *hits.lock().unwrap() += 1;
+                }));
+            }
+        }
+        let sim = SimEnv::new(SimConfig::default());
+        let env = sim.clone();
+        let hits = Arc::new(Mutex::new(0));
+        let guard = SpawnsOnDrop {
+            env: sim.clone(),
+            hits: hits.clone(),
+            depth: 3,
+        };
+        sim.run(async move {
+            let e = env.clone();
+            env.spawn("victim", async move {
+                let _guard = guard;
+                e.sleep(1_000).await;
+            });
+            env.sleep(50).await;
+        })
+        .unwrap();
+        sim.kill_all_tasks();
+        let env = sim.clone();
+        sim.run(async move { env.sleep(5_000).await }).unwrap();
+        assert_eq!(*hits.lock().unwrap(), 0, "a task spawned while dying ran");
+    }
+
+    #[test]
     fn slots_are_reused_so_many_short_tasks_stay_cheap() {
         let sim = SimEnv::new(SimConfig::default());
         let env = sim.clone();
