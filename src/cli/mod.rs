@@ -1,6 +1,7 @@
 //! Subcommands.
 
 mod bench;
+mod claims;
 pub mod compare;
 mod device;
 mod device_compare;
@@ -45,6 +46,9 @@ enum Command {
     /// The papers' experiments (same-zone, oaza, splitzns, hhzs, znsplus), beside the papers'
     /// numbers.
     Reproduce(reproduce::ReproduceArgs),
+    /// A study's claims table (claim, paper, ours and verdict at 1/64 and at the paper's
+    /// size) from `zonedb reproduce NAME --claims` JSON; printed or written into a page.
+    Claims(claims::ClaimsArgs),
     /// A base scenario over a grid of overrides and seeds, run locally across processes or
     /// as Ray tasks (`--ray ADDRESS`); every run to one Parquet file, a summary with mean,
     /// standard deviation and 95% interval per configuration, plots with error bars.
@@ -116,6 +120,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Compare(args) => compare::compare(&args),
         Command::Run(args) => compare::run(&args),
         Command::Reproduce(args) => reproduce::run(&args),
+        Command::Claims(args) => claims::run(&args),
         Command::Sweep(args) => sweep::run(&args),
         Command::Fs(cmd) => fs::run(cmd),
         Command::Selftest(args) => selftest::selftest(&args),

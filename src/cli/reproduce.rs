@@ -57,6 +57,13 @@ pub struct ReproduceArgs {
     /// spread in the JSON (the paper: the mean of 3 runs).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1000))]
     seeds: u64,
+    /// Only the cells the study's headline claims need (same-zone: Baseline and A-CAZA on
+    /// every workload; oaza: LIZA, CAZA, OAZA; splitzns: LDP, Gear, LLC, SplitZNS on
+    /// overwrite and YCSB-A, and the breakdown's native, +diff, +SZR on overwrite; hhzs: B3,
+    /// AUTO, HHZS on YCSB A-F and caching on W4; znsplus: every experiment), in the code's
+    /// forms, without ablation or sweeps. The JSON's `claims` list judges each claim.
+    #[arg(long)]
+    claims: bool,
     /// Skip the paper text's forms (run the code's only).
     #[arg(long)]
     no_text_forms: bool,
@@ -198,9 +205,9 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
     let scale = ReproScale::parse(&a.scale).map_err(usage)?;
     let plan = Plan {
         seeds: seed_list(a)?,
-        text_forms: !a.no_text_forms,
-        ablation: !a.no_ablation,
-        sweep: !a.no_sweep,
+        text_forms: !a.no_text_forms && !a.claims,
+        ablation: !a.no_ablation && !a.claims,
+        sweep: !a.no_sweep && !a.claims,
         workloads: a.workloads.iter().chain(&a.experiments).cloned().collect(),
         breakdown: !a.no_breakdown,
         overwrite_keys: reproduce::splitzns::OverwriteKeys::parse(&a.overwrite_keys)
@@ -212,6 +219,9 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
         .map_err(usage)?,
     };
     let mut cells = reproduce::cells(study, scale, &plan).map_err(usage)?;
+    if a.claims {
+        cells.retain(|c| reproduce::claims::needed(study, c.group, c.scheme, &c.workload));
+    }
     for c in &mut cells {
         merge_tables(&mut c.scenario.engine, &engine_options);
         c.scenario.db_options().map_err(usage)?;
@@ -303,6 +313,7 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
         .collect();
     let mut j = reproduce::json(study, scale, &results);
     j["host"] = crate::host::json(wall.elapsed_ns(), Some(sim_ops));
+    j["command"] = command(a, name).into();
     let mut md = reproduce::markdown(study, scale, &results);
     for (key, flag, what, options) in [
         (
@@ -373,6 +384,60 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
     })
 }
 
+/// The command that reproduces `a`'s figures (what changes them; not `--jobs`, `--out`,
+/// `--json`), for the report and the claims tables.
+fn command(a: &ReproduceArgs, name: &str) -> String {
+    use std::fmt::Write as _;
+    let mut c = format!("zonedb reproduce {name} --scale {}", a.scale);
+    let flags = [
+        (a.claims, "--claims"),
+        (a.no_text_forms, "--no-text-forms"),
+        (a.no_ablation, "--no-ablation"),
+        (a.no_sweep, "--no-sweep"),
+        (a.no_breakdown, "--no-breakdown"),
+    ];
+    for (on, flag) in flags {
+        if on {
+            let _ = write!(c, " {flag}");
+        }
+    }
+    if a.seed != 1 {
+        let _ = write!(c, " --seed {}", a.seed);
+    }
+    if a.seeds != 1 {
+        let _ = write!(c, " --seeds {}", a.seeds);
+    }
+    if name == "splitzns" {
+        if a.load != "random" {
+            let _ = write!(c, " --load {}", a.load);
+        }
+        if let Some(g) = a.load_gib {
+            let _ = write!(c, " --load-gib {g}");
+        }
+        if a.overwrite_keys != "spread" {
+            let _ = write!(c, " --overwrite-keys {}", a.overwrite_keys);
+        }
+    }
+    for (flag, list) in [
+        ("--workloads", &a.workloads),
+        ("--experiments", &a.experiments),
+    ] {
+        if !list.is_empty() {
+            let _ = write!(c, " {flag} {}", list.join(","));
+        }
+    }
+    for (flag, list) in [
+        ("--engine-option", &a.engine_options),
+        ("--device-option", &a.device_options),
+        ("--fs-option", &a.fs_options),
+    ] {
+        for o in list {
+            let _ = write!(c, " {flag} '{o}'");
+        }
+    }
+    c
+}
+
 /// `zonedb reproduce znsplus`: its cells mix fill-and-delete runs and engine scenarios, so it
 /// runs them through the study's own runner (`--jobs` at a time).
 /// `--seed`, `--seed + 1`, ... (`--seeds` of them), refused when they would pass `u64::MAX`.
@@ -424,6 +489,7 @@ fn study_znsplus(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
     });
     let mut j = znsplus::json(scale, &results);
     j["host"] = crate::host::json(wall.elapsed_ns(), None);
+    j["command"] = command(a, "znsplus").into();
     let md = znsplus::markdown(scale, &results);
     std::fs::create_dir_all(&a.out).map_err(|e| CliError::Usage(format!("report: {e}")))?;
     let write = |file: &str, text: String| {

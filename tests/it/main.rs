@@ -23,6 +23,7 @@ mod kill_loop_keeps_synced_writes_and_space;
 mod links_are_never_written_through_cli;
 mod read_only_commands_leave_the_device_directory_alone;
 mod reproduce_cli;
+mod results_pages_show_the_claims_their_json_holds;
 mod selftest_and_crashtest_cli;
 mod sweep_cli;
 mod ycsb_cli;

@@ -153,6 +153,8 @@ pub(crate) struct Counters {
     pub(crate) background_reads: ByZoneKind,
     /// SST file writes by the kind of zone they go to (summed device-write latency).
     pub(crate) sst_writes: ByZoneKind,
+    /// Query reads of each SST so far, by file id (deleted SSTs' kept).
+    pub(crate) sst_query_reads: std::collections::BTreeMap<u64, u64>,
 }
 
 /// A mounted zone file layer on device `D` in environment `E`.
@@ -665,6 +667,27 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     /// # Errors
     /// [`FsError::NotFound`], [`FsError::Busy`] for a file open for writing, device errors.
     pub async fn delete(&self, name: &str) -> Result<(), FsError> {
+        self.delete_keeping_zones(name).await?;
+        self.reset_unused_zones().await
+    }
+
+    /// Resets every zone that holds no live data and no writer (ZenFS's
+    /// `ResetUnusedIOZones`): after [`ZoneFs::delete_keeping_zones`].
+    ///
+    /// # Errors
+    /// Device errors.
+    pub async fn reset_unused(&self) -> Result<(), FsError> {
+        self.reset_unused_zones().await
+    }
+
+    /// [`ZoneFs::delete`] without the reset of the zones it frees: they wait for the next
+    /// reset of unused zones (the caller's [`ZoneFs::reset_unused`], an allocation, the
+    /// cleaner), as ZenFS's deletes leave theirs to `ResetUnusedIOZones`. A purge deleting
+    /// many files resets once, not once per file: each reset waits for a device flush.
+    ///
+    /// # Errors
+    /// As [`ZoneFs::delete`].
+    pub async fn delete_keeping_zones(&self, name: &str) -> Result<(), FsError> {
         self.check_writable()?;
         {
             let mut meta = self.meta.lock().await;
@@ -689,7 +712,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             }
             self.persist(&mut meta, Record::FileDelete { id }).await?;
         }
-        self.reset_unused_zones().await
+        Ok(())
     }
 
     /// Renames a file, replacing any file called `to`.
@@ -842,6 +865,11 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             ssd_cache_hits: cache.hits,
             ssd_cache_admitted_bytes: cache.admitted_bytes,
             ssd_cache_zone_evictions: cache.zone_evictions,
+            ssd_cache_offered: cache.offered,
+            ssd_cache_offered_not_on_hdd: cache.offered_not_on_hdd,
+            ssd_cache_admissions: cache.admissions,
+            ssd_cache_dropped_no_zone: cache.dropped_no_zone,
+            ssd_cache_lookups: cache.lookups,
         }
     }
 

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::timing::transfer_ns;
+use super::timing::{link_transfer, transfer_ns};
 use super::{FinishModel, Place, ResetAck, Resource, TimingEngine};
 use crate::IoClass;
 use crate::sim::{Completion, Poll, Ticket};
@@ -495,8 +495,13 @@ impl TimingEngine {
         let t = &self.timing;
         let (t0, tail) = if host {
             let (_, t_cmd) = self.controller.book(now, t.controller_read_ns);
-            let link = transfer_ns(len, t.host_link_bytes_per_s);
-            (t_cmd + t.read_fixed_ns, Tail::Link(link))
+            // An unmodeled link (bandwidth 0) is not booked ([`link_transfer`]).
+            let tail = if t.host_link_bytes_per_s == 0 {
+                Tail::Nothing
+            } else {
+                Tail::Link(transfer_ns(len, t.host_link_bytes_per_s))
+            };
+            (t_cmd + t.read_fixed_ns, tail)
         } else {
             (now, Tail::Nothing)
         };
@@ -559,9 +564,7 @@ impl TimingEngine {
         };
         let t = &self.timing;
         let (_, t_cmd) = self.controller.book(now, t.controller_write_ns);
-        let (_, t_data) = self
-            .link
-            .book(t_cmd, transfer_ns(len, t.host_link_bytes_per_s));
+        let t_data = link_transfer(&mut self.link, t.host_link_bytes_per_s, t_cmd, len);
         let ack = t_data + t.write_fixed_ns + t.buffer_ns_per_4k * len.div_ceil(4096);
         let unit = self.unit_bytes();
         let end = off + len;
@@ -664,9 +667,7 @@ impl TimingEngine {
     pub fn dram_write_front(&mut self, now: u64, len: u64) -> (u64, u64) {
         let t = &self.timing;
         let (_, t_cmd) = self.controller.book(now, t.controller_write_ns);
-        let (_, t_data) = self
-            .link
-            .book(t_cmd, transfer_ns(len, t.host_link_bytes_per_s));
+        let t_data = link_transfer(&mut self.link, t.host_link_bytes_per_s, t_cmd, len);
         let ack = t_data + t.write_fixed_ns + t.buffer_ns_per_4k * len.div_ceil(4096);
         (t_data, ack)
     }
@@ -678,9 +679,7 @@ impl TimingEngine {
         let t = &self.timing;
         let (_, t_cmd) = self.controller.book(now, t.controller_read_ns);
         let start = (t_cmd + t.read_fixed_ns).max(ready);
-        self.link
-            .book(start, transfer_ns(len, t.host_link_bytes_per_s))
-            .1
+        link_transfer(&mut self.link, t.host_link_bytes_per_s, start, len)
     }
 
     /// Books, as one request done no earlier than `floor`, the programs of program units

@@ -140,6 +140,17 @@ pub(super) fn transfer_ns(bytes: u64, bytes_per_s: u64) -> u64 {
         .unwrap_or(u64::MAX)
 }
 
+/// Books `len` bytes on the host `link` (of `bytes_per_s`) from `ready`; returns when they
+/// are across. A link of bandwidth 0 is not modeled, so nothing is booked: a zero-length
+/// booking would still hold the link until `ready`, and in FIFO booking every later request
+/// (a write issued now) would queue behind the latest read's completion.
+pub(super) fn link_transfer(link: &mut Resource, bytes_per_s: u64, ready: u64, len: u64) -> u64 {
+    if bytes_per_s == 0 {
+        return ready;
+    }
+    link.book(ready, transfer_ns(len, bytes_per_s)).1
+}
+
 /// Linear interpolation in a table of `(x, y)` points sorted by x, clamped at both ends.
 pub(super) fn interpolate(table: &[(u64, u64)], x: u64) -> u64 {
     let Some(&(x0, y0)) = table.first() else {
@@ -228,9 +239,7 @@ impl TimingEngine {
     pub fn write_in(&mut self, now: u64, place: Place, off: u64, len: u64, capacity: u64) -> u64 {
         let t = &self.timing;
         let (_, t_cmd) = self.controller.book(now, t.controller_write_ns);
-        let (_, t_data) = self
-            .link
-            .book(t_cmd, transfer_ns(len, t.host_link_bytes_per_s));
+        let t_data = link_transfer(&mut self.link, t.host_link_bytes_per_s, t_cmd, len);
         let buffered = !self.buffer_slots.is_empty();
         let mut ack = t_data + t.write_fixed_ns + t.buffer_ns_per_4k * len.div_ceil(4096);
         let unit = self.unit_bytes();
@@ -320,10 +329,7 @@ impl TimingEngine {
         if !host {
             return done;
         }
-        let (_, fin) = self
-            .link
-            .book(done, transfer_ns(len, t.host_link_bytes_per_s));
-        fin
+        link_transfer(&mut self.link, t.host_link_bytes_per_s, done, len)
     }
 
     /// Books a reset of `zone` holding `programmed_bytes`; returns the completion time.
@@ -436,6 +442,27 @@ mod tests {
         assert_eq!(interpolate(&t, 15), 300);
         assert_eq!(interpolate(&t, 99), 400);
         assert_eq!(interpolate(&[], 5), 0);
+    }
+
+    /// A FIFO engine on an unmodeled host link (`femu-zns`-like timing, bandwidth 0): a write
+    /// issued just after a read must not wait for the read's completion. Before the fix the
+    /// read booked a zero-length transfer at its completion, the link was then "busy" until
+    /// then, and the write's data transfer queued behind it.
+    #[test]
+    fn an_unmodeled_link_queues_nothing_behind_a_read() {
+        let p = crate::Profile::by_name("caza-paper").unwrap();
+        let mut timing = p.timing.clone();
+        timing.host_link_bytes_per_s = 0;
+        let engine = || TimingEngine::new(p.layout().unwrap(), timing.clone());
+        let cap = p.zones.zone_capacity_bytes;
+        let mut alone = engine();
+        let write_alone = alone.write(10, 5, 0, 4096, cap);
+        let mut after_read = engine();
+        let read_done = after_read.read(0, 3, 0, 2 << 20);
+        assert!(read_done > write_alone, "the read must outlast the write");
+        let write_after_read = after_read.write(10, 5, 0, 4096, cap);
+        assert_eq!(write_after_read, write_alone);
+        assert_eq!(link_transfer(&mut Resource::default(), 0, 77, 4096), 77);
     }
 
     #[test]

@@ -322,10 +322,8 @@ impl TimingEngine {
     ) -> u64 {
         let t = self.timing.clone();
         let (_, t_cmd) = self.controller.book(now, t.controller_write_ns);
-        let (_, t_data) = self.link.book(
-            t_cmd,
-            super::timing::transfer_ns(len, t.host_link_bytes_per_s),
-        );
+        let t_data =
+            super::timing::link_transfer(&mut self.link, t.host_link_bytes_per_s, t_cmd, len);
         let mut ack = t_data + t.write_fixed_ns;
         let unit = self.unit_bytes();
         let dies = u64::from(self.layout.dies_per_zone());

@@ -78,7 +78,10 @@ fn same_zone(scheme: &str) -> Option<&'static [&'static str]> {
 /// OAZA: a placement.
 fn oaza(scheme: &str) -> Option<&'static [&'static str]> {
     const KEYS: &[&str] = &["fs.placement"];
-    Some(KEYS).filter(|_| !scheme.is_empty())
+    super::OAZA_MATRIX
+        .iter()
+        .any(|s| s.name == scheme)
+        .then_some(KEYS)
 }
 
 /// SplitZNS and its baselines: the allocator, the device's accelerations (the SubZone Ring,
@@ -114,12 +117,15 @@ fn splitzns(scheme: &str) -> Option<&'static [&'static str]> {
         "engine.compaction_scheme",
         "engine.compaction_pri",
     ];
-    if scheme.ends_with(" (FIFO)") {
+    use super::splitzns::{BREAKDOWN_SCHEMES, FIFO_SCHEMES, MAIN_SCHEMES};
+    if FIFO_SCHEMES.contains(&scheme) {
         Some(FIFO)
-    } else if scheme.ends_with("+prio") || scheme.ends_with("+query-first") {
+    } else if BREAKDOWN_SCHEMES.contains(&scheme)
+        && (scheme.ends_with("+prio") || scheme.ends_with("+query-first"))
+    {
         Some(ORDER)
     } else {
-        Some(KEYS).filter(|_| !scheme.is_empty())
+        (MAIN_SCHEMES.contains(&scheme) || BREAKDOWN_SCHEMES.contains(&scheme)).then_some(KEYS)
     }
 }
 

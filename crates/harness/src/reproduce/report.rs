@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use super::claims::{self, Rule, Spec, Unit, ValueFn};
 use super::figures::{CellResult, Figures, spread};
 use super::forms::{Form, OAZA_MATRIX, SAME_ZONE_SCHEMES, SAME_ZONE_WORKLOADS, Scheme};
 use super::seeds::{BySeed, interval_note};
@@ -190,12 +191,142 @@ fn ablation_key<'a>(scheme: &'a str, workload: &'a str, step: usize) -> Key<'a> 
 /// The study's JSON: one object per scheme under `schemes` (the code's forms, the default),
 /// the same under `text_forms`, the sweep, the ablation, the seeds and failures.
 pub fn json(study: Study, scale: ReproScale, results: &[CellResult]) -> serde_json::Value {
-    if study == Study::SplitZns {
-        return super::splitzns::json(scale, results);
+    let mut j = match study {
+        Study::SplitZns => super::splitzns::json(scale, results),
+        Study::Hhzs => super::hhzs::json(scale, results),
+        Study::SameZone | Study::Oaza => matrix_json(study, scale, results),
+    };
+    claims::insert(&mut j, &claim_specs(study), results, scale.name());
+    j
+}
+
+/// The headline claims of `study` ([`claims`]), ours from the code forms' matrix.
+pub fn claim_specs(study: Study) -> Vec<Spec<CellResult>> {
+    match study {
+        Study::SameZone => same_zone_claims(),
+        Study::Oaza => oaza_claims(),
+        Study::SplitZns => super::splitzns::claim_specs(),
+        Study::Hhzs => super::hhzs::claim_specs(),
     }
-    if study == Study::Hhzs {
-        return super::hhzs::json(scale, results);
-    }
+}
+
+/// A-CAZA against Baseline (§VII): cleaning copy, ZC's resets, PUT, S_inval, I/O blocking.
+fn same_zone_claims() -> Vec<Spec<CellResult>> {
+    let form = Form::Code;
+    let pair = ("A-CAZA", "Baseline");
+    let avg = |f: fn(&Figures) -> f64| {
+        move |rs: &[CellResult]| {
+            let v: Vec<f64> = SAME_ZONE_WORKLOADS
+                .iter()
+                .filter_map(|w| change(rs, form, pair, w, &f))
+                .collect();
+            (v.len() == SAME_ZONE_WORKLOADS.len()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+        }
+    };
+    let spec = |claim: &str, paper: f64, value: ValueFn<CellResult>| Spec {
+        claim: claim.to_owned(),
+        paper,
+        paper_text: format!("{paper:+}%"),
+        rule: Rule::Effect { neutral: 0.0 },
+        unit: Unit::Change,
+        value,
+    };
+    let gc = |f: &Figures| f.gc_copied_bytes as f64;
+    vec![
+        spec(
+            "cleaning copy, A-CAZA vs Baseline, mean of the four workloads",
+            -70.0,
+            Box::new(avg(gc)),
+        ),
+        spec(
+            "cleaning copy, A-CAZA vs Baseline, fillrandom",
+            -80.0,
+            Box::new(move |rs| change(rs, form, pair, "fillrandom", &gc)),
+        ),
+        spec(
+            "zone resets by cleaning (figure 12), A-CAZA vs Baseline, mean",
+            -8.6,
+            Box::new(avg(|f| f.gc_zone_resets as f64)),
+        ),
+        spec(
+            "PUT throughput, A-CAZA vs Baseline, mean",
+            16.0,
+            Box::new(avg(|f| f.ops_per_s)),
+        ),
+        spec(
+            "I/O blocking time, A-CAZA vs Baseline, mean",
+            -68.0,
+            Box::new(avg(|f| f.io_blocking_s)),
+        ),
+        Spec {
+            claim: "S_inval, A-CAZA minus Baseline, mean".into(),
+            paper: 0.10,
+            paper_text: "+0.10".into(),
+            rule: Rule::Effect { neutral: 0.0 },
+            unit: Unit::Diff,
+            value: Box::new(move |rs| {
+                let v: Vec<f64> = SAME_ZONE_WORKLOADS
+                    .iter()
+                    .filter_map(|w| {
+                        Some(
+                            get(rs, &Key::scheme(form, "A-CAZA", w))?.s_inval_avg
+                                - get(rs, &Key::scheme(form, "Baseline", w))?.s_inval_avg,
+                        )
+                    })
+                    .collect();
+                (v.len() == SAME_ZONE_WORKLOADS.len())
+                    .then(|| v.iter().sum::<f64>() / v.len() as f64)
+            }),
+        },
+    ]
+}
+
+/// The OAZA slides: cleaning copy of LIZA and CAZA over OAZA's, OAZA's resets against LIZA's.
+fn oaza_claims() -> Vec<Spec<CellResult>> {
+    let form = Form::Code;
+    let copy_ratio = |a: &'static str, b: &'static str| {
+        move |rs: &[CellResult]| {
+            let a = get(rs, &Key::scheme(form, a, OAZA_WORKLOAD))?.gc_copied_bytes as f64;
+            let b = get(rs, &Key::scheme(form, b, OAZA_WORKLOAD))?.gc_copied_bytes as f64;
+            (b > 0.0).then(|| a / b)
+        }
+    };
+    let times = |claim: &str, paper: f64, value: ValueFn<CellResult>| Spec {
+        claim: claim.to_owned(),
+        paper,
+        paper_text: format!("{paper}x"),
+        rule: Rule::Effect { neutral: 1.0 },
+        unit: Unit::Times,
+        value,
+    };
+    vec![
+        times(
+            "cleaning copy, LIZA / OAZA",
+            2.7,
+            Box::new(copy_ratio("LIZA", "OAZA")),
+        ),
+        times(
+            "cleaning copy, CAZA / OAZA",
+            1.7,
+            Box::new(copy_ratio("CAZA", "OAZA")),
+        ),
+        Spec {
+            claim: "zone resets, OAZA vs LIZA".into(),
+            paper: -10.0,
+            paper_text: "-10%".into(),
+            rule: Rule::Effect { neutral: 0.0 },
+            unit: Unit::Change,
+            value: Box::new(move |rs| {
+                change(rs, form, ("OAZA", "LIZA"), OAZA_WORKLOAD, &|f| {
+                    f.zone_resets as f64
+                })
+            }),
+        },
+    ]
+}
+
+/// The scheme matrices' JSON (same-zone, oaza).
+fn matrix_json(study: Study, scale: ReproScale, results: &[CellResult]) -> serde_json::Value {
     let seeds = super::seeds::seeds_of(results);
     let sweep: Vec<serde_json::Value> = results
         .iter()

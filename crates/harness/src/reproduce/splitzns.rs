@@ -1109,6 +1109,24 @@ fn p999(f: &Figures) -> f64 {
     f.measured.as_ref().map_or(0.0, |p| p.latency_us_p999)
 }
 
+/// The headline claims ([`super::claims`]): the must-show list's ratios, each judged as an
+/// effect against the paper's (P99: a ratio below 1).
+pub fn claim_specs() -> Vec<super::claims::Spec<CellResult>> {
+    use super::claims::{Rule, Spec, Unit};
+    must_show(&[])
+        .iter()
+        .enumerate()
+        .map(|(i, c)| Spec {
+            claim: c.what.to_owned(),
+            paper: c.paper,
+            paper_text: format!("{:.2}x", c.paper),
+            rule: Rule::Effect { neutral: 1.0 },
+            unit: Unit::Times,
+            value: Box::new(move |rs: &[CellResult]| must_show(rs)[i].ours),
+        })
+        .collect()
+}
+
 /// The must-show list: gains of at least half the paper's over LDP, direction over
 /// Gear and LLC, the breakdown's two write gains, lower P99 on overwrite.
 fn must_show(r: &[CellResult]) -> Vec<Check> {

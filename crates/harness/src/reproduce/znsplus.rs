@@ -878,6 +878,60 @@ fn claims(results: &[ZnsPlusResult]) -> Vec<Claim> {
     ]
 }
 
+/// The headline claims ([`super::claims`]), one per slide claim and experiment (those with a
+/// number; "falls as chips grow" stays in the slides' table): ours from [`claims`] on each
+/// seed's runs.
+pub fn claim_specs(results: &[ZnsPlusResult]) -> Vec<super::claims::Spec<ZnsPlusResult>> {
+    use super::claims::{Rule, Spec, Unit as U};
+    // (index in `claims`, paper, rule, unit, whether ours is a ratio shown as a change)
+    let how: [(usize, f64, Rule, U, bool); 6] = [
+        (
+            0,
+            -28.2,
+            Rule::AtMost { neutral: Some(0.0) },
+            U::Change,
+            true,
+        ),
+        (
+            1,
+            1.3,
+            Rule::AtLeast { neutral: Some(1.0) },
+            U::Times,
+            false,
+        ),
+        (
+            2,
+            1.3,
+            Rule::AtLeast { neutral: Some(1.0) },
+            U::Times,
+            false,
+        ),
+        (3, 0.8, Rule::AtLeast { neutral: None }, U::Share, false),
+        (5, 0.86, Rule::AtLeast { neutral: None }, U::Share, false),
+        (6, -48.0, Rule::Effect { neutral: 0.0 }, U::Change, true),
+    ];
+    let all = claims(results);
+    let mut out = Vec::new();
+    for (i, paper, rule, unit, change) in how {
+        let Some(c) = all.get(i) else { continue };
+        for (key, _) in &c.ours {
+            let k = key.clone();
+            out.push(Spec {
+                claim: format!("{}, {key}", c.what),
+                paper,
+                paper_text: c.slides.to_owned(),
+                rule,
+                unit,
+                value: Box::new(move |rs: &[ZnsPlusResult]| {
+                    let v = claims(rs).get(i)?.ours.iter().find(|o| o.0 == k)?.1;
+                    Some(if change { (v - 1.0) * 100.0 } else { v })
+                }),
+            });
+        }
+    }
+    out
+}
+
 /// The study's JSON: `schemes` with an object per scheme, each with an object per experiment
 /// ([`ISSUE_KEYS`] and more); `slides` (each claim beside ours); `failed`.
 pub fn json(scale: ReproScale, results: &[ZnsPlusResult]) -> serde_json::Value {
@@ -926,7 +980,7 @@ pub fn json(scale: ReproScale, results: &[ZnsPlusResult]) -> serde_json::Value {
             o
         })
         .collect();
-    serde_json::json!({
+    let mut j = serde_json::json!({
         "study": "znsplus",
         "scale": scale.name(),
         "seeds": seeds,
@@ -940,7 +994,9 @@ pub fn json(scale: ReproScale, results: &[ZnsPlusResult]) -> serde_json::Value {
         "schemes": schemes,
         "slides": slides,
         "failed": failed,
-    })
+    });
+    super::claims::insert(&mut j, &claim_specs(results), results, scale.name());
+    j
 }
 
 /// What the slides say of a scheme, for the tables' last column.

@@ -761,6 +761,9 @@ pub(super) async fn abandon_outputs<E: Env, D: ZonedDevice>(
     for f in outputs {
         delete_sst(inner, f.number).await?;
     }
+    if !outputs.is_empty() {
+        inner.fs.reset_unused().await?;
+    }
     Ok(())
 }
 

@@ -18,13 +18,14 @@ use crate::hints::Hint;
 use crate::version::manifest::sst_name;
 
 /// Deletes SST `n` from the table cache and the zone layer (gone already is fine), and says
-/// so in a hint.
+/// so in a hint. The zones it frees are reset by the caller ([`zonedb_fs::ZoneFs::reset_unused`],
+/// once for many files) or by the next allocation.
 pub(super) async fn delete_sst<E: Env, D: ZonedDevice>(
     inner: &Arc<Inner<E, D>>,
     n: u64,
 ) -> Result<(), LsmError> {
     inner.tables.evict(n);
-    match inner.fs.delete(&sst_name(n)).await {
+    match inner.fs.delete_keeping_zones(&sst_name(n)).await {
         Ok(()) | Err(zonedb_fs::FsError::NotFound(_)) => {}
         Err(e) => return Err(e.into()),
     }
@@ -32,12 +33,29 @@ pub(super) async fn delete_sst<E: Env, D: ZonedDevice>(
     Ok(())
 }
 
-/// Deletes files no version uses any more. One that fails to go stays deletable, with those
-/// after it, for the next purge.
+/// Deletes files no version uses any more, then resets the zones they freed (once: each
+/// reset waits for a device flush). One that fails to go stays deletable, with those after
+/// it, for the next purge.
 pub(crate) async fn delete_obsolete<E: Env, D: ZonedDevice>(
     inner: &Arc<Inner<E, D>>,
 ) -> Result<(), LsmError> {
-    let mut dead = inner.graveyard.take_dead().into_iter();
+    let dead = inner.graveyard.take_dead();
+    let any = !dead.is_empty();
+    let deleted = delete_each(inner, dead).await;
+    let reset = if any {
+        inner.fs.reset_unused().await.map_err(LsmError::from)
+    } else {
+        Ok(())
+    };
+    deleted.and(reset)
+}
+
+/// Deletes `dead` one by one (their zones are not reset here).
+async fn delete_each<E: Env, D: ZonedDevice>(
+    inner: &Arc<Inner<E, D>>,
+    dead: Vec<crate::version::Dead>,
+) -> Result<(), LsmError> {
+    let mut dead = dead.into_iter();
     while let Some(f) = dead.next() {
         let n = f.number;
         if let Err(e) = delete_sst(inner, n).await {
