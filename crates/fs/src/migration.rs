@@ -37,9 +37,21 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
 
     /// Counts one query read of file `id`.
     pub(crate) fn count_query_read(&self, id: u64) {
-        if let Some(f) = self.lock().files.get_mut(&id) {
+        let sst = self.lock().files.get_mut(&id).is_some_and(|f| {
             f.query_reads += 1;
+            f.meta.kind == crate::file::FileKind::Sst
+        });
+        // Counted after the state lock is let go: the two locks are never held together.
+        if sst {
+            *self.counters().sst_query_reads.entry(id).or_default() += 1;
         }
+    }
+
+    /// Query reads (reads on behalf of a query that reach the zone layer: block-cache misses,
+    /// SSD-cache hits included) of every SST read so far, by file id; SSTs deleted since are
+    /// kept. Two snapshots' difference is how a period's reads spread over SSTs.
+    pub fn sst_read_counts(&self) -> BTreeMap<u64, u64> {
+        self.counters().sst_query_reads.clone()
     }
 
     /// Carries out one migration decision.

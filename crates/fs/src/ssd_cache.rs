@@ -44,10 +44,20 @@ pub(crate) struct SsdCache {
 /// What the SSD cache did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct SsdCacheStats {
+    /// Evicted blocks the engine offered (with their bytes).
+    pub offered: u64,
+    /// Of those, refused: their SST's data is not on the HDD.
+    pub offered_not_on_hdd: u64,
+    /// Of those, refused: cached or queued already.
+    pub offered_cached: u64,
+    /// Queued admissions dropped: no cache zone to take.
+    pub dropped_no_zone: u64,
     /// Blocks written to cache zones.
     pub admissions: u64,
     /// Bytes written to cache zones.
     pub admitted_bytes: u64,
+    /// Query reads of SSTs that looked the cache up.
+    pub lookups: u64,
     /// Reads served from the cache.
     pub hits: u64,
     /// Cache zones evicted (FIFO).
@@ -100,13 +110,16 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 .and_then(|z| layout.tier_of(z))
                 == Some(Tier::Hdd)
         };
+        let Some(mut c) = self.cache() else { return };
+        c.stats.offered += 1;
         if !on_hdd {
+            c.stats.offered_not_on_hdd += 1;
             return;
         }
-        let Some(mut c) = self.cache() else { return };
         if c.map.contains_key(&(file, offset))
             || c.pending.iter().any(|p| (p.0, p.1) == (file, offset))
         {
+            c.stats.offered_cached += 1;
             return;
         }
         c.pending.push_back((file, offset, data.clone()));
@@ -141,6 +154,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         let number = sst_number(name)?;
         let slot = {
             let mut c = self.cache()?;
+            c.stats.lookups += 1;
             let slot = *c.map.get(&(number, offset)).filter(|s| s.len == len)?;
             c.stats.hits += 1;
             slot
@@ -289,6 +303,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             }
             let stored = crate::fs::align_up(len, self.block);
             let Some(zone) = self.cache_zone_for(stored).await? else {
+                if let Some(mut c) = self.cache() {
+                    c.stats.dropped_no_zone += 1;
+                }
                 continue;
             };
             let io = self.cache_io.lock().await;

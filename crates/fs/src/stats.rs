@@ -136,6 +136,21 @@ pub struct FsStats {
     /// HHZS's SSD cache: cache zones evicted (FIFO).
     #[serde(skip_serializing_if = "is_zero")]
     pub ssd_cache_zone_evictions: u64,
+    /// HHZS's SSD cache: evicted blocks the engine offered.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ssd_cache_offered: u64,
+    /// HHZS's SSD cache: offered blocks refused because their SST is not on the HDD.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ssd_cache_offered_not_on_hdd: u64,
+    /// HHZS's SSD cache: blocks written to cache zones.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ssd_cache_admissions: u64,
+    /// HHZS's SSD cache: queued blocks dropped for want of a cache zone.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ssd_cache_dropped_no_zone: u64,
+    /// HHZS's SSD cache: query reads of SSTs that looked the cache up.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ssd_cache_lookups: u64,
     /// ZNS+: in-device zone compaction commands cleaning issued. Left out of JSON while 0.
     #[serde(skip_serializing_if = "is_zero")]
     pub izc_commands: u64,

@@ -42,6 +42,10 @@ pub struct Sample {
     /// Bytes hybrid migration copied so far.
     #[serde(skip)]
     pub migrated_bytes: u64,
+    /// Query reads of each SST so far, by file id ([`ZoneFs::sst_read_counts`]); taken at
+    /// the phase marks only (empty in the series).
+    #[serde(skip)]
+    pub sst_reads: std::collections::BTreeMap<u64, u64>,
 }
 
 /// Everything a run produced.
@@ -58,6 +62,9 @@ pub struct RunReport {
     /// difference. Not serialized (the series holds the same counters over time).
     #[serde(skip)]
     pub phase_marks: Vec<(Sample, Sample)>,
+    /// How each phase's query reads spread over SSTs, one per entry of
+    /// [`Self::benchmarks`] (from the phase marks' per-SST read counts).
+    pub phase_sst_reads: Vec<crate::reproduce::figures::SstReadSkew>,
     /// Engine counters.
     pub db: DbStats,
     /// Zone layer counters.
@@ -294,6 +301,15 @@ fn sample<E: Env, D: ZonedDevice>(env: &E, db: &Db<E, D>, fs: &ZoneFs<E, D>) -> 
         level_bytes: d.level_bytes,
         hybrid,
         migrated_bytes: f.migrated_bytes,
+        sst_reads: std::collections::BTreeMap::new(),
+    }
+}
+
+/// A phase mark: [`sample`] with each SST's query reads so far.
+fn mark<E: Env, D: ZonedDevice>(env: &E, db: &Db<E, D>, fs: &ZoneFs<E, D>) -> Sample {
+    Sample {
+        sst_reads: fs.sst_read_counts(),
+        ..sample(env, db, fs)
     }
 }
 
@@ -431,13 +447,13 @@ pub fn run_with_progress(
                     for (i, w) in s2.workload.ycsb_phases()?.iter().enumerate() {
                         let with_load = i == 0 && s2.workload.ycsb_load;
                         for load in [true, false].into_iter().filter(|&l| !l || with_load) {
-                            let before = sample(&e2, &db, &fs);
+                            let before = mark(&e2, &db, &fs);
                             let r = crate::ycsb::runner::run_phase_with_progress(
                                 &e2, &db, w, s2.seed, load, &how,
                             )
                             .await?;
                             results.push(ycsb_as_bench(&r, w.threadcount));
-                            marks.push((before, sample(&e2, &db, &fs)));
+                            marks.push((before, mark(&e2, &db, &fs)));
                         }
                     }
                 } else {
@@ -458,9 +474,9 @@ pub fn run_with_progress(
                     let mut threads = 0;
                     for (p, cfg) in phases.iter().zip(&cfgs) {
                         for b in p.benchmark_list()? {
-                            let before = sample(&e2, &db, &fs);
+                            let before = mark(&e2, &db, &fs);
                             results.push(db_bench::run_one(&e2, &db, b, cfg, &mut threads).await?);
-                            marks.push((before, sample(&e2, &db, &fs)));
+                            marks.push((before, mark(&e2, &db, &fs)));
                         }
                     }
                 }
@@ -676,6 +692,13 @@ async fn finish<E: Env, D: ZonedDevice>(
         scenario: run.scenario,
         profile: run.profile,
         benchmarks: run.results,
+        phase_sst_reads: run
+            .marks
+            .iter()
+            .map(|(a, b)| {
+                crate::reproduce::figures::SstReadSkew::between(&a.sst_reads, &b.sst_reads)
+            })
+            .collect(),
         phase_marks: run.marks,
         db: st,
         fs: fs_stats,

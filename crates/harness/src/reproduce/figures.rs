@@ -88,6 +88,65 @@ pub struct HybridPhase {
     pub ssd_read_share: f64,
     /// Bytes migration copied between the devices.
     pub migrated_bytes: u64,
+    /// How the phase's query reads spread over SSTs (the paper's O4).
+    #[serde(default)]
+    pub sst_reads: SstReadSkew,
+}
+
+/// How a phase's query reads (reads reaching the zone layer on behalf of a query: block-cache
+/// misses, mostly data blocks) spread over SSTs: the paper's O4, some SSTs far hotter than
+/// others. The hottest `p`% are the `ceil(p% x ssts_read)` SSTs with the most reads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SstReadSkew {
+    /// SSTs read at least once in the phase.
+    pub ssts_read: u64,
+    /// Query reads of SSTs in the phase.
+    pub reads: u64,
+    /// Share of the reads the hottest SST took.
+    pub top_sst_share: f64,
+    /// Share of the reads the hottest 1% of the SSTs read took.
+    pub top1pct_share: f64,
+    /// Share of the reads the hottest 10% took.
+    pub top10pct_share: f64,
+}
+
+impl SstReadSkew {
+    /// From each SST's reads so far at the start (`before`) and at the end (`after`) of a
+    /// phase, by file id.
+    pub fn between(
+        before: &std::collections::BTreeMap<u64, u64>,
+        after: &std::collections::BTreeMap<u64, u64>,
+    ) -> Self {
+        let per: Vec<u64> = after
+            .iter()
+            .map(|(id, n)| n.saturating_sub(before.get(id).copied().unwrap_or(0)))
+            .filter(|&n| n > 0)
+            .collect();
+        Self::of(per)
+    }
+
+    /// From each SST's reads in a phase (SSTs without reads may be left out).
+    pub fn of(mut per: Vec<u64>) -> Self {
+        per.retain(|&n| n > 0);
+        per.sort_unstable_by(|a, b| b.cmp(a));
+        let reads: u64 = per.iter().sum();
+        let n = per.len() as u64;
+        let share = |pct: u64| {
+            if reads == 0 {
+                return 0.0;
+            }
+            // ceil(pct% of n), at least one SST.
+            let k = usize::try_from(n.saturating_mul(pct).div_ceil(100).max(1)).unwrap_or(0);
+            per.iter().take(k).sum::<u64>() as f64 / reads as f64
+        };
+        Self {
+            ssts_read: n,
+            reads,
+            top_sst_share: per.first().map_or(0.0, |&m| m as f64 / reads.max(1) as f64),
+            top1pct_share: share(1),
+            top10pct_share: share(10),
+        }
+    }
 }
 
 /// A run on a hybrid device.
@@ -101,6 +160,28 @@ pub struct HybridFigures {
     pub level_max_bytes: Vec<u64>,
     /// Reads the SSD cache served.
     pub ssd_cache_hits: u64,
+    /// The SSD cache over the run: evicted blocks offered, of those refused because their
+    /// SST was not on the HDD, blocks written to cache zones, queued blocks dropped for want
+    /// of a cache zone, query reads that looked the cache up.
+    #[serde(default)]
+    pub ssd_cache: SsdCacheTrace,
+}
+
+/// What the SSD cache did over a run (HHZS's caching; all 0 without it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SsdCacheTrace {
+    /// Evicted blocks the engine offered.
+    pub offered: u64,
+    /// Of those, refused: their SST not on the HDD.
+    pub offered_not_on_hdd: u64,
+    /// Blocks written to cache zones.
+    pub admissions: u64,
+    /// Queued blocks dropped for want of a cache zone.
+    pub dropped_no_zone: u64,
+    /// Query reads of SSTs that looked the cache up.
+    pub lookups: u64,
+    /// Reads it served.
+    pub hits: u64,
 }
 
 impl HybridFigures {
@@ -135,6 +216,7 @@ impl HybridFigures {
                         ssd_read as f64 / (ssd_read + hdd_read) as f64
                     },
                     migrated_bytes: d(before.migrated_bytes, after.migrated_bytes),
+                    sst_reads: SstReadSkew::between(&before.sst_reads, &after.sst_reads),
                 }
             })
             .collect();
@@ -158,6 +240,14 @@ impl HybridFigures {
             level_tier_bytes: r.level_tier_bytes.clone().unwrap_or_default(),
             level_max_bytes,
             ssd_cache_hits: r.fs.ssd_cache_hits,
+            ssd_cache: SsdCacheTrace {
+                offered: r.fs.ssd_cache_offered,
+                offered_not_on_hdd: r.fs.ssd_cache_offered_not_on_hdd,
+                admissions: r.fs.ssd_cache_admissions,
+                dropped_no_zone: r.fs.ssd_cache_dropped_no_zone,
+                lookups: r.fs.ssd_cache_lookups,
+                hits: r.fs.ssd_cache_hits,
+            },
         })
     }
 }
@@ -500,6 +590,34 @@ impl CellResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sst_read_skew_takes_the_hottest_ssts_share_of_a_phases_reads() {
+        // 200 SSTs read in the phase: one with 100 reads, one with 50, 198 with 1 each (and
+        // one SST unread). Hottest 1% = 2 SSTs, 10% = 20.
+        let mut before = std::collections::BTreeMap::new();
+        let mut after = std::collections::BTreeMap::new();
+        before.insert(1, 40);
+        after.insert(1, 140);
+        after.insert(2, 50);
+        for id in 3..201 {
+            before.insert(id, 7);
+            after.insert(id, 8);
+        }
+        before.insert(500, 9);
+        after.insert(500, 9);
+        let s = SstReadSkew::between(&before, &after);
+        assert_eq!((s.ssts_read, s.reads), (200, 348));
+        assert!((s.top_sst_share - 100.0 / 348.0).abs() < 1e-12);
+        assert!((s.top1pct_share - 150.0 / 348.0).abs() < 1e-12);
+        assert!((s.top10pct_share - 168.0 / 348.0).abs() < 1e-12);
+        // Even reads: the hottest p% take p% (rounded up to whole SSTs).
+        let even = SstReadSkew::of(vec![5; 50]);
+        assert!((even.top10pct_share - 0.1).abs() < 1e-12);
+        assert!((even.top1pct_share - 0.02).abs() < 1e-12);
+        assert_eq!(SstReadSkew::of(Vec::new()), SstReadSkew::default());
+        assert_eq!(SstReadSkew::of(vec![0, 3]).ssts_read, 1);
+    }
 
     #[test]
     fn a_key_one_seed_lacks_is_averaged_over_the_seeds_that_have_it() {

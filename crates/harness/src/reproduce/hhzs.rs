@@ -18,7 +18,7 @@
 
 use std::fmt::Write as _;
 
-use super::figures::{HybridFigures, HybridPhase};
+use super::figures::{HybridFigures, HybridPhase, SstReadSkew};
 use super::seeds::{BySeed, summaries};
 use super::splitzns::{bars, ycsb_mix};
 use super::{Cell, CellResult, Form, ReproScale};
@@ -453,6 +453,13 @@ fn phase_mean(runs: &[&HybridFigures], last: bool) -> Option<HybridPhase> {
         hdd_read_bytes: u(|p| p.hdd_read_bytes),
         ssd_read_share: f(|p| p.ssd_read_share),
         migrated_bytes: u(|p| p.migrated_bytes),
+        sst_reads: SstReadSkew {
+            ssts_read: u(|p| p.sst_reads.ssts_read),
+            reads: u(|p| p.sst_reads.reads),
+            top_sst_share: f(|p| p.sst_reads.top_sst_share),
+            top1pct_share: f(|p| p.sst_reads.top1pct_share),
+            top10pct_share: f(|p| p.sst_reads.top10pct_share),
+        },
     })
 }
 
@@ -485,6 +492,7 @@ fn phase_json(p: &HybridPhase) -> serde_json::Value {
         "hdd_read_bytes": p.hdd_read_bytes,
         "ssd_read_share": p.ssd_read_share,
         "migrated_bytes": p.migrated_bytes,
+        "sst_reads": p.sst_reads,
     })
 }
 
@@ -621,6 +629,7 @@ pub fn json(scale: ReproScale, results: &[CellResult]) -> serde_json::Value {
                         v["level_tier_bytes"] = serde_json::json!(h.level_tier_bytes);
                         v["level_max_bytes"] = serde_json::json!(h.level_max_bytes);
                         v["ssd_cache_hits"] = serde_json::json!(h.ssd_cache_hits);
+                        v["ssd_cache"] = serde_json::json!(h.ssd_cache);
                     }
                     sm.insert(w.to_owned(), v);
                 }
@@ -756,6 +765,49 @@ fn level_maxima(scale: ReproScale, results: &[CellResult], schemes: &[String]) -
     md
 }
 
+/// O4 and the SSD cache: how the measured phase's query reads spread over SSTs (the hottest
+/// SST's, 1%'s and 10%'s share; mean over the seeds), and what the SSD cache did over the run
+/// (first seed).
+fn read_skew(
+    results: &[CellResult],
+    group: &str,
+    schemes: &[String],
+    workloads: &[String],
+) -> String {
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "Per-SST read skew of the measured phase (O4: query reads reaching the zone layer, by SST; the hottest 1% / 10% of the SSTs read) and the SSD cache over the run (blocks offered on eviction, admitted, cache lookups, hits):\n\n| scheme | workload | SSTs read | reads | hottest SST | hottest 1% | hottest 10% | offered | admitted | lookups | hits |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    for w in workloads {
+        for s in schemes {
+            let Some(p) = phase(results, group, s, w) else {
+                continue;
+            };
+            let k = p.sst_reads;
+            let c = runs_of(results, group, s, w)
+                .first()
+                .map(|h| h.ssd_cache)
+                .unwrap_or_default();
+            let _ = writeln!(
+                md,
+                "| {s} | {w} | {} | {} | {:.1}% | {:.1}% | {:.1}% | {} | {} | {} | {} |",
+                k.ssts_read,
+                k.reads,
+                k.top_sst_share * 100.0,
+                k.top1pct_share * 100.0,
+                k.top10pct_share * 100.0,
+                c.offered,
+                c.admissions,
+                c.lookups,
+                c.hits,
+            );
+        }
+    }
+    md.push('\n');
+    md
+}
+
 /// One row of a group's table: `s` on `w`, each figure over the seeds.
 fn table_row(by_seed: &BySeed<'_, CellResult>, group: &str, s: &str, w: &str) -> String {
     let base = base_of(group);
@@ -823,6 +875,9 @@ pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
         md.push('\n');
         if group == "exp1" {
             md.push_str(&level_shares(results, &schemes));
+        }
+        if matches!(group, "exp1" | "exp2" | "ablation") {
+            md.push_str(&read_skew(results, group, &schemes, &workloads));
         }
         if group == "motivation" {
             md.push_str(&level_maxima(scale, results, &schemes));

@@ -87,13 +87,33 @@ fn every_hybrid_scheme_verifies_and_uses_both_devices() {
             h.ssd.bytes_written > 0 && h.hdd.bytes_written > 0,
             "{placement}: {h:?}"
         );
+        // Each phase's query reads spread over SSTs (O4) are measured.
+        assert_eq!(r.phase_sst_reads.len(), r.benchmarks.len(), "{placement}");
+        let last = r.phase_sst_reads.last().unwrap();
+        assert!(
+            last.reads > 0 && last.ssts_read > 0 && last.top10pct_share <= 1.0,
+            "{placement}: {last:?}"
+        );
         if placement == "hhzs" {
             assert!(
                 r.fs.ssd_cache_hits > 0,
                 "hhzs served nothing from its cache: {:?}",
                 r.fs
             );
+            // The cache's trace adds up: every offered block is refused (not on the HDD,
+            // cached already), written, or dropped for want of a zone; hits are lookups.
+            let f = &r.fs;
+            assert!(
+                f.ssd_cache_offered
+                    >= f.ssd_cache_offered_not_on_hdd
+                        + f.ssd_cache_admissions
+                        + f.ssd_cache_dropped_no_zone
+                    && f.ssd_cache_admissions > 0
+                    && f.ssd_cache_lookups >= f.ssd_cache_hits,
+                "{f:?}"
+            );
         } else {
+            assert_eq!(r.fs.ssd_cache_offered, 0, "{placement}");
             assert_eq!(r.fs.ssd_cache_hits, 0, "{placement}");
         }
         if !matches!(placement, "hybrid-b3-m" | "hhzs-pm" | "hhzs") {
