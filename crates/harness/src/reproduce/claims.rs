@@ -368,7 +368,7 @@ pub fn table(small: Option<&serde_json::Value>, paper: Option<&serde_json::Value
         let cell = |c: &Option<Claim>, j: Option<&serde_json::Value>| match c {
             Some(c) => (c.ours_text(), format!("**{}**", c.verdict.name())),
             None if j.is_none() => ("not run yet".to_owned(), "-".to_owned()),
-            None if not_run(j, name) => ("no figure".to_owned(), "-".to_owned()),
+            None if not_run(j, name) => ("not run".to_owned(), "-".to_owned()),
             None => ("-".to_owned(), "-".to_owned()),
         };
         let (os, vs) = cell(&a, small);
