@@ -153,8 +153,9 @@ pub(crate) struct Counters {
     pub(crate) background_reads: ByZoneKind,
     /// SST file writes by the kind of zone they go to (summed device-write latency).
     pub(crate) sst_writes: ByZoneKind,
-    /// Query reads of each SST so far, by file id (deleted SSTs' kept).
-    pub(crate) sst_query_reads: std::collections::BTreeMap<u64, u64>,
+    /// Query reads of the SSTs deleted since mount, by file id (live files count theirs in
+    /// the state: `FileEntry::query_reads`).
+    pub(crate) deleted_sst_query_reads: std::collections::BTreeMap<u64, u64>,
 }
 
 /// A mounted zone file layer on device `D` in environment `E`.
@@ -703,6 +704,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 s.names.remove(name);
                 if let Some(f) = s.files.remove(&id) {
                     s.account_extents(&f.meta.extents, false);
+                    self.keep_query_reads(id, &f);
                 }
                 id
             };
@@ -753,6 +755,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 && let Some(f) = s.files.remove(&old)
             {
                 s.account_extents(&f.meta.extents, false);
+                self.keep_query_reads(old, &f);
                 self.invalidate_pages(old);
             }
             if let Some(f) = s.files.get_mut(&id) {

@@ -37,13 +37,20 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
 
     /// Counts one query read of file `id`.
     pub(crate) fn count_query_read(&self, id: u64) {
-        let sst = self.lock().files.get_mut(&id).is_some_and(|f| {
+        if let Some(f) = self.lock().files.get_mut(&id) {
             f.query_reads += 1;
-            f.meta.kind == crate::file::FileKind::Sst
-        });
-        // Counted after the state lock is let go: the two locks are never held together.
-        if sst {
-            *self.counters().sst_query_reads.entry(id).or_default() += 1;
+        }
+    }
+
+    /// Keeps the query reads of `f`, file `id`, as the state lets go of it (an SST's count
+    /// outlives it for [`ZoneFs::sst_read_counts`]). Called under the state's lock (the
+    /// counters' lock is taken under it, as [`ZoneFs::stats`] does), so that no snapshot
+    /// sees the file in neither place.
+    pub(crate) fn keep_query_reads(&self, id: u64, f: &crate::state::FileEntry) {
+        if f.meta.kind == crate::file::FileKind::Sst && f.query_reads > 0 {
+            self.counters()
+                .deleted_sst_query_reads
+                .insert(id, f.query_reads);
         }
     }
 
@@ -51,7 +58,15 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     /// SSD-cache hits included) of every SST read so far, by file id; SSTs deleted since are
     /// kept. Two snapshots' difference is how a period's reads spread over SSTs.
     pub fn sst_read_counts(&self) -> BTreeMap<u64, u64> {
-        self.counters().sst_query_reads.clone()
+        let s = self.lock();
+        let mut out = self.counters().deleted_sst_query_reads.clone();
+        out.extend(
+            s.files
+                .iter()
+                .filter(|(_, f)| f.meta.kind == crate::file::FileKind::Sst && f.query_reads > 0)
+                .map(|(&id, f)| (id, f.query_reads)),
+        );
+        out
     }
 
     /// Carries out one migration decision.
