@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::timing::{link_transfer, transfer_ns};
+use super::timing::link_transfer;
 use super::{FinishModel, Place, ResetAck, Resource, TimingEngine};
 use crate::IoClass;
 use crate::sim::{Completion, Poll, Ticket};
@@ -228,7 +228,7 @@ struct Op {
 /// What completes a request once all its die operations are done.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Tail {
-    /// The host link transfer of this many ns (reads).
+    /// The host link transfer of this many bytes (reads; [`link_transfer`]).
     Link(u64),
     /// Nothing more.
     Nothing,
@@ -495,13 +495,7 @@ impl TimingEngine {
         let t = &self.timing;
         let (t0, tail) = if host {
             let (_, t_cmd) = self.controller.book(now, t.controller_read_ns);
-            // An unmodeled link (bandwidth 0) is not booked ([`link_transfer`]).
-            let tail = if t.host_link_bytes_per_s == 0 {
-                Tail::Nothing
-            } else {
-                Tail::Link(transfer_ns(len, t.host_link_bytes_per_s))
-            };
-            (t_cmd + t.read_fixed_ns, tail)
+            (t_cmd + t.read_fixed_ns, Tail::Link(len))
         } else {
             (now, Tail::Nothing)
         };
@@ -748,7 +742,9 @@ impl TimingEngine {
             let (done, tail) = (r.done, r.tail);
             q.requests.remove(&ticket.0);
             return Poll::Done(match tail {
-                Tail::Link(ns) => self.link.book(done, ns).1,
+                Tail::Link(len) => {
+                    link_transfer(&mut self.link, self.timing.host_link_bytes_per_s, done, len)
+                }
                 Tail::Nothing | Tail::Detached => done,
             });
         }
