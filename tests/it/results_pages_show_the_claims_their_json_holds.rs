@@ -50,3 +50,49 @@ fn every_claims_table_is_the_rendering_of_its_json() {
     }
     assert!(checked > 0, "no results page carries a claims table");
 }
+
+/// The checked-in JSON was made by the claims the studies define now: each claim in it has
+/// the paper's number, words, rule and unit its study's spec gives.
+#[test]
+fn the_checked_in_claims_are_the_studies_specs() {
+    use zonedb_harness::reproduce::{Study, report};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results");
+    for (study, name) in [
+        (Study::SameZone, "same-zone"),
+        (Study::Oaza, "oaza"),
+        (Study::SplitZns, "splitzns"),
+        (Study::Hhzs, "hhzs"),
+    ] {
+        let specs = report::claim_specs(study);
+        for file in [
+            format!("reproduce-{name}.json"),
+            format!("reproduce-{name}-paper.json"),
+        ] {
+            let Some(j) = json(&dir.join(&file)) else {
+                continue;
+            };
+            let list: Vec<claims::Claim> = serde_json::from_value(j["claims"].clone()).unwrap();
+            assert!(!list.is_empty(), "{file}: no claims");
+            for c in list {
+                let s = specs
+                    .iter()
+                    .find(|s| s.claim == c.claim)
+                    .unwrap_or_else(|| panic!("{file}: no spec for {:?}", c.claim));
+                // (JSON's decimal text gives a float back to within its last digit.)
+                assert!(
+                    (s.paper - c.paper).abs() <= 1e-12 * s.paper.abs().max(1.0),
+                    "{file}: {}: paper {} vs {}",
+                    c.claim,
+                    s.paper,
+                    c.paper
+                );
+                assert_eq!(
+                    (s.paper_text.as_str(), s.rule, s.unit),
+                    (c.paper_text.as_str(), c.rule, c.unit),
+                    "{file}: {}",
+                    c.claim
+                );
+            }
+        }
+    }
+}

@@ -49,6 +49,16 @@ impl Unit {
         }
     }
 
+    /// The value of no effect: 1 for a ratio, 0 for a change or a difference; none for a
+    /// share.
+    pub fn neutral(self) -> Option<f64> {
+        match self {
+            Self::Times => Some(1.0),
+            Self::Change | Self::Diff => Some(0.0),
+            Self::Share => None,
+        }
+    }
+
     /// The half-width `w` of an interval in the printed unit.
     fn show_width(self, w: f64) -> String {
         match self {
@@ -174,6 +184,53 @@ pub struct Spec<R> {
     pub unit: Unit,
     /// Ours from one seed's runs (`None` where they do not give it).
     pub value: ValueFn<R>,
+}
+
+/// How a claim is judged, without its neutral value (the unit gives it: [`Unit::neutral`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Judge {
+    /// [`Rule::Effect`] (against 0 for a share).
+    Effect,
+    /// [`Rule::AtLeast`].
+    AtLeast,
+    /// [`Rule::AtMost`].
+    AtMost,
+}
+
+impl Judge {
+    /// The rule for a claim in `unit`.
+    pub fn rule(self, unit: Unit) -> Rule {
+        let neutral = unit.neutral();
+        match self {
+            Self::Effect => Rule::Effect {
+                neutral: neutral.unwrap_or(0.0),
+            },
+            Self::AtLeast => Rule::AtLeast { neutral },
+            Self::AtMost => Rule::AtMost { neutral },
+        }
+    }
+}
+
+impl<R> Spec<R> {
+    /// A claim: the paper's `paper` in `unit` (its words `paper_text`), judged as `judge`
+    /// says against the unit's no effect; ours from `value`.
+    pub fn new(
+        claim: impl Into<String>,
+        paper: f64,
+        paper_text: impl Into<String>,
+        judge: Judge,
+        unit: Unit,
+        value: ValueFn<R>,
+    ) -> Self {
+        Self {
+            claim: claim.into(),
+            paper,
+            paper_text: paper_text.into(),
+            rule: judge.rule(unit),
+            unit,
+            value,
+        }
+    }
 }
 
 impl<R> std::fmt::Debug for Spec<R> {
@@ -478,23 +535,39 @@ mod tests {
 
     fn specs() -> Vec<Spec<Run>> {
         vec![
-            Spec {
-                claim: "overwrite, A / B".into(),
-                paper: 2.0,
-                paper_text: "2.00x".into(),
-                rule: Rule::Effect { neutral: 1.0 },
-                unit: Unit::Times,
-                value: Box::new(|rs: &[Run]| rs.first().map(|r| r.1)),
-            },
-            Spec {
-                claim: "never measured".into(),
-                paper: 1.0,
-                paper_text: "-".into(),
-                rule: Rule::Effect { neutral: 0.0 },
-                unit: Unit::Change,
-                value: Box::new(|_: &[Run]| None),
-            },
+            Spec::new(
+                "overwrite, A / B",
+                2.0,
+                "2.00x",
+                Judge::Effect,
+                Unit::Times,
+                Box::new(|rs: &[Run]| rs.first().map(|r| r.1)),
+            ),
+            Spec::new(
+                "never measured",
+                1.0,
+                "-",
+                Judge::Effect,
+                Unit::Change,
+                Box::new(|_: &[Run]| None),
+            ),
         ]
+    }
+
+    #[test]
+    fn a_rules_neutral_value_is_its_units() {
+        assert_eq!(
+            Judge::Effect.rule(Unit::Times),
+            Rule::Effect { neutral: 1.0 }
+        );
+        assert_eq!(
+            Judge::AtMost.rule(Unit::Change),
+            Rule::AtMost { neutral: Some(0.0) }
+        );
+        assert_eq!(
+            Judge::AtLeast.rule(Unit::Share),
+            Rule::AtLeast { neutral: None }
+        );
     }
 
     #[test]

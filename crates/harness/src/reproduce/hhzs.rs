@@ -546,28 +546,28 @@ impl Check {
 /// The headline claims ([`super::claims`]): HHZS over B3 and AUTO on YCSB A-F (the paper's
 /// smallest margins, +21.0% and +28.0%, as floors) and caching on W4 (+173.7%, an effect).
 pub fn claim_specs() -> Vec<super::claims::Spec<CellResult>> {
-    use super::claims::{Rule, Spec, Unit};
+    use super::claims::{Judge, Spec, Unit};
     let mut out = Vec::new();
     for w in YCSB {
         for (base, paper) in [("B3", 0.210), ("AUTO", 0.280)] {
-            out.push(Spec {
-                claim: format!("exp1 YCSB-{w} throughput, HHZS / {base}"),
-                paper: 1.0 + paper,
-                paper_text: format!("{:.2}x or more", 1.0 + paper),
-                rule: Rule::AtLeast { neutral: Some(1.0) },
-                unit: Unit::Times,
-                value: Box::new(move |rs: &[CellResult]| gain(rs, "exp1", "HHZS", base, w)),
-            });
+            out.push(Spec::new(
+                format!("exp1 YCSB-{w} throughput, HHZS / {base}"),
+                1.0 + paper,
+                format!("{:.2}x or more", 1.0 + paper),
+                Judge::AtLeast,
+                Unit::Times,
+                Box::new(move |rs: &[CellResult]| gain(rs, "exp1", "HHZS", base, w)),
+            ));
         }
     }
-    out.push(Spec {
-        claim: "exp2 W4 throughput, P+M+C / P+M (caching)".into(),
-        paper: 2.737,
-        paper_text: "2.74x".into(),
-        rule: Rule::Effect { neutral: 1.0 },
-        unit: Unit::Times,
-        value: Box::new(|rs: &[CellResult]| gain(rs, "exp2", "P+M+C", "P+M", "W4")),
-    });
+    out.push(Spec::new(
+        "exp2 W4 throughput, P+M+C / P+M (caching)",
+        2.737,
+        "2.74x",
+        Judge::Effect,
+        Unit::Times,
+        Box::new(|rs: &[CellResult]| gain(rs, "exp2", "P+M+C", "P+M", "W4")),
+    ));
     out
 }
 

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::claims::{self, Rule, Spec, Unit, ValueFn};
+use super::claims::{self, Judge, Spec, Unit, ValueFn};
 use super::figures::{CellResult, Figures, spread};
 use super::forms::{Form, OAZA_MATRIX, SAME_ZONE_SCHEMES, SAME_ZONE_WORKLOADS, Scheme};
 use super::seeds::{BySeed, interval_note};
@@ -210,118 +210,117 @@ pub fn claim_specs(study: Study) -> Vec<Spec<CellResult>> {
     }
 }
 
+/// The mean over the same-zone workloads of `per_workload`, only when every workload gives
+/// it (a claim averaged over fewer would not be the paper's).
+fn over_workloads(per_workload: impl Fn(&str) -> Option<f64>) -> Option<f64> {
+    let v: Vec<f64> = SAME_ZONE_WORKLOADS
+        .iter()
+        .filter_map(|w| per_workload(w))
+        .collect();
+    (v.len() == SAME_ZONE_WORKLOADS.len()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
 /// A-CAZA against Baseline (§VII): cleaning copy, ZC's resets, PUT, S_inval, I/O blocking.
 fn same_zone_claims() -> Vec<Spec<CellResult>> {
     let form = Form::Code;
     let pair = ("A-CAZA", "Baseline");
-    let avg = |f: fn(&Figures) -> f64| {
-        move |rs: &[CellResult]| {
-            let v: Vec<f64> = SAME_ZONE_WORKLOADS
-                .iter()
-                .filter_map(|w| change(rs, form, pair, w, &f))
-                .collect();
-            (v.len() == SAME_ZONE_WORKLOADS.len()).then(|| v.iter().sum::<f64>() / v.len() as f64)
-        }
+    let avg = |f: fn(&Figures) -> f64| -> ValueFn<CellResult> {
+        Box::new(move |rs: &[CellResult]| over_workloads(|w| change(rs, form, pair, w, &f)))
     };
-    let spec = |claim: &str, paper: f64, value: ValueFn<CellResult>| Spec {
-        claim: claim.to_owned(),
-        paper,
-        paper_text: format!("{paper:+}%"),
-        rule: Rule::Effect { neutral: 0.0 },
-        unit: Unit::Change,
-        value,
+    let change_of = |claim: &str, paper: f64, value| {
+        Spec::new(
+            claim,
+            paper,
+            format!("{paper:+}%"),
+            Judge::Effect,
+            Unit::Change,
+            value,
+        )
     };
     let gc = |f: &Figures| f.gc_copied_bytes as f64;
     vec![
-        spec(
+        change_of(
             "cleaning copy, A-CAZA vs Baseline, mean of the four workloads",
             -70.0,
-            Box::new(avg(gc)),
+            avg(gc),
         ),
-        spec(
+        change_of(
             "cleaning copy, A-CAZA vs Baseline, fillrandom",
             -80.0,
             Box::new(move |rs| change(rs, form, pair, "fillrandom", &gc)),
         ),
-        spec(
+        change_of(
             "zone resets by cleaning (figure 12), A-CAZA vs Baseline, mean",
             -8.6,
-            Box::new(avg(|f| f.gc_zone_resets as f64)),
+            avg(|f| f.gc_zone_resets as f64),
         ),
-        spec(
+        change_of(
             "PUT throughput, A-CAZA vs Baseline, mean",
             16.0,
-            Box::new(avg(|f| f.ops_per_s)),
+            avg(|f| f.ops_per_s),
         ),
-        spec(
+        change_of(
             "I/O blocking time, A-CAZA vs Baseline, mean",
             -68.0,
-            Box::new(avg(|f| f.io_blocking_s)),
+            avg(|f| f.io_blocking_s),
         ),
-        Spec {
-            claim: "S_inval, A-CAZA minus Baseline, mean".into(),
-            paper: 0.10,
-            paper_text: "+0.10".into(),
-            rule: Rule::Effect { neutral: 0.0 },
-            unit: Unit::Diff,
-            value: Box::new(move |rs| {
-                let v: Vec<f64> = SAME_ZONE_WORKLOADS
-                    .iter()
-                    .filter_map(|w| {
-                        Some(
-                            get(rs, &Key::scheme(form, "A-CAZA", w))?.s_inval_avg
-                                - get(rs, &Key::scheme(form, "Baseline", w))?.s_inval_avg,
-                        )
-                    })
-                    .collect();
-                (v.len() == SAME_ZONE_WORKLOADS.len())
-                    .then(|| v.iter().sum::<f64>() / v.len() as f64)
+        Spec::new(
+            "S_inval, A-CAZA minus Baseline, mean",
+            0.10,
+            "+0.10",
+            Judge::Effect,
+            Unit::Diff,
+            Box::new(move |rs| {
+                over_workloads(|w| {
+                    Some(
+                        get(rs, &Key::scheme(form, "A-CAZA", w))?.s_inval_avg
+                            - get(rs, &Key::scheme(form, "Baseline", w))?.s_inval_avg,
+                    )
+                })
             }),
-        },
+        ),
     ]
 }
 
 /// The OAZA slides: cleaning copy of LIZA and CAZA over OAZA's, OAZA's resets against LIZA's.
 fn oaza_claims() -> Vec<Spec<CellResult>> {
     let form = Form::Code;
-    let copy_ratio = |a: &'static str, b: &'static str| {
-        move |rs: &[CellResult]| {
+    let copy_ratio = |a: &'static str, b: &'static str| -> ValueFn<CellResult> {
+        Box::new(move |rs: &[CellResult]| {
             let a = get(rs, &Key::scheme(form, a, OAZA_WORKLOAD))?.gc_copied_bytes as f64;
             let b = get(rs, &Key::scheme(form, b, OAZA_WORKLOAD))?.gc_copied_bytes as f64;
             (b > 0.0).then(|| a / b)
-        }
-    };
-    let times = |claim: &str, paper: f64, value: ValueFn<CellResult>| Spec {
-        claim: claim.to_owned(),
-        paper,
-        paper_text: format!("{paper}x"),
-        rule: Rule::Effect { neutral: 1.0 },
-        unit: Unit::Times,
-        value,
+        })
     };
     vec![
-        times(
+        Spec::new(
             "cleaning copy, LIZA / OAZA",
             2.7,
-            Box::new(copy_ratio("LIZA", "OAZA")),
+            "2.7x",
+            Judge::Effect,
+            Unit::Times,
+            copy_ratio("LIZA", "OAZA"),
         ),
-        times(
+        Spec::new(
             "cleaning copy, CAZA / OAZA",
             1.7,
-            Box::new(copy_ratio("CAZA", "OAZA")),
+            "1.7x",
+            Judge::Effect,
+            Unit::Times,
+            copy_ratio("CAZA", "OAZA"),
         ),
-        Spec {
-            claim: "zone resets, OAZA vs LIZA".into(),
-            paper: -10.0,
-            paper_text: "-10%".into(),
-            rule: Rule::Effect { neutral: 0.0 },
-            unit: Unit::Change,
-            value: Box::new(move |rs| {
+        Spec::new(
+            "zone resets, OAZA vs LIZA",
+            -10.0,
+            "-10%",
+            Judge::Effect,
+            Unit::Change,
+            Box::new(move |rs| {
                 change(rs, form, ("OAZA", "LIZA"), OAZA_WORKLOAD, &|f| {
                     f.zone_resets as f64
                 })
             }),
-        },
+        ),
     ]
 }
 

@@ -1112,17 +1112,19 @@ fn p999(f: &Figures) -> f64 {
 /// The headline claims ([`super::claims`]): the must-show list's ratios, each judged as an
 /// effect against the paper's (P99: a ratio below 1).
 pub fn claim_specs() -> Vec<super::claims::Spec<CellResult>> {
-    use super::claims::{Rule, Spec, Unit};
+    use super::claims::{Judge, Spec, Unit};
     must_show(&[])
         .iter()
         .enumerate()
-        .map(|(i, c)| Spec {
-            claim: c.what.to_owned(),
-            paper: c.paper,
-            paper_text: format!("{:.2}x", c.paper),
-            rule: Rule::Effect { neutral: 1.0 },
-            unit: Unit::Times,
-            value: Box::new(move |rs: &[CellResult]| must_show(rs)[i].ours),
+        .map(|(i, c)| {
+            Spec::new(
+                c.what,
+                c.paper,
+                format!("{:.2}x", c.paper),
+                Judge::Effect,
+                Unit::Times,
+                Box::new(move |rs: &[CellResult]| must_show(rs)[i].ours),
+            )
         })
         .collect()
 }

@@ -882,51 +882,34 @@ fn claims(results: &[ZnsPlusResult]) -> Vec<Claim> {
 /// number; "falls as chips grow" stays in the slides' table): ours from [`claims`] on each
 /// seed's runs.
 pub fn claim_specs(results: &[ZnsPlusResult]) -> Vec<super::claims::Spec<ZnsPlusResult>> {
-    use super::claims::{Rule, Spec, Unit as U};
-    // (index in `claims`, paper, rule, unit, whether ours is a ratio shown as a change)
-    let how: [(usize, f64, Rule, U, bool); 6] = [
-        (
-            0,
-            -28.2,
-            Rule::AtMost { neutral: Some(0.0) },
-            U::Change,
-            true,
-        ),
-        (
-            1,
-            1.3,
-            Rule::AtLeast { neutral: Some(1.0) },
-            U::Times,
-            false,
-        ),
-        (
-            2,
-            1.3,
-            Rule::AtLeast { neutral: Some(1.0) },
-            U::Times,
-            false,
-        ),
-        (3, 0.8, Rule::AtLeast { neutral: None }, U::Share, false),
-        (5, 0.86, Rule::AtLeast { neutral: None }, U::Share, false),
-        (6, -48.0, Rule::Effect { neutral: 0.0 }, U::Change, true),
+    use super::claims::{Judge, Spec, Unit as U};
+    // (index in `claims`, paper, how it is judged, unit, whether ours is a ratio shown as a
+    // change)
+    let how: [(usize, f64, Judge, U, bool); 6] = [
+        (0, -28.2, Judge::AtMost, U::Change, true),
+        (1, 1.3, Judge::AtLeast, U::Times, false),
+        (2, 1.3, Judge::AtLeast, U::Times, false),
+        (3, 0.8, Judge::AtLeast, U::Share, false),
+        (5, 0.86, Judge::AtLeast, U::Share, false),
+        (6, -48.0, Judge::Effect, U::Change, true),
     ];
     let all = claims(results);
     let mut out = Vec::new();
-    for (i, paper, rule, unit, change) in how {
+    for (i, paper, judge, unit, change) in how {
         let Some(c) = all.get(i) else { continue };
         for (key, _) in &c.ours {
             let k = key.clone();
-            out.push(Spec {
-                claim: format!("{}, {key}", c.what),
+            out.push(Spec::new(
+                format!("{}, {key}", c.what),
                 paper,
-                paper_text: c.slides.to_owned(),
-                rule,
+                c.slides,
+                judge,
                 unit,
-                value: Box::new(move |rs: &[ZnsPlusResult]| {
+                Box::new(move |rs: &[ZnsPlusResult]| {
                     let v = claims(rs).get(i)?.ours.iter().find(|o| o.0 == k)?.1;
                     Some(if change { (v - 1.0) * 100.0 } else { v })
                 }),
-            });
+            ));
         }
     }
     out
