@@ -10,7 +10,7 @@ use zonedb_env::Env;
 use crate::FsError;
 use crate::cleaning::CleaningPolicy;
 use crate::cleaning::none::NoCleaner;
-use crate::file::{FileKind, FileMeta};
+use crate::file::{Extent, FileKind, FileMeta};
 use crate::metalog::MetaLog;
 use crate::page_cache::{PAGE_BYTES, PageCache, PageCacheStats};
 use crate::placement::PlacementPolicy;
@@ -692,7 +692,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         self.check_writable()?;
         {
             let mut meta = self.meta.lock().await;
-            let id = {
+            let (id, extents) = {
                 let mut s = self.lock();
                 let id = *s
                     .names
@@ -702,17 +702,22 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                     return Err(FsError::Busy(name.to_owned()));
                 }
                 s.names.remove(name);
-                if let Some(f) = s.files.remove(&id) {
-                    s.account_extents(&f.meta.extents, false);
+                let extents = s.files.remove(&id).map(|f| {
                     self.keep_query_reads(id, &f);
-                }
-                id
+                    f.meta.extents
+                });
+                (id, extents)
             };
             self.invalidate_pages(id);
             if let Some(n) = crate::migration::sst_number(name) {
                 self.forget_cached_sst(n);
             }
             self.persist(&mut meta, Record::FileDelete { id }).await?;
+            // Its space is free only once its record is on the device: a reset of unused
+            // zones from anywhere (a writer retrying an allocation) flushes before it resets,
+            // so a zone freed here is never reset while a power loss could still bring the
+            // file back. A record that failed leaves the space counted until the next mount.
+            self.free_extents(extents.as_deref());
         }
         Ok(())
     }
@@ -750,18 +755,16 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 .ok_or_else(|| FsError::NotFound(from.to_owned()))?;
             // The file called `to` goes with the same record (replay drops it too): one
             // record, so a crash leaves either the old `to` or the new one, never neither.
-            let replaced = s.names.insert(to.to_owned(), id);
-            if let Some(old) = replaced
-                && let Some(f) = s.files.remove(&old)
-            {
-                s.account_extents(&f.meta.extents, false);
+            let replaced = s.names.insert(to.to_owned(), id).and_then(|old| {
+                let f = s.files.remove(&old)?;
                 self.keep_query_reads(old, &f);
                 self.invalidate_pages(old);
-            }
+                Some(f.meta.extents)
+            });
             if let Some(f) = s.files.get_mut(&id) {
                 to.clone_into(&mut f.meta.name);
             }
-            (id, replaced.is_some())
+            (id, replaced)
         };
         // Durable on return (it switches `CURRENT`), with everything written before it.
         self.persist_durable(
@@ -772,11 +775,21 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             },
         )
         .await?;
+        // As a delete's: the replaced file's space is free once the record is durable.
+        self.free_extents(replaced.as_deref());
         drop(meta);
-        if replaced {
+        if replaced.is_some() {
             self.reset_unused_zones().await?;
         }
         Ok(())
+    }
+
+    /// Counts a removed file's `extents` as garbage, once the record that removed it is on
+    /// the device.
+    pub(crate) fn free_extents(&self, extents: Option<&[Extent]>) {
+        if let Some(e) = extents {
+            self.lock().account_extents(e, false);
+        }
     }
 
     /// Open and active zone tokens the layer's writers share (the device's limits less the

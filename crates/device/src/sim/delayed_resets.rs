@@ -4,9 +4,13 @@
 //! zone being reset never counts against the active-zone limit while its reset is in flight.
 //! Real devices take time there: the file-backed device syncs its zone records, an SSD
 //! erases. This wrapper gives a simulation that window, for tests of code that must not hand
-//! out a zone's resources before its reset is done.
+//! out a zone's resources before its reset is done. It can also make the writes to some
+//! zones slow ([`DelayedResets::with_slow_writes`]): a write there is issued only after a
+//! delay, so a power loss in that window loses it, for tests of what may happen while a
+//! metadata record is still on its way.
 
 use std::future::Future;
+use std::ops::Range;
 
 use zonedb_env::Env;
 
@@ -21,6 +25,8 @@ pub struct DelayedResets<E: Env, D: ZonedDevice> {
     pub device: D,
     env: E,
     delay_ns: u64,
+    /// Zones whose writes and appends wait `.1` ns before they are issued.
+    slow_writes: (Range<u32>, u64),
 }
 
 impl<E: Env, D: ZonedDevice> DelayedResets<E, D> {
@@ -30,6 +36,22 @@ impl<E: Env, D: ZonedDevice> DelayedResets<E, D> {
             device,
             env,
             delay_ns,
+            slow_writes: (0..0, 0),
+        }
+    }
+
+    /// Writes and appends to `zones` wait `delay_ns` before they are issued to the device.
+    #[must_use]
+    pub fn with_slow_writes(mut self, zones: Range<u32>, delay_ns: u64) -> Self {
+        self.slow_writes = (zones, delay_ns);
+        self
+    }
+
+    /// How long a write to `zone` waits before it is issued.
+    fn write_delay(&self, zone: Option<u32>) -> u64 {
+        match zone {
+            Some(z) if self.slow_writes.0.contains(&z) => self.slow_writes.1,
+            _ => 0,
         }
     }
 }
@@ -57,7 +79,13 @@ impl<E: Env, D: ZonedDevice> ZonedDevice for DelayedResets<E, D> {
         offset: u64,
         data: &[u8],
     ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        self.device.write(offset, data)
+        let wait = self
+            .env
+            .sleep(self.write_delay(self.geometry().zone_of(offset)));
+        async move {
+            wait.await;
+            self.device.write(offset, data).await
+        }
     }
 
     fn append(
@@ -65,7 +93,11 @@ impl<E: Env, D: ZonedDevice> ZonedDevice for DelayedResets<E, D> {
         zone: u32,
         data: &[u8],
     ) -> impl Future<Output = Result<u64, DeviceError>> + Send {
-        self.device.append(zone, data)
+        let wait = self.env.sleep(self.write_delay(Some(zone)));
+        async move {
+            wait.await;
+            self.device.append(zone, data).await
+        }
     }
 
     fn manage(

@@ -239,7 +239,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 .get(&id)
                 .is_some_and(|f| f.meta.extents == extents && !f.writing);
             if unchanged {
-                s.account_extents(extents, false);
+                // The old extents are freed once the record is on the device (below).
                 s.account_extents(&new_extents, true);
                 if let Some(f) = s.files.get_mut(&id) {
                     f.set_extents(new_extents.clone());
@@ -262,6 +262,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 },
             )
             .await?;
+            self.free_extents(Some(extents));
         }
         Ok(replaced)
     }
@@ -491,4 +492,70 @@ pub(crate) fn spawn_background<E: Env, D: ZonedDevice>(fs: &Arc<ZoneFs<E, D>>) {
             let _ = fs.clean_while_gaining().await;
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+    use std::sync::Arc;
+
+    use zonedb_device::payload::Payload;
+    use zonedb_device::sim::DelayedResets;
+    use zonedb_device::{Profile, ZnsSsd};
+    use zonedb_env::{Env, SimConfig, SimEnv};
+
+    use crate::metalog::META_ZONES;
+    use crate::placement::Lifetime;
+    use crate::{FsOptions, ZoneFs};
+
+    type Dev = DelayedResets<SimEnv, ZnsSsd<SimEnv>>;
+
+    /// How long a metadata record takes to reach the device.
+    const RECORD_NS: u64 = 2_000_000;
+
+    /// `a.sst`, alone in its zone, is deleted while metadata records take 2 ms to reach the
+    /// device; 100 us later the layer resets unused zones from elsewhere (as a writer
+    /// retrying an allocation does), and the power is lost as soon as that returns. When a
+    /// delete counted its space free before writing its record, that reset took `a.sst`'s
+    /// zone at once: the remount listed the file (its delete record never arrived) over an
+    /// empty zone. Now the space is free only once the record is on the device.
+    #[test]
+    fn a_zone_freed_by_a_delete_is_reset_only_once_the_delete_is_on_the_device() {
+        let env = SimEnv::new(SimConfig::default());
+        let mut p = Profile::by_name("tiny").unwrap();
+        p.zones.max_open_zones = 6;
+        p.zones.max_active_zones = 8;
+        let ssd = ZnsSsd::new(env.clone(), p.clone(), Payload::memory(p.zones.zone_count));
+        let dev = Arc::new(
+            Dev::new(env.clone(), ssd.unwrap(), 0).with_slow_writes(0..META_ZONES, RECORD_NS),
+        );
+        let opts = || FsOptions {
+            cleaner: crate::cleaning::by_name("none", 0).unwrap(),
+            ..FsOptions::default()
+        };
+        let (env2, dev2) = (env.clone(), dev.clone());
+        env.run(async move {
+            ZoneFs::<SimEnv, Dev>::mkfs(dev2.as_ref(), 0).await.unwrap();
+            let fs = ZoneFs::mount(env2.clone(), dev2, opts()).await.unwrap();
+            let mut w = fs.create("a.sst", Lifetime::Short).await.unwrap();
+            w.append(&[7; 8192]).await.unwrap();
+            w.close().await.unwrap();
+            let f2 = fs.clone();
+            drop(env2.spawn("delete", async move { f2.delete("a.sst").await }));
+            env2.sleep(100_000).await;
+            fs.reset_unused_zones().await.unwrap();
+        })
+        .unwrap();
+        env.kill_all_tasks();
+        dev.device.power_cycle().unwrap();
+        let env2 = env.clone();
+        let (listed, problems) = env
+            .run(async move {
+                let fs = ZoneFs::mount(env2, dev, opts()).await.unwrap();
+                (fs.exists("a.sst"), fs.fsck())
+            })
+            .unwrap();
+        assert!(problems.is_empty(), "a.sst listed: {listed}; {problems:?}");
+    }
 }
