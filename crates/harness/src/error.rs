@@ -90,8 +90,14 @@ pub struct SpaceAtFailure {
     /// SSTs out of the tree that older versions still hold (running compactions'): files and
     /// bytes.
     pub obsolete_sst: (u64, u64),
-    /// SSTs no version holds any more, not deleted yet (a purge is deleting them).
-    pub deletable_sst_files: u64,
+    /// SSTs no version holds any more, not deleted yet (a purge is deleting them): files
+    /// and bytes. Right after a failed job let go of its version these are what it held.
+    pub deletable_sst: (u64, u64),
+    /// The most bytes of obsolete SSTs older versions held at once over the run (running
+    /// compactions hold the version they started from, as RocksDB's do).
+    pub peak_obsolete_sst_bytes: u64,
+    /// Compactions finished and the time they took, summed (ns).
+    pub compaction_time: (u64, u64),
     /// SSTs on the device that the tree does not list (outputs of flushes and compactions
     /// not installed yet, and the obsolete ones above): files and bytes.
     pub outside_tree_sst: (u64, u64),
@@ -111,9 +117,9 @@ impl std::fmt::Display for SpaceAtFailure {
         write!(
             f,
             "{:.3} s: tree {} MiB by level [{}]; SSTs outside the tree {} ({} MiB), of which \
-             obsolete and still held {} ({} MiB) and deletable {}; {} compactions running{}; \
-             compactions out of \
-             space {}, cancelled {}, recoveries {}; {}",
+             obsolete and still held {} ({} MiB) and deletable {} ({} MiB); at most {} MiB \
+             held by older versions at once; {} compactions running{}; compactions done {} \
+             (mean {:.3} s); compactions out of space {}, cancelled {}, recoveries {}; {}",
             self.t_ns as f64 / 1e9,
             mib(self.level_bytes.iter().sum::<u64>()),
             levels.join(", "),
@@ -121,7 +127,9 @@ impl std::fmt::Display for SpaceAtFailure {
             mib(self.outside_tree_sst.1),
             self.obsolete_sst.0,
             mib(self.obsolete_sst.1),
-            self.deletable_sst_files,
+            self.deletable_sst.0,
+            mib(self.deletable_sst.1),
+            mib(self.peak_obsolete_sst_bytes),
             self.running_compactions.len(),
             self.running_compactions
                 .first()
@@ -133,6 +141,8 @@ impl std::fmt::Display for SpaceAtFailure {
                     r.input_files,
                     self.t_ns.saturating_sub(r.started_ns) as f64 / 1e9
                 )),
+            self.compaction_time.0,
+            self.compaction_time.1 as f64 / 1e9 / self.compaction_time.0.max(1) as f64,
             self.no_space.0,
             self.no_space.1,
             self.no_space.2,

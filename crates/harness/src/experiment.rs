@@ -539,7 +539,9 @@ fn with_space_at_failure<E: Env, D: ZonedDevice>(
                     t_ns: env.now(),
                     level_bytes: stats.level_bytes,
                     obsolete_sst: (stats.obsolete_sst_files, stats.obsolete_sst_bytes),
-                    deletable_sst_files: stats.deletable_sst_files,
+                    deletable_sst: (stats.deletable_sst_files, stats.deletable_sst_bytes),
+                    peak_obsolete_sst_bytes: stats.peak_obsolete_sst_bytes,
+                    compaction_time: (stats.compactions, stats.compaction_ns),
                     outside_tree_sst: untracked,
                     no_space: (
                         stats.compaction_no_space_errors,
