@@ -97,8 +97,12 @@ pub fn table(runs: &[RunReport]) -> String {
         for c in &cols {
             let v = (c.value)(r);
             let b = runs.first().map_or(0.0, |f| (c.value)(f));
-            let ratio = if b > 0.0 { v / b } else { 0.0 };
-            let _ = write!(t, " {v:.prec$} ({ratio:.2}x) |", prec = c.decimals);
+            // A zero baseline has no ratio: "n/a", never a division by zero.
+            if b > 0.0 {
+                let _ = write!(t, " {v:.prec$} ({:.2}x) |", v / b, prec = c.decimals);
+            } else {
+                let _ = write!(t, " {v:.prec$} (n/a) |", prec = c.decimals);
+            }
         }
         t.push('\n');
     }

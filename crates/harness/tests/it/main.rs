@@ -4,6 +4,7 @@
 //! tests link once. Run one with `cargo test --profile ci -p CRATE --test it MODULE`.
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
+mod a_comparison_table_never_divides_by_a_zero_baseline;
 mod compaction_reads_go_out_as_background_reads;
 mod db_matches_btreemap_oracle;
 mod db_matches_oracle_on_the_priority_scheduler;
