@@ -3,8 +3,8 @@
 //! overhead).
 //!
 //! One writer at a time inserts (the write group's leader), readers share the lock. The
-//! B-tree is keyed by the first eight bytes of the user key as a number ([`key_prefix`]) and
-//! points into an append-only arena of entries ([`Sorted`]), where the entries sharing a
+//! B-tree is keyed by the first eight bytes of the user key as a number (`key_prefix`) and
+//! points into an append-only arena of entries (`Sorted`), where the entries sharing a
 //! prefix (versions of one key, keys longer than eight bytes that start alike) are chained
 //! in internal-key order. A search compares integers packed a dozen to two cache lines per
 //! node, where a B-tree of whole entries touches a cache line per comparison and a skiplist
@@ -356,6 +356,51 @@ impl MemTable {
             .collect()
     }
 
+    /// Up to `max` entries with internal key `<= from` (or `< from` if `exclusive`; every
+    /// entry when `from` is `None`), in descending order: the reverse iterator's cursor.
+    ///
+    /// Each prefix's chain is walked forward (it is singly linked), keeping the last `max`
+    /// entries before `from` (a chain is what [`MemTable::range_from`] walks too).
+    pub fn range_down_from(
+        &self,
+        from: Option<&[u8]>,
+        exclusive: bool,
+        max: usize,
+    ) -> Vec<(Vec<u8>, Vec<u8>)> {
+        let k = from.map(|f| Entry::new(f, &[]));
+        let before = |e: &Entry| {
+            k.as_ref().is_none_or(|k| {
+                let o = e.cmp(k);
+                o.is_lt() || (o.is_eq() && !exclusive)
+            })
+        };
+        let set = self.read();
+        // Entries of larger prefixes have larger user keys: none is before a valid `from`.
+        let last = from.and_then(ikey_prefix).unwrap_or(u64::MAX);
+        let mut out = Vec::new();
+        let mut ring = std::collections::VecDeque::new();
+        for (_, &head) in set.heads.range(..=last).rev() {
+            let want = max - out.len();
+            if want == 0 {
+                break;
+            }
+            ring.clear();
+            // A chain is in order: once an entry is not before `from`, none after it is.
+            for e in set.chain(head).take_while(|e| before(e)) {
+                if ring.len() == want {
+                    ring.pop_front();
+                }
+                ring.push_back(e);
+            }
+            out.extend(
+                ring.iter()
+                    .rev()
+                    .map(|e| (e.key().to_vec(), e.value().to_vec())),
+            );
+        }
+        out
+    }
+
     /// Calls `f` on every entry in order, without copying them out (holding the read lock:
     /// for an immutable memtable).
     ///
@@ -473,6 +518,17 @@ mod tests {
                     .cloned()
                     .collect();
                 proptest::prop_assert_eq!(m.range_from(&from, *exclusive, 5), want);
+                let down: Vec<_> = all
+                    .iter()
+                    .rev()
+                    .filter(|(ik, _)| {
+                        let o = key::compare(ik, &from);
+                        o.is_lt() || (o.is_eq() && !exclusive)
+                    })
+                    .take(5)
+                    .cloned()
+                    .collect();
+                proptest::prop_assert_eq!(m.range_down_from(Some(&from), *exclusive, 5), down);
                 let newest = all.iter().find(|(ik, _)| {
                     key::compare(ik, &key::internal_key(k, *seq, key::MAX_VALUE_TYPE)).is_ge()
                 });
@@ -485,7 +541,9 @@ mod tests {
                 };
                 proptest::prop_assert_eq!(m.get(k, *seq), want);
             }
-            proptest::prop_assert_eq!(m.range_from(&[], false, 1000), all);
+            proptest::prop_assert_eq!(m.range_from(&[], false, 1000), all.clone());
+            let reversed: Vec<_> = all.iter().rev().cloned().collect();
+            proptest::prop_assert_eq!(m.range_down_from(None, false, 1000), reversed);
         }
     }
 

@@ -138,7 +138,7 @@ pub fn compensated_size(f: &FileMeta, avg_value_size: u64) -> u64 {
 
 /// Compaction scores for levels `0..num_levels − 1`, highest first (ties keep the lower level
 /// first). L0: files not being compacted / `level0_file_num_compaction_trigger`, at least L0's
-/// compensated bytes / `max_bytes_for_level_base` (dynamic: / max(that, target[base] /
+/// compensated bytes / `max_bytes_for_level_base` (dynamic: / max(that, target\[base\] /
 /// multiplier)). Deeper levels: compensated bytes not being compacted / target.
 pub fn compaction_scores(
     levels: &[Vec<LevelFile<'_>>],

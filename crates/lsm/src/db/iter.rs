@@ -1,6 +1,10 @@
 //! Iterators: a cursor per source (memtable, L0 table, level of tables), a merging iterator
 //! that yields every internal entry in order, and [`DbIter`], which shows the newest version
 //! of each user key visible at its snapshot and hides deleted keys.
+//!
+//! Every layer also walks backwards: `seek_for_prev` positions at the last entry at or
+//! before a target and `prev` steps back (LevelDB's design: a cursor's direction is set by
+//! its last seek; [`DbIter`] re-seeks its children when it changes direction).
 
 use std::cmp::Ordering;
 use std::future::Future;
@@ -65,6 +69,7 @@ impl<T: Tables> std::fmt::Debug for MergingIter<T> {
         f.debug_struct("MergingIter")
             .field("children", &self.children)
             .field("top", &self.heap.first())
+            .field("reverse", &self.reverse)
             .finish()
     }
 }
@@ -93,6 +98,22 @@ impl MemCursor {
         if self.pos >= self.buf.len() && self.buf.len() == MEM_BATCH {
             let last = self.buf[MEM_BATCH - 1].0.clone();
             self.buf = self.mem.range_from(&last, true, MEM_BATCH);
+            self.pos = 0;
+        }
+    }
+
+    /// Positions at the last entry `<= target` (the last entry for `None`), walking down.
+    fn seek_for_prev(&mut self, target: Option<&[u8]>) {
+        self.buf = self.mem.range_down_from(target, false, MEM_BATCH);
+        self.pos = 0;
+    }
+
+    /// Moves to the entry before (after [`MemCursor::seek_for_prev`]).
+    fn prev(&mut self) {
+        self.pos += 1;
+        if self.pos >= self.buf.len() && self.buf.len() == MEM_BATCH {
+            let last = self.buf[MEM_BATCH - 1].0.clone();
+            self.buf = self.mem.range_down_from(Some(&last), true, MEM_BATCH);
             self.pos = 0;
         }
     }
@@ -162,6 +183,49 @@ impl<T: Tables> LevelCursor<T> {
             c.next().await?;
         }
         self.skip_empty().await
+    }
+
+    /// Positions at the last entry `<= target` (the level's last entry for `None`).
+    async fn seek_for_prev(&mut self, target: Option<&[u8]>) -> Result<(), LsmError> {
+        // The last file starting at or before the target.
+        let i = match target {
+            None => self.files.len(),
+            Some(t) => self
+                .files
+                .partition_point(|f| key::compare(&f.meta.smallest, t) != Ordering::Greater),
+        };
+        if i == 0 {
+            self.idx = 0;
+            self.cur = None;
+            return Ok(());
+        }
+        self.open(i - 1).await?;
+        if let Some(c) = &mut self.cur {
+            c.seek_for_prev(target).await?;
+        }
+        self.skip_empty_back().await
+    }
+
+    /// While the current table has no entry, moves to the last entry of the one before.
+    async fn skip_empty_back(&mut self) -> Result<(), LsmError> {
+        while self.cur.as_ref().is_some_and(|c| c.current().is_none()) {
+            if self.idx == 0 {
+                self.cur = None;
+                return Ok(());
+            }
+            self.open(self.idx - 1).await?;
+            if let Some(c) = &mut self.cur {
+                c.seek_for_prev(None).await?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn prev(&mut self) -> Result<(), LsmError> {
+        if let Some(c) = &mut self.cur {
+            c.prev().await?;
+        }
+        self.skip_empty_back().await
     }
 
     fn current(&self) -> Option<(&[u8], &[u8])> {
@@ -239,6 +303,26 @@ impl<T: Tables> Child<T> {
         }
     }
 
+    async fn seek_for_prev(&mut self, target: Option<&[u8]>) -> Result<(), LsmError> {
+        match self {
+            Self::Mem(m) => {
+                m.seek_for_prev(target);
+                Ok(())
+            }
+            Self::Level(l) => l.seek_for_prev(target).await,
+        }
+    }
+
+    async fn prev(&mut self) -> Result<(), LsmError> {
+        match self {
+            Self::Mem(m) => {
+                m.prev();
+                Ok(())
+            }
+            Self::Level(l) => l.prev().await,
+        }
+    }
+
     fn current(&self) -> Option<(&[u8], &[u8])> {
         match self {
             Self::Mem(m) => m.current(),
@@ -247,15 +331,18 @@ impl<T: Tables> Child<T> {
     }
 }
 
-/// Every internal entry of its children, in internal-key order.
+/// Every internal entry of its children, in internal-key order (or, after
+/// [`MergingIter::seek_for_prev`], in reverse order).
 ///
 /// The children with an entry form a binary min-heap ordered by (current key, child index):
 /// a step costs about log2(children) comparisons instead of one per child (an L0 compaction
 /// merges a dozen files or more), and among equal keys the first child wins, as a linear
-/// scan would pick it.
+/// scan would pick it. Walking backwards, the heap is a max-heap on the key.
 pub(crate) struct MergingIter<T: Tables> {
     children: Vec<Child<T>>,
     heap: Vec<usize>,
+    /// Walking backwards (set by the last seek).
+    reverse: bool,
 }
 
 impl<T: Tables> MergingIter<T> {
@@ -263,13 +350,18 @@ impl<T: Tables> MergingIter<T> {
         Self {
             children,
             heap: Vec::new(),
+            reverse: false,
         }
     }
 
-    /// Whether child `a` comes before child `b` (both have an entry).
+    /// Whether child `a` comes before child `b` (both have an entry) in the walk's order.
     fn before(&self, a: usize, b: usize) -> bool {
         match (self.children[a].current(), self.children[b].current()) {
-            (Some((ka, _)), Some((kb, _))) => match key::compare(ka, kb) {
+            (Some((ka, _)), Some((kb, _))) => match if self.reverse {
+                key::compare(kb, ka)
+            } else {
+                key::compare(ka, kb)
+            } {
                 Ordering::Less => true,
                 Ordering::Greater => false,
                 Ordering::Equal => a < b,
@@ -310,6 +402,7 @@ impl<T: Tables> MergingIter<T> {
     }
 
     pub(crate) async fn seek(&mut self, target: &[u8]) -> Result<(), LsmError> {
+        self.reverse = false;
         for c in &mut self.children {
             c.seek(target).await?;
         }
@@ -317,11 +410,37 @@ impl<T: Tables> MergingIter<T> {
         Ok(())
     }
 
+    /// Moves forward (after [`MergingIter::seek`]).
     pub(crate) async fn next(&mut self) -> Result<(), LsmError> {
+        debug_assert!(!self.reverse, "next after seek_for_prev");
         if let Some(&i) = self.heap.first() {
             self.children[i].next().await?;
             if self.children[i].current().is_none() {
                 // Exhausted: the last leaf takes its place.
+                self.heap.swap_remove(0);
+            }
+            self.sift_down(0);
+        }
+        Ok(())
+    }
+
+    /// Positions at the last entry `<= target` (the last entry for `None`), to walk
+    /// backwards with [`MergingIter::prev`].
+    pub(crate) async fn seek_for_prev(&mut self, target: Option<&[u8]>) -> Result<(), LsmError> {
+        self.reverse = true;
+        for c in &mut self.children {
+            c.seek_for_prev(target).await?;
+        }
+        self.pick();
+        Ok(())
+    }
+
+    /// Moves backward (after [`MergingIter::seek_for_prev`]).
+    pub(crate) async fn prev(&mut self) -> Result<(), LsmError> {
+        debug_assert!(self.reverse, "prev after seek");
+        if let Some(&i) = self.heap.first() {
+            self.children[i].prev().await?;
+            if self.children[i].current().is_none() {
                 self.heap.swap_remove(0);
             }
             self.sift_down(0);
@@ -342,6 +461,11 @@ impl<T: Tables> MergingIter<T> {
 
 /// A user-facing iterator at a snapshot. Holds the memtables and version it started with, so
 /// what it sees does not change while it lives.
+///
+/// It walks both ways: [`DbIter::seek`] / [`DbIter::next`] forward, [`DbIter::seek_for_prev`]
+/// / [`DbIter::seek_to_last`] / [`DbIter::prev`] backward (RocksDB's names). A step backward
+/// costs what a step forward does (each source steps back within its decoded block or
+/// memtable batch); a change of direction re-seeks every source once.
 #[derive(Debug)]
 pub struct DbIter<E: Env, D: ZonedDevice> {
     env: E,
@@ -350,6 +474,8 @@ pub struct DbIter<E: Env, D: ZonedDevice> {
     key: Vec<u8>,
     value: Vec<u8>,
     valid: bool,
+    /// Walking backwards: the sources sit before the current key's entries.
+    reverse: bool,
     _version: Arc<Version>,
     /// Regenerates elided values.
     regen: Option<Arc<dyn crate::elided::ValueRegenerator>>,
@@ -364,6 +490,7 @@ impl<E: Env, D: ZonedDevice> DbIter<E, D> {
             key: Vec::new(),
             value: Vec::new(),
             valid: false,
+            reverse: false,
             _version: version,
             regen: None,
         }
@@ -411,15 +538,106 @@ impl<E: Env, D: ZonedDevice> DbIter<E, D> {
         Ok(())
     }
 
+    /// Walking backwards from the merge's position: the newest version visible at the
+    /// snapshot of the largest user key that has one and is not deleted (LevelDB's
+    /// `FindPrevUserEntry`). Versions of a key come oldest first this way, so the last visible
+    /// one seen wins; the merge ends at the last entry of the next smaller key.
+    async fn settle_back(&mut self) -> Result<(), LsmError> {
+        self.valid = false;
+        // The type of the newest visible version of `self.key` seen so far (`Deletion`: none).
+        let mut found = ValueType::Deletion;
+        self.key.clear();
+        self.value.clear();
+        while let Some((k, v)) = self.merge.current() {
+            let p = key::parse(k)
+                .ok_or_else(|| LsmError::corruption("iterator", 0, "malformed internal key"))?;
+            if p.seq <= self.seq {
+                if found != ValueType::Deletion && p.user_key < self.key.as_slice() {
+                    break;
+                }
+                found = p.value_type;
+                if found == ValueType::Deletion {
+                    self.key.clear();
+                    self.value.clear();
+                } else {
+                    self.key.clear();
+                    self.key.extend_from_slice(p.user_key);
+                    self.value.clear();
+                    self.value.extend_from_slice(v);
+                }
+            }
+            self.merge.prev().await?;
+        }
+        if found == ValueType::Deletion {
+            return Ok(());
+        }
+        if found == ValueType::ElidedValue {
+            let stub = std::mem::take(&mut self.value);
+            crate::elided::regenerate_into(self.regen.as_deref(), &stub, &mut self.value)?;
+        }
+        self.valid = true;
+        self.env.cpu(cost::ITER_ENTRY_NS).await;
+        Ok(())
+    }
+
     /// Positions at the first key `>= user_key`.
     ///
     /// # Errors
     /// Corruption or file layer errors.
     pub async fn seek(&mut self, user_key: &[u8]) -> Result<(), LsmError> {
+        self.reverse = false;
         self.merge
             .seek(&key::lookup_key(user_key, self.seq))
             .await?;
         self.settle(None).await
+    }
+
+    /// Positions at the last key `<= user_key`, to walk backwards with [`DbIter::prev`].
+    ///
+    /// # Errors
+    /// Corruption or file layer errors.
+    pub async fn seek_for_prev(&mut self, user_key: &[u8]) -> Result<(), LsmError> {
+        self.reverse = true;
+        // The largest internal key of `user_key` (sequence 0, lowest type): every version
+        // of it and of smaller keys is at or before it.
+        let target = key::internal_key(user_key, 0, ValueType::Deletion);
+        self.merge.seek_for_prev(Some(&target)).await?;
+        self.settle_back().await
+    }
+
+    /// Positions at the last key, to walk backwards with [`DbIter::prev`].
+    ///
+    /// # Errors
+    /// Corruption or file layer errors.
+    pub async fn seek_to_last(&mut self) -> Result<(), LsmError> {
+        self.reverse = true;
+        self.merge.seek_for_prev(None).await?;
+        self.settle_back().await
+    }
+
+    /// Moves to the previous key (after any seek: from a forward walk it re-seeks the
+    /// sources below the current key first).
+    ///
+    /// # Errors
+    /// Corruption or file layer errors.
+    pub async fn prev(&mut self) -> Result<(), LsmError> {
+        if !self.valid {
+            return Ok(());
+        }
+        if !self.reverse {
+            self.reverse = true;
+            let current = std::mem::take(&mut self.key);
+            let target = key::internal_key(&current, 0, ValueType::Deletion);
+            self.merge.seek_for_prev(Some(&target)).await?;
+            // Past the current key's own versions.
+            while let Some((k, _)) = self.merge.current() {
+                if key::user_key(k) < current.as_slice() {
+                    break;
+                }
+                self.merge.prev().await?;
+            }
+        }
+        self.settle_back().await
     }
 
     /// Positions at the first key.
@@ -430,13 +648,21 @@ impl<E: Env, D: ZonedDevice> DbIter<E, D> {
         self.seek(&[]).await
     }
 
-    /// Moves to the next key.
+    /// Moves to the next key (after any seek: from a backward walk it re-seeks the sources
+    /// after the current key first).
     ///
     /// # Errors
     /// Corruption or file layer errors.
     pub async fn next(&mut self) -> Result<(), LsmError> {
         if !self.valid {
             return Ok(());
+        }
+        if self.reverse {
+            // Turning around: the next key is the first at or after the current one's
+            // immediate successor (the key with a zero byte appended).
+            let mut successor = std::mem::take(&mut self.key);
+            successor.push(0);
+            return self.seek(&successor).await;
         }
         let skip = std::mem::take(&mut self.key);
         self.merge.next().await?;

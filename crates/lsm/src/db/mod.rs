@@ -2,13 +2,13 @@
 //! from the WAL), the write path (group commit, stalls), the read path (get, iterators,
 //! snapshots), and background flushes and compactions, all on one `Env`.
 //!
-//! - [`write`] — group commit, WAL, memtable switch, write stalls.
-//! - [`background`] — scheduling, flush, compaction jobs, SST output, install, obsolete files.
+//! - [`write`](mod@write) — group commit, WAL, memtable switch, write stalls.
+//! - `background` — scheduling, flush, compaction jobs, SST output, install, obsolete files.
 //! - [`iter`] — merging iterator and `DbIter`.
 //! - [`source`] — tables over the zone layer, the table cache.
 //! - [`stats`] — `DbStats`.
 
-pub mod background;
+pub(crate) mod background;
 pub mod check;
 pub mod iter;
 mod open;
@@ -700,7 +700,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
 
     /// Why the database refuses writes, if it does: a background flush or compaction failed,
     /// or recovery found the device full and opened it for reading only
-    /// ([`LsmErrorKind::NoSpace`]).
+    /// ([`crate::LsmErrorKind::NoSpace`]).
     pub fn background_error(&self) -> Option<BackgroundError> {
         self.inner.lock().bg_error.clone()
     }

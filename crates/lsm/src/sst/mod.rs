@@ -1,6 +1,6 @@
 //! Sorted string tables.
 //!
-//! - [`format`] — varints, block handles, block trailers (compression + masked CRC32C),
+//! - [`format`](mod@format) — varints, block handles, block trailers (compression + masked CRC32C),
 //!   properties, footer.
 //! - [`block`] — data/index blocks with prefix compression and restart points.
 //! - [`bloom`] — the whole-table Bloom filter over user keys.

@@ -373,7 +373,8 @@ impl<S: BlockSource> Table<S> {
 }
 
 /// Walks a table in key order, one decoded block at a time (keys decoded into one buffer,
-/// values read in place from the cached block: no allocation per entry).
+/// values read in place from the cached block: no allocation per entry); backwards too
+/// ([`TableIter::seek_for_prev`], [`TableIter::prev`]).
 #[derive(Debug)]
 pub struct TableIter<S: BlockSource> {
     table: Arc<Table<S>>,
@@ -486,6 +487,78 @@ impl<S: BlockSource> TableIter<S> {
             self.load(i + 1).await?;
         }
         Ok(())
+    }
+
+    /// Positions at the last entry `<= target` (internal key order), or at the table's last
+    /// entry when `target` is `None`; nowhere when every entry is after `target`.
+    ///
+    /// # Errors
+    /// Corruption or read errors.
+    pub async fn seek_for_prev(&mut self, target: Option<&[u8]>) -> Result<(), LsmError> {
+        let n = self.table.index.len();
+        if n == 0 {
+            self.invalidate();
+            return Ok(());
+        }
+        // Index keys are at or above their block's last key and below the next block's
+        // first: entries `<= target` are in this block or before it.
+        let i = target.map_or(n - 1, |t| self.table.find_block(t).min(n - 1));
+        self.load(i).await?;
+        let after = match target {
+            None => self.entries.len(),
+            Some(t) => {
+                let (mut lo, mut hi) = (0, self.entries.len());
+                while lo < hi {
+                    let mid = usize::midpoint(lo, hi);
+                    if key::compare(self.key_at(mid), t) == Ordering::Greater {
+                        hi = mid;
+                    } else {
+                        lo = mid + 1;
+                    }
+                }
+                lo
+            }
+        };
+        if after > 0 {
+            self.pos = after - 1;
+            Ok(())
+        } else {
+            self.last_of_block_before(i).await
+        }
+    }
+
+    /// Moves to the previous entry (nowhere before the first).
+    ///
+    /// # Errors
+    /// Corruption or read errors.
+    pub async fn prev(&mut self) -> Result<(), LsmError> {
+        if self.pos >= self.entries.len() {
+            return Ok(());
+        }
+        if self.pos > 0 {
+            self.pos -= 1;
+            return Ok(());
+        }
+        self.last_of_block_before(self.block).await
+    }
+
+    /// Positions at the last entry of the block before block `i` (nowhere if `i` is the
+    /// first).
+    async fn last_of_block_before(&mut self, i: usize) -> Result<(), LsmError> {
+        if i == 0 {
+            self.invalidate();
+            return Ok(());
+        }
+        self.load(i - 1).await?;
+        self.pos = self.entries.len() - 1;
+        Ok(())
+    }
+
+    /// Positions nowhere.
+    fn invalidate(&mut self) {
+        self.block = self.table.index.len();
+        self.entries.clear();
+        self.pos = 0;
     }
 
     /// The current entry, if valid.

@@ -31,6 +31,7 @@ mod power_loss_keeps_synced_elided_writes;
 mod power_loss_keeps_synced_writes;
 mod power_loss_on_a_hybrid_device_keeps_synced_writes;
 mod power_loss_on_a_znsplus_device_keeps_synced_writes;
+mod reverse_iteration_matches_a_btreemap_oracle;
 mod simulation_is_deterministic;
 mod subcompactions_match_a_btreemap_oracle;
 mod synced_write_groups_flush_the_device_once;
