@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # The README's test command (what .ci/run runs after fmt and clippy):
 #   1. the workspace's tests, built with the tests' profile (`cargo test --workspace --profile
-#      ci`: one integration-test binary per crate, tests/it/), while the QEMU test's packages
-#      and kernel and the Python virtualenv are fetched in the background;
+#      ci`: one integration-test binary per crate, tests/it/, and the doctests), then the Rust
+#      examples (examples/), while the QEMU test's packages and kernel and the Python
+#      virtualenv are fetched in the background;
 #   2. then, side by side, the end-to-end test on QEMU's emulated NVMe ZNS namespace
 #      (tests/qemu-zns/run.sh) and the Python package's tests (crates/python/test.sh), both on
 #      the binary step 1 built; their logs are printed whole when both have finished.
 # Exits non-zero when any part fails. Extra arguments go to `cargo test` (after `--` they go to
 # the test binaries): `bash scripts/test.sh -p zonedb-lsm` is still the whole command;
-# for one crate alone use `cargo test --profile ci -p zonedb-lsm` (README, "Tests").
+# for one crate alone use `cargo test --profile ci -p zonedb-lsm` (docs/testing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -24,6 +25,21 @@ py_prep=$!
 status=0
 cargo test --workspace --profile ci "$@" || status=$?
 stamp "cargo test finished (status $status)"
+
+# The Rust examples (examples/; cargo test built them): each runs in well under a second;
+# zoned_block_device without a device only prints its usage.
+if [ "$status" -eq 0 ]; then
+    cargo build --profile ci --examples -q || status=$?
+    for ex in quickstart batch_snapshot_range simulated_study zoned_block_device; do
+        [ "$status" -eq 0 ] || break
+        if ! "target/ci/examples/$ex" >"$logs/example-$ex.log" 2>&1; then
+            echo "---- example $ex failed ($logs/example-$ex.log)" >&2
+            cat "$logs/example-$ex.log" >&2
+            status=1
+        fi
+    done
+    stamp "examples finished (status $status)"
+fi
 
 wait "$qemu_prep" || { cat "$logs/qemu-prepare.log" >&2; status=1; }
 wait "$py_prep" || { cat "$logs/python-prepare.log" >&2; status=1; }

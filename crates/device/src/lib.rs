@@ -1,4 +1,24 @@
-//! Zoned devices for ZoneDB.
+//! Zoned devices for ZoneDB: one [`ZonedDevice`] trait (NVMe ZNS semantics), simulated
+//! devices timed in virtual time, and real ones.
+//!
+//! ```
+//! use zonedb_device::sim::spec::SimPayload;
+//! use zonedb_device::{IoClass, Profile, SimDevice, ZoneState, ZonedDevice};
+//! use zonedb_env::{Env, SimConfig, SimEnv};
+//!
+//! let env = SimEnv::new(SimConfig::with_seed(1));
+//! let dev = SimDevice::new(env.clone(), Profile::by_name("tiny")?, &SimPayload::Memory)?;
+//! let e = env.clone();
+//! env.run(async move {
+//!     let start = dev.report_zones(1, 1)[0].start;
+//!     dev.write(start, &[7u8; 4096]).await?; // at the zone's write pointer
+//!     assert_eq!(dev.report_zones(1, 1)[0].state, ZoneState::ImplicitlyOpen);
+//!     assert_eq!(dev.read(start, 4096, IoClass::QueryRead).await?, vec![7u8; 4096]);
+//!     assert!(e.now() > 0, "the flash took its time (virtual)");
+//!     Ok::<(), zonedb_device::DeviceError>(())
+//! })??;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
 //! - [`zone`]: the NVMe ZNS zone state machine every model and backend shares.
 //! - [`checker`]: the write-pointer checker run around every request.
@@ -16,7 +36,7 @@
 //! - [`zonefile`]: the file-backed zoned device for real mode.
 //! - [`real`]: [`RealDevice`], the real-mode device whichever backend holds it.
 //! - `blkzoned` (Linux): host-managed zoned block devices (NVMe ZNS, HM-SMR) through the kernel.
-//! - [`bench`]: the fio-like device microbenchmark behind `zonedb device bench`.
+//! - [`bench`](mod@bench): the fio-like device microbenchmark behind `zonedb device bench`.
 #![deny(unsafe_code)]
 #![deny(clippy::disallowed_methods, clippy::disallowed_types)]
 #![warn(clippy::pedantic)]

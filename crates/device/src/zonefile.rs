@@ -55,7 +55,7 @@
 //! acknowledged request. A kill between the two writes loses only the unacknowledged request.
 //!
 //! Power loss or host crash: the page cache may write `DATA` and `ZONES` back in any order, so
-//! only what a [`ZonedDevice::sync`] covered is durable. A sync runs `fdatasync` of `DATA`
+//! only what a [`crate::ZonedDevice::sync`] covered is durable. A sync runs `fdatasync` of `DATA`
 //! first and of `ZONES` second (each only when written since the last sync), so the write
 //! pointers it makes durable cover durable data. Between syncs either file may reach the disk
 //! first, so after a host crash a write pointer may cover unsynced bytes (reading as zeros or
@@ -698,7 +698,7 @@ struct Dirty {
 ///
 /// Open zones come back closed after a reopen, as after a controller power cycle. Dropping the
 /// device does not sync: acknowledged requests survive a process exit or kill through the page
-/// cache; call [`ZonedDevice::sync`] for power-loss durability.
+/// cache; call [`crate::ZonedDevice::sync`] for power-loss durability.
 #[derive(Debug)]
 pub struct ZoneFileDevice {
     dir: PathBuf,
@@ -938,7 +938,7 @@ impl ZoneFileDevice {
     }
 
     /// Makes every write durable on acknowledgement (power-loss safe, slow) or only on
-    /// [`ZonedDevice::sync`] (the default; process kills never lose acknowledged requests).
+    /// [`crate::ZonedDevice::sync`] (the default; process kills never lose acknowledged requests).
     pub fn set_sync_every_write(&self, enabled: bool) {
         self.lock().sync_every_write = enabled;
     }

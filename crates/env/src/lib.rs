@@ -9,7 +9,27 @@
 //!   races a FIFO order hides. Deadlocks and zero-time livelocks are reported as errors.
 //! - [`RealEnv`]: OS threads (one per spawned task) and the monotonic OS clock.
 //!
-//! The same `async` code runs under both.
+//! The same `async` code runs under both:
+//!
+//! ```
+//! use zonedb_env::{Env, SimConfig, SimEnv};
+//!
+//! // A task sleeps five seconds of virtual time: the run takes microseconds of real time.
+//! let env = SimEnv::new(SimConfig::with_seed(1));
+//! let e = env.clone();
+//! let woke_at = env
+//!     .run(async move {
+//!         let sleeper = e.clone();
+//!         let task = e.spawn("sleeper", async move {
+//!             sleeper.sleep(5_000_000_000).await;
+//!             sleeper.now()
+//!         });
+//!         task.await
+//!     })
+//!     .expect("no deadlock")
+//!     .expect("the task ran");
+//! assert_eq!(woke_at, 5_000_000_000);
+//! ```
 #![forbid(unsafe_code)]
 #![deny(clippy::disallowed_methods, clippy::disallowed_types)]
 #![warn(clippy::pedantic)]

@@ -126,7 +126,7 @@ impl RealEnv {
     }
 
     /// The nice value of background threads started from now on (flush, compaction, zone
-    /// cleaning): [`LOW_CPU_PRIORITY_NICE`] by default, 0 to run them as foreground threads.
+    /// cleaning): nice 19 by default, 0 to run them as foreground threads.
     /// Applies on Linux, where a thread's nice value is its own; elsewhere it does nothing.
     pub fn set_background_nice(&self, nice: i32) {
         self.inner

@@ -44,7 +44,7 @@ pub enum FsError {
         /// The first error was a full device.
         no_space: bool,
     },
-    /// A writable mount found a file its metadata says is complete ([`crate::FileMeta::closed`])
+    /// A writable mount found a file its metadata says is complete ([`crate::file::FileMeta::closed`])
     /// running past its zone's write pointer: the zone lost data the file holds (a damaged
     /// device, or one whose write pointers went back). Cutting the file would lose it
     /// silently, so the mount refuses; `zonedb fs fsck` lists the damage. (The tail of a file

@@ -1,5 +1,30 @@
 //! ZoneDB's zone file layer: the counterpart of ZenFS.
 //!
+//! ```
+//! use std::sync::Arc;
+//! use zonedb_device::{SimDevice, SimDeviceSpec, sim::spec::SimPayload};
+//! use zonedb_env::{SimConfig, SimEnv};
+//! use zonedb_fs::placement::Lifetime;
+//! use zonedb_fs::{FsOptions, ZoneFs};
+//!
+//! let env = SimEnv::new(SimConfig::with_seed(1));
+//! let profile = SimDeviceSpec::new("splitzns-paper", "1/512").profile()?;
+//! let dev = Arc::new(SimDevice::new(env.clone(), profile, &SimPayload::Memory)?);
+//! let e = env.clone();
+//! env.run(async move {
+//!     ZoneFs::<SimEnv, SimDevice<SimEnv>>::mkfs(dev.as_ref(), 0).await?;
+//!     let fs = ZoneFs::mount(e, dev, FsOptions::default()).await?;
+//!     let mut f = fs.create("000001.log", Lifetime::Short).await?;
+//!     f.append(b"hello, zones").await?;
+//!     f.sync().await?;
+//!     f.close().await?;
+//!     assert_eq!(fs.read_all("000001.log").await?, b"hello, zones");
+//!     assert_eq!(fs.list(), ["000001.log"]);
+//!     Ok::<(), zonedb_fs::FsError>(())
+//! })??;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! Files (WAL, SSTs, manifest) are lists of extents on the IO zones of a zoned device; the
 //! first zones hold the metadata log (superblock, full snapshot, then delta records, each
 //! CRC32C-framed), from which [`ZoneFs::mount`] rebuilds the files and recovers unsynced tails
@@ -11,7 +36,7 @@
 //! - [`writer`] — writable files: buffering, alignment, WAL framing, zone switches.
 //! - [`metalog`] — the metadata log: records, rolls, replay.
 //! - [`record`] and [`codec`] hold the on-device encoding.
-//! - [`file`] and `state` hold files, extents and zone accounting.
+//! - [`file`](mod@file) and `state` hold files, extents and zone accounting.
 //! - [`placement`] and [`cleaning`] hold the policies, pure functions over views;
 //!   [`cleaning::mechanism`] carries cleaning out (migration of live extents, resets).
 //! - `subzone` — split zones (SplitZNS) carried out: subzones taken for writers, finished,

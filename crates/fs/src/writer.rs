@@ -316,7 +316,7 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
     }
 
     /// Writes the buffer, persists the final metadata (the file closed:
-    /// [`crate::FileMeta::closed`]) and releases the zone. On a device with a volatile write
+    /// [`crate::file::FileMeta::closed`]) and releases the zone. On a device with a volatile write
     /// cache, data written since the writer's last sync is flushed before that record, so a
     /// closed file's data is never behind its record; the record itself is durable at the next
     /// device flush (any `sync`/`fsync`, a rename): `fsync` first to make it durable now.

@@ -2,7 +2,7 @@
 //! are copied by the device ([`zonedb_device::ZonedDevice::copy`]), at most the device's
 //! command limit at a time, into the cleaner's migration zone; no byte crosses the host link.
 //!
-//! The destination order ([`plan`]) is the live data's own (CUB, copyback-unaware: what the
+//! The destination order (`plan`) is the live data's own (CUB, copyback-unaware: what the
 //! ZNS+ artifact compiles, its bank-aware option being misspelled) or copyback-aware (CAB, the
 //! paper's): each destination flash page takes a fully live source page on its own die and
 //! plane (preferring the page after the last one taken, so runs stay runs), else the slot
