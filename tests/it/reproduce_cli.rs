@@ -319,7 +319,7 @@ fn reproduce_znsplus_reports_every_scheme_on_every_experiment_in_seconds() {
     assert_eq!(j["study"], "znsplus");
     assert_eq!(j["failed"].as_array().unwrap().len(), 0, "{}", j["failed"]);
     use zonedb_harness::reproduce::znsplus::{EXPERIMENTS, ISSUE_KEYS, SCHEMES};
-    assert_eq!(SCHEMES, ["ZNS", "IZC", "ZNS+", "ZNS+/CUB"]);
+    assert_eq!(SCHEMES, ["ZNS", "IZC", "ZNS+", "ZNS+/CUB", "ZNS+/need_SSR"]);
     for s in SCHEMES {
         for e in EXPERIMENTS {
             let v = &j["schemes"][s][e];
@@ -345,7 +345,8 @@ fn reproduce_znsplus_reports_every_scheme_on_every_experiment_in_seconds() {
         );
         assert_eq!(j["schemes"][s]["chips-32"]["chips"], 32);
     }
-    assert_eq!(j["slides"].as_array().unwrap().len(), 7);
+    // The slides' seven claims, and three of them for ZNS+/need_SSR.
+    assert_eq!(j["slides"].as_array().unwrap().len(), 10);
     let md = std::fs::read_to_string(dir.path().join("reproduce-znsplus.md")).unwrap();
     assert!(md.contains("F2FS"), "{md}");
     assert!(md.contains("## The slides beside ours"), "{md}");

@@ -73,6 +73,10 @@ pub struct FsOptions {
     /// capacity garbage (0: any garbage block, the ZNS+ artifact's rule; above 0 is this
     /// store's addition).
     pub threaded_min_garbage_pct: u32,
+    /// When hybrid recycling weighs threaded logging
+    /// ([`crate::cleaning::threaded::ThreadedTrigger`]): whenever the cleaner has a victim
+    /// (the default), or also only near F2FS's reserve (`need_SSR`).
+    pub threaded_trigger: crate::cleaning::threaded::ThreadedTrigger,
 }
 
 /// How zone cleaning moves live data.
@@ -108,6 +112,7 @@ impl Default for FsOptions {
             zone_copy: ZoneCopy::Host,
             threaded_logging: false,
             threaded_min_garbage_pct: 0,
+            threaded_trigger: crate::cleaning::threaded::ThreadedTrigger::Victim,
         }
     }
 }

@@ -232,6 +232,15 @@ pub struct FsSection {
     /// cleaning it (a `kind = "znsplus"` device). Left out of JSON while false.
     #[serde(skip_serializing_if = "is_false")]
     pub threaded_logging: bool,
+    /// When threaded logging is weighed: `victim` (whenever the cleaner has a victim) or
+    /// `need-ssr` (also only near F2FS's reserve, the artifact's `need_SSR`). Left out of JSON
+    /// while `victim`.
+    #[serde(skip_serializing_if = "is_victim")]
+    pub threaded_trigger: String,
+}
+
+fn is_victim(v: &str) -> bool {
+    v == "victim"
 }
 
 fn is_host(v: &str) -> bool {
@@ -385,6 +394,7 @@ impl Default for FsSection {
             zone_copy: "host".into(),
             copyback_aware: true,
             threaded_logging: false,
+            threaded_trigger: "victim".into(),
         }
     }
 }

@@ -18,6 +18,16 @@
 //! - every decision with both candidates is counted (`threaded_reclaims`,
 //!   `threaded_declined` in [`crate::FsStats`]).
 //!
+//! [`ThreadedTrigger::NeedSsr`] (a variant, not the default) adds the trigger of the
+//! artifact's F2FS, `need_SSR`: threaded logging is weighed only while the free sections are
+//! at most the reserved sections plus one (its dirty node, dentry and inode-metadata sections
+//! are none here: the metadata log has zones of its own), and from half the reserve down it is
+//! taken without the cost rule (`get_new_ssr_segment`). Sections are this layer's IO zones,
+//! free sections its empty zones; the reserve is what `mkfs.f2fs` reserves
+//! ([`f2fs_reserved_sections`]): with zone-sized sections it depends on the zone count only,
+//! which every scale keeps (a scale divides the zone size), so it is the same at every scale
+//! (28 of the 157 IO zones of `splitzns-paper`, 18%, at a 10% overprovision ratio).
+//!
 //! A threaded zone stays open for threaded logging until no garbage block is left past its
 //! write pointer (then it is finished): SST writers take a released one again before opening
 //! another (F2FS's threaded log goes on in its section), and to placement and cleaning it is
@@ -45,6 +55,83 @@ pub const CLEANING_COST_PCT: u64 = 100 + 2 + 18;
 /// cleaning one of `cleaning_live`.
 pub fn prefers_threaded(tl_live: u64, cleaning_live: u64) -> bool {
     tl_live.saturating_mul(TL_COST_PCT) < cleaning_live.saturating_mul(CLEANING_COST_PCT)
+}
+
+/// When threaded logging is weighed at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ThreadedTrigger {
+    /// Whenever a reclaim is due: the cleaner picks a victim (greedy: free space below its
+    /// threshold).
+    #[default]
+    Victim,
+    /// F2FS's `need_SSR` as the ZNS+ artifact has it: besides a victim, at most
+    /// [`f2fs_reserved_sections`] + 1 empty zones; at most half that reserve, threaded logging
+    /// without the cost rule.
+    NeedSsr,
+}
+
+impl ThreadedTrigger {
+    /// The name in scenarios and reports (`victim`, `need-ssr`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Victim => "victim",
+            Self::NeedSsr => "need-ssr",
+        }
+    }
+
+    /// The trigger called `name`.
+    ///
+    /// # Errors
+    /// [`FsError::InvalidArgument`] for another name.
+    pub fn by_name(name: &str) -> Result<Self, FsError> {
+        match name {
+            "victim" => Ok(Self::Victim),
+            "need-ssr" => Ok(Self::NeedSsr),
+            other => Err(FsError::InvalidArgument(format!(
+                "threaded-logging trigger '{other}': victim or need-ssr"
+            ))),
+        }
+    }
+}
+
+/// The sections `mkfs.f2fs` reserves on a main area of `sections` zone-sized sections:
+/// `2 x (100 / ovp + 1) + 6` with the overprovision ratio `ovp` (percent) that leaves the most
+/// user space (`get_best_overprovision`: 0.01 to 10 in steps of 0.01 on a main area of 256
+/// segments or more, as every zone of 2 MiB segments or larger gives), truncated as F2FS
+/// stores it.
+pub fn f2fs_reserved_sections(sections: u64) -> u64 {
+    let n = sections as f64;
+    let reserved = |ovp: f64| 2.0 * (100.0 / ovp + 1.0) + 6.0;
+    let mut best = (0.0, 0.0);
+    for step in 1..=1000u32 {
+        let ovp = f64::from(step) / 100.0;
+        let r = reserved(ovp);
+        let space = n - r - (n - r) * ovp / 100.0;
+        if space > best.0 {
+            best = (space, ovp);
+        }
+    }
+    if best.1 == 0.0 {
+        return sections;
+    }
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "F2FS stores the reserve as an integer count"
+    )]
+    let r = reserved(best.1) as u64;
+    r.min(sections)
+}
+
+/// F2FS's `need_SSR` (the artifact's): `free` empty sections at most `reserved + 1`.
+pub fn need_ssr(free: u64, reserved: u64) -> bool {
+    free <= reserved + 1
+}
+
+/// `get_new_ssr_segment`'s shortcut: at most half the reserve free, threaded logging without
+/// the cost rule.
+pub fn ssr_without_cost_rule(free: u64, reserved: u64) -> bool {
+    free <= reserved / 2
 }
 
 /// What hybrid recycling does for an SST writer that needs a zone.
@@ -123,12 +210,25 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             if victim_live.is_none() {
                 return Ok(None);
             }
+            let mut forced = false;
+            if self.opts.threaded_trigger == ThreadedTrigger::NeedSsr {
+                let free = s.free_zones();
+                let reserved = f2fs_reserved_sections(s.zones.len() as u64);
+                if !need_ssr(free, reserved) {
+                    return Ok(None);
+                }
+                forced = ssr_without_cost_rule(free, reserved);
+            }
             let min_garbage = u64::from(self.opts.threaded_min_garbage_pct);
             let candidate = s.threaded_candidate(block, min_garbage);
             let tl_live = candidate
                 .as_ref()
                 .map(|((_, used), _)| used.div_ceil(block));
-            let (cand, valid) = match (hybrid_recycling(victim_live, tl_live), candidate) {
+            let choice = match hybrid_recycling(victim_live, tl_live) {
+                Recycling::Clean if forced && tl_live.is_some() => Recycling::Threaded,
+                other => other,
+            };
+            let (cand, valid) = match (choice, candidate) {
                 (Recycling::Threaded, Some(c)) => c,
                 (Recycling::Clean, Some(_)) => {
                     self.counters().threaded_declined += 1;
@@ -174,6 +274,20 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
 }
 
 impl crate::state::State {
+    /// F2FS's free sections: IO zones nothing is written to and no writer holds.
+    fn free_zones(&self) -> u64 {
+        self.zones
+            .iter()
+            .filter(|z| {
+                z.written() == 0
+                    && z.threaded.is_none()
+                    && z.split.is_none()
+                    && !z.busy
+                    && !z.failed
+            })
+            .count() as u64
+    }
+
     /// HSR's threaded-logging candidate: the full zone (not busy, no reader) with the fewest
     /// live bytes that has a block to write over (live extents that do not fill their blocks
     /// can leave none), with its live blocks; `(zone, live bytes)`.
@@ -252,6 +366,35 @@ mod tests {
             Recycling::Threaded
         );
         assert_eq!(hybrid_recycling(Some(1000), Some(1334)), Recycling::Clean);
+    }
+
+    #[test]
+    fn need_ssr_reserves_what_mkfs_f2fs_does_and_fires_only_near_the_reserve() {
+        // mkfs.f2fs picks 10% overprovision on these main areas: 2 x (100 / 10 + 1) + 6.
+        assert_eq!(f2fs_reserved_sections(157), 28);
+        // On 1,000 sections 4.49% leaves more user space: 2 x (100 / 4.49 + 1) + 6 = 52.5.
+        assert_eq!(f2fs_reserved_sections(1000), 52);
+        // The engine's tiny device (77 IO zones) too; a main area too small for any ratio
+        // is all reserve.
+        assert_eq!(f2fs_reserved_sections(77), 28);
+        assert_eq!(f2fs_reserved_sections(20), 20);
+        assert_eq!(f2fs_reserved_sections(0), 0);
+        // `need_SSR`: free sections at most reserved + 1.
+        assert!(!need_ssr(31, 28));
+        assert!(!need_ssr(30, 28));
+        assert!(need_ssr(29, 28));
+        assert!(need_ssr(0, 28));
+        // At most half the reserve: threaded logging whatever the cost rule says.
+        assert!(!ssr_without_cost_rule(15, 28));
+        assert!(ssr_without_cost_rule(14, 28));
+        // 157 IO zones: 29 free (18.5%) is where it starts, far below the cleaner's 20%.
+        let r = f2fs_reserved_sections(157);
+        assert!((r + 1) * 100 < 157 * 20);
+        assert_eq!(ThreadedTrigger::default(), ThreadedTrigger::Victim);
+        for t in [ThreadedTrigger::Victim, ThreadedTrigger::NeedSsr] {
+            assert_eq!(ThreadedTrigger::by_name(t.name()).unwrap(), t);
+        }
+        assert!(ThreadedTrigger::by_name("always").is_err());
     }
 
     #[test]

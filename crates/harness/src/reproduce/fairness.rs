@@ -177,6 +177,25 @@ pub fn flatten(s: &Scenario) -> BTreeMap<String, String> {
 /// copyback-aware destinations and threaded logging, on the same ZNS+ device.
 pub const ZNSPLUS_KEYS: &[&str] = &["fs.zone_copy", "fs.copyback_aware", "fs.threaded_logging"];
 
+/// The ZNS+ study's named variant `ZNS+/need_SSR`: ZNS+'s keys and the trigger of threaded
+/// logging (F2FS's `need_SSR`), which its name says.
+pub const NEED_SSR_KEYS: &[&str] = &[
+    "fs.zone_copy",
+    "fs.copyback_aware",
+    "fs.threaded_logging",
+    "fs.threaded_trigger",
+];
+
+/// The keys that define a scheme of the ZNS+ study (`None`: not one of its schemes).
+pub fn znsplus_keys(scheme: &str) -> Option<&'static [&'static str]> {
+    use super::znsplus::{NEED_SSR, SCHEMES};
+    if scheme == NEED_SSR {
+        Some(NEED_SSR_KEYS)
+    } else {
+        SCHEMES.contains(&scheme).then_some(ZNSPLUS_KEYS)
+    }
+}
+
 /// A ZNS+ cell as dotted keys: an engine cell's scenario ([`flatten`]); a fill-and-delete
 /// cell's device, experiment options and zone layer options (the scheme's three keys apart,
 /// everything else in one `fs.rest` entry).
@@ -198,8 +217,13 @@ pub fn flatten_znsplus(
                 "fs.threaded_logging".into(),
                 fs.threaded_logging.to_string(),
             );
+            out.insert(
+                "fs.threaded_trigger".into(),
+                fs.threaded_trigger.name().to_owned(),
+            );
             fs.zone_copy = zonedb_fs::ZoneCopy::Host;
             fs.threaded_logging = false;
+            fs.threaded_trigger = zonedb_fs::cleaning::threaded::ThreadedTrigger::default();
             out.insert(
                 "fs.rest".into(),
                 format!(
@@ -235,8 +259,8 @@ pub fn check_znsplus(
                     coordinates,
                     (a, fa),
                     (b, fb),
-                    ZNSPLUS_KEYS,
-                    ZNSPLUS_KEYS,
+                    znsplus_keys(a).unwrap_or(&[]),
+                    znsplus_keys(b).unwrap_or(&[]),
                 ));
             }
         }
@@ -359,6 +383,62 @@ mod tests {
             "{v:?}"
         );
         assert!(v.iter().any(|v| v.key == "device"), "{v:?}");
+    }
+
+    /// `ZNS+/need_SSR` differs from `ZNS+` in the trigger alone, which it declares; the same
+    /// trigger on `ZNS+` (a scheme that does not declare it) is caught.
+    #[test]
+    fn znsplus_need_ssr_differs_from_znsplus_in_its_trigger_alone() {
+        use crate::reproduce::znsplus::{NEED_SSR, Work, ZnsPlusPlan, cells};
+        let plan = ZnsPlusPlan {
+            seeds: vec![1],
+            experiments: vec!["fill-delete-80".into(), "overwrite".into()],
+        };
+        let all = cells(ReproScale::Small, &plan).unwrap();
+        assert_eq!(znsplus_keys(NEED_SSR), Some(NEED_SSR_KEYS));
+        assert_eq!(znsplus_keys("ZNS+"), Some(ZNSPLUS_KEYS));
+        assert_eq!(znsplus_keys("other"), None);
+        for experiment in ["fill-delete-80", "overwrite"] {
+            let keys = |scheme: &str| {
+                let c = all
+                    .iter()
+                    .find(|c| c.scheme == scheme && c.experiment == experiment)
+                    .unwrap();
+                flatten_znsplus(c).unwrap()
+            };
+            let (plus, variant) = (keys("ZNS+"), keys(NEED_SSR));
+            let differ: Vec<&String> = plus
+                .keys()
+                .chain(variant.keys())
+                .filter(|k| plus.get(*k) != variant.get(*k))
+                .collect();
+            assert!(
+                !differ.is_empty() && differ.iter().all(|k| *k == "fs.threaded_trigger"),
+                "{experiment}: {differ:?}"
+            );
+        }
+        assert!(check_znsplus(&all).unwrap().is_empty());
+        // The variant's trigger given to ZNS+ as well: ZNS+ and ZNS/IZC differ on a key
+        // neither declares.
+        let mut changed = all.clone();
+        for c in &mut changed {
+            if c.scheme == "ZNS+" {
+                match &mut c.work {
+                    Work::Engine(s) => s.fs.threaded_trigger = "need-ssr".into(),
+                    Work::FillDelete(r) => r.scheme = NEED_SSR,
+                }
+            }
+        }
+        let v = check_znsplus(&changed).unwrap();
+        for experiment in ["fill-delete-80", "overwrite"] {
+            assert!(
+                v.iter().any(|v| v.key == "fs.threaded_trigger"
+                    && v.coordinates.starts_with(experiment)
+                    && v.schemes.0 != NEED_SSR
+                    && v.schemes.1 != NEED_SSR),
+                "{experiment}: {v:?}"
+            );
+        }
     }
 
     #[test]
