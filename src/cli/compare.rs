@@ -38,6 +38,23 @@ pub struct CompareArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Report directory of a previous `zonedb compare` or `zonedb run` (holding compare.json);
+    /// its Markdown, HTML, CSV and plots are rewritten in place.
+    dir: PathBuf,
+}
+
+/// `zonedb report DIR`: the report re-rendered from `DIR/compare.json`.
+pub fn report(a: &ReportArgs) -> Result<ExitCode, CliError> {
+    report::rerender(&a.dir).map_err(|e| CliError::Usage(e.to_string()))?;
+    println!(
+        "report: {} (also compare.html, series-N.csv, *.svg, *.png), re-rendered from compare.json",
+        a.dir.join("compare.md").display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Debug, Args)]
 pub struct RunArgs {
     /// Scenario file (its `[[compare]]` variants are ignored; use `compare` for them).
     scenario: PathBuf,
@@ -259,16 +276,8 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
     let mut s = summary(&runs, wall_ns);
     s["failed"] = json!(failed);
     let title = "zonedb compare";
-    report::write(&a.out, title, &runs, &s["host"]).map_err(|e| CliError::Usage(e.to_string()))?;
-    if !failed.is_empty() {
-        let mut md = std::fs::read_to_string(a.out.join("compare.md")).unwrap_or_default();
-        md.push_str("\n## Failed configurations\n\n");
-        for f in &failed {
-            md.push_str(&format!("- {f}\n"));
-        }
-        zonedb_harness::output::write(&a.out.join("compare.md"), md)
-            .map_err(|e| CliError::Usage(e.to_string()))?;
-    }
+    report::write_with_failures(&a.out, title, &runs, &s["host"], &failed)
+        .map_err(|e| CliError::Usage(e.to_string()))?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&s)?);
     } else {

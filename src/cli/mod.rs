@@ -43,6 +43,9 @@ enum Command {
     Compare(compare::CompareArgs),
     /// Runs one scenario file and writes its report.
     Run(compare::RunArgs),
+    /// Re-renders a report directory (compare.md, compare.html, series-N.csv, SVG and PNG
+    /// plots) from the compare.json a previous `compare` or `run` wrote there.
+    Report(compare::ReportArgs),
     /// The papers' experiments (same-zone, oaza, splitzns, hhzs, znsplus), beside the papers'
     /// numbers.
     Reproduce(reproduce::ReproduceArgs),
@@ -119,6 +122,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Ycsb(args) => ycsb::run(&args),
         Command::Compare(args) => compare::compare(&args),
         Command::Run(args) => compare::run(&args),
+        Command::Report(args) => compare::report(&args),
         Command::Reproduce(args) => reproduce::run(&args),
         Command::Claims(args) => claims::run(&args),
         Command::Sweep(args) => sweep::run(&args),

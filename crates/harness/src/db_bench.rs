@@ -1,4 +1,4 @@
-//! db_bench's benchmarks on a [`Db`], with its semantics: counts are per thread, `fillrandom`
+//! db_bench's benchmarks on a [`zonedb_lsm::Db`], with its semantics: counts are per thread, `fillrandom`
 //! and `overwrite` draw keys uniformly **with replacement**, `readrandom` reports
 //! `(found of reads found)`, `seekrandom` counts a seek as found when it lands on the key
 //! sought and then takes `seek_nexts` steps. Time comes from the `Env`: virtual in simulation,
@@ -304,6 +304,11 @@ pub struct BenchResult {
     /// `READ-MODIFY-WRITE`). Left out of JSON when empty.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub latency_by_op: BTreeMap<String, Latency>,
+    /// The latency CDF of every operation, from the full histogram: `[µs, fraction of
+    /// operations at or below]` points ([`cdf_points`]), what the reports' latency plots draw.
+    /// Left out of JSON when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub latency_cdf: Vec<[f64; 2]>,
 }
 
 impl BenchResult {
@@ -369,6 +374,7 @@ impl BenchResult {
             stopped_by: None,
             histograms: BTreeMap::new(),
             latency_by_op: BTreeMap::new(),
+            latency_cdf: Vec::new(),
         }
     }
 }
@@ -443,6 +449,42 @@ impl ThreadOut {
             self.hists.entry(op).or_default().add(dt / 1000);
         }
     }
+}
+
+/// The CDF of a latency histogram in ns as `[µs, fraction at or below]` points: every
+/// recorded value of the histogram, thinned to the points a log-log plot can tell apart (the
+/// latency moves by 1% or the tail, 1 - fraction, by 5%), the maximum at 1 always kept.
+/// Empty for an empty histogram.
+pub fn cdf_points(h: &Histogram<u64>) -> Vec<[f64; 2]> {
+    let mut out: Vec<[f64; 2]> = Vec::new();
+    if h.is_empty() {
+        return out;
+    }
+    let total = h.len() as f64;
+    let mut below = 0u64;
+    let mut pending: Option<[f64; 2]> = None;
+    for v in h.iter_recorded() {
+        below += v.count_since_last_iteration();
+        let us = h.highest_equivalent(v.value_iterated_to()) as f64 / 1e3;
+        let q = below as f64 / total;
+        let p = [us, q];
+        let far = out
+            .last()
+            .is_none_or(|last| us > last[0] * 1.01 || (1.0 - q) < (1.0 - last[1]) / 1.05);
+        if far {
+            out.push(p);
+            pending = None;
+        } else {
+            pending = Some(p);
+        }
+    }
+    if let Some(p) = pending {
+        out.push(p);
+    }
+    if let Some(last) = out.last_mut() {
+        last[1] = 1.0;
+    }
+    out
 }
 
 #[allow(
@@ -553,6 +595,7 @@ pub async fn run_one<E: Env, S: KvStore>(
             .iter()
             .map(|(op, h)| ((*op).to_owned(), Latency::of(h)))
             .collect(),
+        latency_cdf: cdf_points(h),
         histograms: total.hists,
     })
 }

@@ -344,6 +344,7 @@ fn ycsb_as_bench(r: &crate::ycsb::runner::YcsbResult, threads: u64) -> BenchResu
             .iter()
             .map(|(op, o)| (op.clone(), db_bench::Latency::from(o)))
             .collect(),
+        latency_cdf: r.overall_cdf.clone(),
     }
 }
 
@@ -629,6 +630,10 @@ fn fs_options_of(s: &Scenario) -> Result<FsOptions, HarnessError> {
             }
         },
         threaded_logging: s.fs.threaded_logging,
+        threaded_trigger: zonedb_fs::cleaning::threaded::ThreadedTrigger::by_name(
+            &s.fs.threaded_trigger,
+        )
+        .map_err(|e| HarnessError::Config(format!("fs.threaded_trigger: {e}")))?,
         ..FsOptions::default()
     })
 }

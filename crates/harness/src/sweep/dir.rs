@@ -190,6 +190,7 @@ impl SweepDir {
             for p in &plots {
                 let _ = writeln!(md, "![{p}]({p})");
             }
+            let _ = writeln!(md, "\n*{}*", super::plot::CAPTION);
         }
         write_whole(&self.root.join("summary.md"), &md)?;
         Ok(SweepOutcome {

@@ -141,7 +141,7 @@ pub fn summarize(rows: &[Row]) -> Vec<ConfigSummary> {
 }
 
 /// The metrics a report shows: the sweep's own list, or each benchmark's throughput and
-/// [`DEFAULT_METRICS`], those the runs have.
+/// `DEFAULT_METRICS`, those the runs have.
 pub fn shown_metrics(asked: &[String], rows: &[Row]) -> Vec<String> {
     if !asked.is_empty() {
         return asked.to_vec();

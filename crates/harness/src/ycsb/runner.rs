@@ -96,6 +96,10 @@ pub struct YcsbResult {
     pub ops: BTreeMap<String, OpStats>,
     /// Latency over every operation type, µs: (p50, p99, p99.9, p99.99, mean).
     pub overall_us: (u64, u64, u64, u64, f64),
+    /// The latency CDF over every operation type (`[µs, fraction]`,
+    /// [`crate::db_bench::cdf_points`]); for the reports' plots, not in this result's JSON.
+    #[serde(skip)]
+    pub overall_cdf: Vec<[f64; 2]>,
     /// Why the phase ended before its last operation: the device filled up (the engine's
     /// `NoSpace`); the figures count what was done until then.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -525,6 +529,10 @@ pub fn value_regenerator(w: &CoreWorkload) -> Arc<dyn zonedb_lsm::elided::ValueR
 ///
 /// # Errors
 /// As [`run_phase`].
+#[allow(
+    clippy::too_many_lines,
+    reason = "one phase from load to result, its latency CDF included"
+)]
 pub async fn run_phase_with_progress<E: Env, S: KvStore>(
     env: &E,
     db: &S,
@@ -629,6 +637,7 @@ pub async fn run_phase_with_progress<E: Env, S: KvStore>(
             us(all.value_at_quantile(0.9999)),
             all.mean() / 1000.0,
         ),
+        overall_cdf: crate::db_bench::cdf_points(&all),
         stopped_by,
     })
 }

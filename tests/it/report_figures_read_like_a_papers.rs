@@ -1,0 +1,155 @@
+//! `zonedb compare` on a tiny two-configuration scenario, then `zonedb report DIR`: the plots'
+//! tick labels are SI (no `300000.0`), the latency CDF is the full histogram's (more than 20
+//! points in `compare.json`), the time series mark where each benchmark phase began, the HTML
+//! keeps its table in a scrolling box with captions, and re-rendering from `compare.json`
+//! gives byte-identical Markdown and HTML.
+#![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::zonedb_output as zonedb;
+
+const SCENARIO: &str = r#"
+name = "base"
+seed = 3
+sample_interval_ms = 20
+[device]
+profile = "splitzns-paper"
+scale = "1/64"
+[engine]
+write_buffer_size = 1048576
+target_file_size_base = 1048576
+max_bytes_for_level_base = 4194304
+[workload]
+benchmarks = "fillrandom,readrandom"
+num = 20000
+reads = 5000
+value_size = 512
+[[compare]]
+name = "narrow zones"
+device = { chips_per_zone = 1 }
+"#;
+
+/// The text of every `<text>` element of an SVG, whitespace trimmed.
+fn texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let body = &t[t.find('>')? + 1..];
+            Some(body[..body.find("</text>")?].trim().to_owned())
+        })
+        .collect()
+}
+
+/// A tick label like `300000.0` or `1000000000`: five or more digits in a row, or a number
+/// ending in `.0`.
+fn raw_number(t: &str) -> bool {
+    let mut run = 0;
+    for c in t.chars() {
+        run = if c.is_ascii_digit() { run + 1 } else { 0 };
+        if run >= 5 {
+            return true;
+        }
+    }
+    t.split_whitespace()
+        .any(|w| w.ends_with(".0") && w.trim_end_matches(".0").chars().all(|c| c.is_ascii_digit()))
+}
+
+fn compare(dir: &Path) -> std::path::PathBuf {
+    let scen = dir.join("s.toml");
+    std::fs::write(&scen, SCENARIO).unwrap();
+    let out = dir.join("report");
+    let o = zonedb(&[
+        "compare",
+        scen.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    out
+}
+
+#[test]
+fn plots_have_si_ticks_a_full_cdf_and_phase_marks_and_report_rerenders_identically() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = compare(tmp.path());
+    for name in [
+        "throughput",
+        "free-space",
+        "stalls",
+        "sst-lifetimes",
+        "latency-cdf",
+        "level-sizes",
+    ] {
+        let svg = std::fs::read_to_string(out.join(format!("{name}.svg"))).unwrap();
+        let t = texts(&svg);
+        assert!(t.len() > 5, "{name}: {t:?}");
+        let raw: Vec<&String> = t.iter().filter(|s| raw_number(s)).collect();
+        assert!(raw.is_empty(), "{name} has raw tick labels: {raw:?}");
+        let png = std::fs::read(out.join(format!("{name}.png"))).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    }
+    // Latency ticks are times, the CDF's points the histogram's.
+    let cdf = texts(&std::fs::read_to_string(out.join("latency-cdf.svg")).unwrap());
+    assert!(cdf.iter().any(|t| t.ends_with(" µs")), "{cdf:?}");
+    assert!(cdf.iter().any(|t| t.ends_with(" ms")), "{cdf:?}");
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("compare.json")).unwrap()).unwrap();
+    let confs = json["configurations"].as_array().unwrap();
+    let most = confs
+        .iter()
+        .flat_map(|c| c["benchmarks"].as_array().unwrap())
+        .map(|b| b["latency_cdf"].as_array().map_or(0, Vec::len))
+        .max()
+        .unwrap();
+    assert!(most > 20, "a CDF of {most} points");
+    for c in confs {
+        for b in c["benchmarks"].as_array().unwrap() {
+            let pts = b["latency_cdf"].as_array().unwrap();
+            let q: Vec<f64> = pts.iter().map(|p| p[1].as_f64().unwrap()).collect();
+            assert!(q.windows(2).all(|w| w[0] <= w[1]), "not a CDF: {q:?}");
+            assert_eq!(q.last().copied(), Some(1.0));
+        }
+        assert_eq!(c["phases"].as_array().unwrap().len(), 2, "{}", c["phases"]);
+    }
+    // The second benchmark's start is marked on every time series.
+    for name in ["throughput", "free-space", "stalls", "level-sizes"] {
+        let t = texts(&std::fs::read_to_string(out.join(format!("{name}.svg"))).unwrap());
+        assert!(
+            t.iter().any(|s| s == "readrandom ▸"),
+            "{name} has no phase mark: {t:?}"
+        );
+    }
+    // The HTML table scrolls in its own box; tables and figures have captions.
+    let html = std::fs::read_to_string(out.join("compare.html")).unwrap();
+    assert!(html.contains("<div class=\"scroll\">\n<table>"), "{html}");
+    assert!(html.contains("max-width:100%"));
+    assert!(html.contains("name=\"viewport\""));
+    assert_eq!(html.matches("<figcaption>").count(), 6);
+    assert!(html.contains("<caption>"));
+    // `zonedb report DIR` rewrites the same Markdown and HTML from compare.json.
+    let (md, html) = (
+        std::fs::read(out.join("compare.md")).unwrap(),
+        std::fs::read(out.join("compare.html")).unwrap(),
+    );
+    let svg = std::fs::read(out.join("latency-cdf.svg")).unwrap();
+    for f in [
+        "compare.md",
+        "compare.html",
+        "latency-cdf.svg",
+        "series-1.csv",
+    ] {
+        std::fs::remove_file(out.join(f)).unwrap();
+    }
+    let o = zonedb(&["report", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(out.join("compare.md")).unwrap(), md);
+    assert_eq!(std::fs::read(out.join("compare.html")).unwrap(), html);
+    assert_eq!(std::fs::read(out.join("latency-cdf.svg")).unwrap(), svg);
+    assert!(out.join("series-1.csv").exists());
+    // A directory without a report's JSON is a usage error.
+    let o = zonedb(&["report", tmp.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+}
