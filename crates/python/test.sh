@@ -14,12 +14,17 @@ if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
 if ! "$venv/bin/python" -c "import maturin, pytest, pandas, pyarrow, ray" 2>/dev/null; then
-  "$venv/bin/pip" install -q maturin pytest pandas pyarrow ray
+  echo "python-tests: installing maturin pytest pandas pyarrow ray into $venv"
+  "$venv/bin/pip" install --progress-bar on maturin pytest pandas pyarrow ray
 fi
 echo "python-tests: environment ready in $(( $(date +%s) - start )) s"
 # ZONEDB_PYTHON_PREPARE_ONLY=1: stop here (scripts/test.sh prepares while cargo compiles).
 if [ -n "${ZONEDB_PYTHON_PREPARE_ONLY:-}" ]; then exit 0; fi
+# Build progress is shown: cargo's "Compiling ..." lines and its progress bar (on a
+# terminal), then maturin's; a cold build takes minutes.
+echo "python-tests: building the CLI (cargo build --profile $profile --bin zonedb)"
 cargo build --profile "$profile" --bin zonedb
+echo "python-tests: building the wheel (maturin build --profile $profile) at $(( $(date +%s) - start )) s"
 rm -rf target/wheels
 "$venv/bin/maturin" build --profile "$profile" -m crates/python/Cargo.toml -o target/wheels
 "$venv/bin/pip" install -q --force-reinstall --no-deps target/wheels/zonedb-*.whl

@@ -8,8 +8,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use pyo3::prelude::*;
+use zonedb::cli::CliError;
 use zonedb::cli::run_flags::RunFlags;
+use zonedb::host::Stopwatch;
 use zonedb::lab::{self, Progress};
+use zonedb_harness::db_bench::HarnessError;
+use zonedb_harness::experiment::{self, RunReport};
+use zonedb_harness::scenario::Scenario;
 use zonedb_harness::sweep::SweepSpec;
 use zonedb_harness::sweep::dir::SweepDir as Dir;
 
@@ -55,43 +60,193 @@ fn with_progress<T: Send>(
     })
 }
 
-/// Runs one scenario (TOML text): returns `(json, series, latency)` as JSON texts: the
-/// CLI's `zonedb run --json` output, the time series (one object per sample), and each
-/// benchmark's latency percentiles.
+/// The scenario text with `name = default_name` when it has no name (the harness requires
+/// one); unchanged otherwise (or when it is not TOML: the harness says what is wrong).
+fn with_name(text: &str, default_name: &str) -> String {
+    match toml::from_str::<toml::Table>(text) {
+        Ok(mut t) if !t.contains_key("name") => {
+            t.insert("name".into(), default_name.into());
+            toml::to_string(&t).unwrap_or_else(|_| text.to_owned())
+        }
+        _ => text.to_owned(),
+    }
+}
+
+/// The columns of `RunResult.series`, as the report's `series-N.csv` names them, then
+/// `phase` (the benchmark or YCSB phase running at the sample).
+pub const SERIES_COLUMNS: [&str; 10] = [
+    "t_s",
+    "ops",
+    "ops_per_s",
+    "user_bytes",
+    "device_bytes",
+    "gc_copied_bytes",
+    "free_bytes",
+    "stall_ns",
+    "level_bytes",
+    "phase",
+];
+
+/// The time series as rows of [`SERIES_COLUMNS`], in the report CSV's units: seconds of
+/// virtual time, operations per second since the previous sample (0 at the first), the
+/// bytes per level `;`-joined; and the phase of each sample: the last benchmark begun at or
+/// before it (empty before the first).
+fn series_rows(report: &RunReport) -> Vec<serde_json::Value> {
+    let begins: Vec<(u64, &str)> = report
+        .phase_marks
+        .iter()
+        .zip(&report.benchmarks)
+        .map(|((begin, _), b)| (begin.t_ns, b.name.as_str()))
+        .collect();
+    let mut prev: Option<&zonedb_harness::experiment::Sample> = None;
+    report
+        .series
+        .iter()
+        .map(|x| {
+            let rate = prev.map_or(0.0, |p| {
+                let dt = x.t_ns.saturating_sub(p.t_ns) as f64 / 1e9;
+                if dt > 0.0 {
+                    x.ops.saturating_sub(p.ops) as f64 / dt
+                } else {
+                    0.0
+                }
+            });
+            prev = Some(x);
+            let levels: Vec<String> = x.level_bytes.iter().map(u64::to_string).collect();
+            let phase = begins
+                .iter()
+                .rev()
+                .find(|(t, _)| *t <= x.t_ns)
+                .map_or("", |(_, n)| n);
+            serde_json::json!([
+                x.t_ns as f64 / 1e9,
+                x.ops,
+                rate,
+                x.user_bytes,
+                x.device_bytes,
+                x.gc_copied_bytes,
+                x.free_bytes,
+                x.stall_ns,
+                levels.join(";"),
+                phase,
+            ])
+        })
+        .collect()
+}
+
+/// The columns of `RunResult.latency`: the benchmark, then the histogram's summary with
+/// its percentiles in numeric order (µs of virtual time).
+pub const LATENCY_COLUMNS: [&str; 9] = [
+    "benchmark",
+    "count",
+    "avg_us",
+    "p50_us",
+    "p75_us",
+    "p99_us",
+    "p999_us",
+    "p9999_us",
+    "max_us",
+];
+
+/// Runs one scenario (TOML text; `name = default_name` when it has none) as `zonedb run`
+/// does: returns `(json, series, latency)` as JSON texts: the CLI's `zonedb run --json`
+/// output, the time series (rows of `SERIES_COLUMNS`) and each benchmark's latency summary
+/// (rows of `LATENCY_COLUMNS`). Nothing is printed: progress goes to `progress(done,
+/// total)` when given.
 #[pyfunction]
-#[pyo3(signature = (scenario, elide_values=true, parallel_compute=true, progress=None))]
+#[pyo3(signature = (scenario, elide_values=true, parallel_compute=true, progress=None, default_name="scenario"))]
 pub fn run_scenario(
     py: Python<'_>,
     scenario: &str,
     elide_values: bool,
     parallel_compute: bool,
     progress: Option<Py<PyAny>>,
+    default_name: &str,
 ) -> PyResult<(String, String, String)> {
+    let text = with_name(scenario, default_name);
     let flags = RunFlags {
         elide_values,
         parallel_compute,
         progress: false,
     };
+    let mut configs = Scenario::configurations(&text).map_err(errors::harness)?;
+    configs.truncate(1);
+    let mut s = configs
+        .pop()
+        .ok_or_else(|| errors::invalid("empty scenario".into()))?;
+    // As `zonedb run` (`cli::compare::apply`): the process-wide switches, and elision off
+    // when asked (a scenario's own `elide_values = false` stays).
+    flags.apply_process();
+    s.workload.elide_values &= flags.elide_values;
     let p = Progress::default();
-    let out = with_progress(py, &p, progress, || {
-        lab::run_text(scenario, &flags, Some(&p))
-    })
-    .map_err(errors::cli)?;
-    let latency: Vec<serde_json::Value> = out
-        .report
+    p.set_total(experiment::planned_ops(&s).unwrap_or(0));
+    // `lab::run_text` without its `[1/1] configurations done` line on stderr.
+    let (report, wall_ns) = with_progress(py, &p, progress, || {
+        let wall = Stopwatch::start();
+        let r = experiment::run_with_progress(&s, &p.done);
+        (r, wall.elapsed_ns())
+    });
+    let report = report.map_err(|e| match e {
+        HarnessError::Invariant(_) => errors::cli(CliError::Failed(format!(
+            "the run failed its invariant checks; no figures are reported: {}: {e}",
+            s.name
+        ))),
+        e => errors::harness(e),
+    })?;
+    // The JSON of `zonedb run --json` (`cli::compare::summary`).
+    let total_ops: u64 = report.benchmarks.iter().map(|b| b.ops).sum();
+    let mut json = zonedb_harness::summary::runs_json(std::slice::from_ref(&report));
+    json["host"] = zonedb::host::json(wall_ns, Some(total_ops));
+    let latency: Vec<serde_json::Value> = report
         .benchmarks
         .iter()
         .map(|b| {
-            let mut l = serde_json::to_value(&b.latency).unwrap_or_default();
-            l["benchmark"] = b.name.clone().into();
-            l
+            let l = &b.latency;
+            serde_json::json!([
+                b.name, l.count, l.avg_us, l.p50_us, l.p75_us, l.p99_us, l.p999_us, l.p9999_us,
+                l.max_us
+            ])
         })
         .collect();
     Ok((
-        to_json(&out.json)?,
-        to_json(&out.report.series)?,
+        to_json(&json)?,
+        to_json(&series_rows(&report))?,
         to_json(&latency)?,
     ))
+}
+
+/// The column names of `run_scenario`'s series and latency rows.
+#[pyfunction]
+pub fn result_columns() -> (Vec<&'static str>, Vec<&'static str>) {
+    (SERIES_COLUMNS.to_vec(), LATENCY_COLUMNS.to_vec())
+}
+
+/// Runs the `zonedb` command line in this process (what the `zonedb` console command of
+/// the wheel calls): `argv` as `sys.argv` (the program name first); returns the exit
+/// status. `--help`, `--version` and usage errors print as the binary's do.
+#[pyfunction]
+pub fn cli_main(py: Python<'_>, argv: Vec<String>) -> i32 {
+    use clap::Parser;
+    let cli = match zonedb::cli::Cli::try_parse_from(argv) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    py.detach(|| match zonedb::cli::run(cli) {
+        Ok(code) => (0..=255u8)
+            .find(|n| std::process::ExitCode::from(*n) == code)
+            .map_or(1, i32::from),
+        Err(e @ CliError::Failed(_)) => {
+            eprintln!("zonedb: FAILED: {e}");
+            1
+        }
+        Err(e) => {
+            eprintln!("zonedb: error: {e}");
+            2
+        }
+    })
 }
 
 /// `v` as JSON text.

@@ -1,6 +1,6 @@
 //! `zonedb._native`: the extension module under the `zonedb` Python package
-//! (`python/zonedb/`). The store ([`store`]) and the lab ([`lab`]) call the same Rust the CLI
-//! does; the engine's error kinds become Python exceptions ([`errors`]).
+//! (`python/zonedb/`). The store (`store`) and the lab (`lab`) call the same Rust the CLI
+//! does; the engine's error kinds become Python exceptions (`errors`).
 #![forbid(unsafe_code)]
 #![deny(clippy::disallowed_methods, clippy::disallowed_types)]
 
@@ -23,6 +23,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lab::run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(lab::reproduce, m)?)?;
     m.add_function(wrap_pyfunction!(lab::toml_of_json, m)?)?;
+    m.add_function(wrap_pyfunction!(lab::result_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(lab::cli_main, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -15,6 +15,7 @@
 //! once the parent has closed it.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use pyo3::prelude::*;
@@ -560,59 +561,117 @@ impl Store {
         self.write_batch(py, ops, sync)
     }
 
+    /// `with zonedb.open(...) as db:`: the store, closed at the block's end.
     fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
         slf
     }
 
+    /// Closes the store (`close()`); exceptions propagate.
     #[pyo3(signature = (*_exc))]
     fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<bool> {
         self.close(py)?;
         Ok(false)
     }
 
+    /// `key in db`: whether `key` has a value.
     fn __contains__(&self, py: Python<'_>, key: &[u8]) -> PyResult<bool> {
         Ok(self.get(py, key)?.is_some())
     }
 
-    /// An iterator over `start <= key < end` (None: unbounded), in key order, at `snapshot`
-    /// (None: now). Yields `(key, value)` bytes pairs.
-    #[pyo3(signature = (start=None, end=None, snapshot=None))]
+    /// `db[key]`: the value of `key`; `KeyError` when absent.
+    fn __getitem__<'py>(&self, py: Python<'py>, key: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+        self.get(py, key)?.ok_or_else(|| key_error(py, key))
+    }
+
+    /// `db[key] = value`: `put`.
+    fn __setitem__(&self, py: Python<'_>, key: &[u8], value: &[u8]) -> PyResult<()> {
+        self.put(py, key, value)
+    }
+
+    /// `del db[key]`: deletes `key`; `KeyError` when absent, as a dict (`delete` is the blind
+    /// delete that never raises for a missing key).
+    fn __delitem__(&self, py: Python<'_>, key: &[u8]) -> PyResult<()> {
+        if self.get(py, key)?.is_none() {
+            return Err(key_error(py, key));
+        }
+        self.delete(py, key)
+    }
+
+    /// `for key in db`: every key, in order (as a dict; `items()` gives the pairs).
+    fn __iter__(slf: &Bound<'_, Self>) -> PyResult<Iter> {
+        make_iter(slf, Range::default(), None, Yield::Keys)
+    }
+
+    /// An iterator of `(key, value)` pairs over `start <= key < end` (None: unbounded) and,
+    /// with `prefix`, over the keys that start with it; in key order, or from the end down
+    /// with `reverse=True`; at `snapshot` (None: now).
+    #[pyo3(signature = (start=None, end=None, snapshot=None, *, reverse=false, prefix=None))]
     fn iter(
         slf: &Bound<'_, Self>,
         start: Option<Vec<u8>>,
         end: Option<Vec<u8>>,
         snapshot: Option<PyRef<'_, Snapshot>>,
+        reverse: bool,
+        prefix: Option<Vec<u8>>,
     ) -> PyResult<Iter> {
-        let py = slf.py();
-        let this = slf.get();
-        let at = match &snapshot {
-            Some(s) => Some(s.engine()?.0),
-            None => None,
-        };
-        let state = this.adopt(|o| IterState {
-            it: match &at {
-                Some(snap) => o.db.iter_at(snap),
-                None => o.db.iter(),
-            },
-            end,
-            open: o.clone(),
-            _at: at,
-        })?;
-        let start = start.unwrap_or_default();
-        py.detach(|| {
-            let mut g = lock(&state);
-            match g.as_mut() {
-                Some(s) => s.open.env.block_on(s.it.seek(&start)).map_err(Fail::Lsm),
-                None => Err(Fail::Closed),
-            }
-        })
-        .map_err(Fail::into_py)?;
-        Ok(Iter {
-            state,
-            pid: this.pid,
-            path: this.path.clone(),
-            _store: slf.clone().unbind(),
-        })
+        let at = snapshot_of(snapshot.as_deref())?;
+        make_iter(
+            slf,
+            Range::new(start, end, prefix, reverse),
+            at,
+            Yield::Items,
+        )
+    }
+
+    /// `iter(...)`'s pairs: the same arguments.
+    #[pyo3(signature = (start=None, end=None, snapshot=None, *, reverse=false, prefix=None))]
+    fn items(
+        slf: &Bound<'_, Self>,
+        start: Option<Vec<u8>>,
+        end: Option<Vec<u8>>,
+        snapshot: Option<PyRef<'_, Snapshot>>,
+        reverse: bool,
+        prefix: Option<Vec<u8>>,
+    ) -> PyResult<Iter> {
+        Self::iter(slf, start, end, snapshot, reverse, prefix)
+    }
+
+    /// `iter(...)`'s keys alone: the same arguments.
+    #[pyo3(signature = (start=None, end=None, snapshot=None, *, reverse=false, prefix=None))]
+    fn keys(
+        slf: &Bound<'_, Self>,
+        start: Option<Vec<u8>>,
+        end: Option<Vec<u8>>,
+        snapshot: Option<PyRef<'_, Snapshot>>,
+        reverse: bool,
+        prefix: Option<Vec<u8>>,
+    ) -> PyResult<Iter> {
+        let at = snapshot_of(snapshot.as_deref())?;
+        make_iter(
+            slf,
+            Range::new(start, end, prefix, reverse),
+            at,
+            Yield::Keys,
+        )
+    }
+
+    /// `iter(...)`'s values alone: the same arguments.
+    #[pyo3(signature = (start=None, end=None, snapshot=None, *, reverse=false, prefix=None))]
+    fn values(
+        slf: &Bound<'_, Self>,
+        start: Option<Vec<u8>>,
+        end: Option<Vec<u8>>,
+        snapshot: Option<PyRef<'_, Snapshot>>,
+        reverse: bool,
+        prefix: Option<Vec<u8>>,
+    ) -> PyResult<Iter> {
+        let at = snapshot_of(snapshot.as_deref())?;
+        make_iter(
+            slf,
+            Range::new(start, end, prefix, reverse),
+            at,
+            Yield::Values,
+        )
     }
 
     /// A consistent view of the database as of now.
@@ -628,7 +687,8 @@ impl Store {
             sequence,
             pid: this.pid,
             path: this.path.clone(),
-            _store: slf.clone().unbind(),
+            released: AtomicBool::new(false),
+            store: slf.clone().unbind(),
         })
     }
 
@@ -723,20 +783,27 @@ struct SnapInner {
 
 /// A snapshot of a `Store` (`store.snapshot()`): reads at it see the database as it was.
 /// It keeps the store object alive, not the engine: after the store's `close()` it raises
-/// `ClosedError`.
+/// `ClosedError`. A context manager: leaving `with` (or `close()`) releases it.
 #[pyclass(module = "zonedb._native", frozen)]
 pub struct Snapshot {
     inner: Arc<Mutex<Option<SnapInner>>>,
     sequence: u64,
     pid: u32,
     path: String,
-    _store: Py<Store>,
+    /// Released by `close()` (not by the store's close).
+    released: AtomicBool,
+    store: Py<Store>,
 }
 
 impl Snapshot {
     /// The engine snapshot and the open store, unless closed.
     fn engine(&self) -> PyResult<(Arc<RealSnapshot>, Arc<Open>)> {
         same_process(&self.path, self.pid)?;
+        if self.released.load(Ordering::Relaxed) {
+            return Err(errors::ClosedError::new_err(
+                "the snapshot is closed (released by close() or its with block)",
+            ));
+        }
         lock(&self.inner)
             .as_ref()
             .map(|s| (s.snap.clone(), s.open.clone()))
@@ -752,6 +819,16 @@ impl Drop for Snapshot {
     }
 }
 
+/// The engine snapshot of an optional Python snapshot.
+fn snapshot_of(s: Option<&Snapshot>) -> PyResult<Option<Arc<RealSnapshot>>> {
+    s.map(|s| s.engine().map(|e| e.0)).transpose()
+}
+
+/// `KeyError(key)`.
+fn key_error(py: Python<'_>, key: &[u8]) -> PyErr {
+    pyo3::exceptions::PyKeyError::new_err(PyBytes::new(py, key).unbind())
+}
+
 #[pymethods]
 impl Snapshot {
     /// The value of `key` as of the snapshot, or None.
@@ -763,28 +840,223 @@ impl Snapshot {
         Ok(v.map(|v| PyBytes::new(py, &v)))
     }
 
+    /// `snap[key]`: the value of `key` as of the snapshot; `KeyError` when absent.
+    fn __getitem__<'py>(&self, py: Python<'py>, key: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+        self.get(py, key)?.ok_or_else(|| key_error(py, key))
+    }
+
+    /// `key in snap`: whether `key` had a value as of the snapshot.
+    fn __contains__(&self, py: Python<'_>, key: &[u8]) -> PyResult<bool> {
+        Ok(self.get(py, key)?.is_some())
+    }
+
+    /// `store.iter(..., snapshot=snap)`: `(key, value)` pairs as of the snapshot, over
+    /// `start <= key < end` and `prefix`, forward or with `reverse=True` backward.
+    #[pyo3(signature = (start=None, end=None, *, reverse=false, prefix=None))]
+    fn iter(
+        &self,
+        py: Python<'_>,
+        start: Option<Vec<u8>>,
+        end: Option<Vec<u8>>,
+        reverse: bool,
+        prefix: Option<Vec<u8>>,
+    ) -> PyResult<Iter> {
+        let at = Some(self.engine()?.0);
+        make_iter(
+            self.store.bind(py),
+            Range::new(start, end, prefix, reverse),
+            at,
+            Yield::Items,
+        )
+    }
+
+    /// `for key in snap`: every key as of the snapshot, in order.
+    fn __iter__(&self, py: Python<'_>) -> PyResult<Iter> {
+        let at = Some(self.engine()?.0);
+        make_iter(self.store.bind(py), Range::default(), at, Yield::Keys)
+    }
+
+    /// Releases the snapshot (the engine may then drop the versions only it kept); later
+    /// reads at it raise `ClosedError`. Closing twice is fine.
+    fn close(&self, py: Python<'_>) {
+        if std::process::id() != self.pid {
+            self.inner.forget();
+            return;
+        }
+        self.released.store(true, Ordering::Relaxed);
+        py.detach(|| self.inner.release());
+    }
+
+    /// `with store.snapshot() as snap:`: the snapshot, released at the block's end.
+    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    /// Releases the snapshot (`close()`); exceptions propagate.
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, pyo3::types::PyTuple>) -> bool {
+        self.close(py);
+        false
+    }
+
     /// The snapshot's sequence number.
     #[getter]
     fn sequence(&self) -> u64 {
         self.sequence
     }
+
+    /// Whether it is released (by `close()` or the store's close).
+    #[getter]
+    fn closed(&self) -> bool {
+        std::process::id() != self.pid
+            || self.released.load(Ordering::Relaxed)
+            || lock(&self.inner).is_none()
+    }
+}
+
+/// What an iterator yields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Yield {
+    Items,
+    Keys,
+    Values,
+}
+
+/// An iterator's keys: `lower <= key < upper` (None: unbounded), walked up or down.
+#[derive(Debug, Default)]
+struct Range {
+    lower: Option<Vec<u8>>,
+    upper: Option<Vec<u8>>,
+    reverse: bool,
+}
+
+/// The first key after every key that starts with `prefix` (None when there is none: the
+/// prefix is empty or all `0xff`), as the root crate's `prefix_bounds`.
+fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut end = prefix.to_vec();
+    while end.last() == Some(&0xff) {
+        end.pop();
+    }
+    let last = end.last_mut()?;
+    *last += 1;
+    Some(end)
+}
+
+impl Range {
+    /// `start <= key < end` and, with `prefix`, the keys that start with it.
+    fn new(
+        start: Option<Vec<u8>>,
+        end: Option<Vec<u8>>,
+        prefix: Option<Vec<u8>>,
+        reverse: bool,
+    ) -> Self {
+        let (mut lower, mut upper) = (start, end);
+        if let Some(p) = prefix {
+            let p_end = prefix_end(&p);
+            lower = Some(match lower {
+                Some(l) if l > p => l,
+                _ => p,
+            });
+            upper = match (upper, p_end) {
+                (Some(u), Some(e)) => Some(u.min(e)),
+                (u, None) => u,
+                (None, e) => e,
+            };
+        }
+        Self {
+            lower,
+            upper,
+            reverse,
+        }
+    }
+
+    /// Whether `key` is past the end the walk goes to.
+    fn past(&self, key: &[u8]) -> bool {
+        if self.reverse {
+            self.lower.as_deref().is_some_and(|l| key < l)
+        } else {
+            self.upper.as_deref().is_some_and(|u| key >= u)
+        }
+    }
+}
+
+/// An iterator of `store` over `range` at `at` (None: a snapshot taken now), positioned at
+/// its first key (the engine's `seek`, or `seek_for_prev` / `seek_to_last` for a reverse
+/// walk, as the root crate's `Iter` does).
+fn make_iter(
+    store: &Bound<'_, Store>,
+    range: Range,
+    at: Option<Arc<RealSnapshot>>,
+    what: Yield,
+) -> PyResult<Iter> {
+    let py = store.py();
+    let this = store.get();
+    let state = this.adopt(|o| IterState {
+        it: match &at {
+            Some(snap) => o.db.iter_at(snap),
+            None => o.db.iter(),
+        },
+        range,
+        open: o.clone(),
+        _at: at,
+    })?;
+    py.detach(|| {
+        let mut g = lock(&state);
+        let Some(s) = g.as_mut() else {
+            return Err(Fail::Closed);
+        };
+        let IterState {
+            it, range, open, ..
+        } = s;
+        open.env
+            .block_on(async {
+                if !range.reverse {
+                    return it.seek(range.lower.as_deref().unwrap_or_default()).await;
+                }
+                match &range.upper {
+                    Some(u) => {
+                        it.seek_for_prev(u).await?;
+                        if it.valid() && it.key() == u.as_slice() {
+                            it.prev().await?;
+                        }
+                        Ok(())
+                    }
+                    None => it.seek_to_last().await,
+                }
+            })
+            .map_err(Fail::Lsm)
+    })
+    .map_err(Fail::into_py)?;
+    Ok(Iter {
+        state,
+        what,
+        pid: this.pid,
+        path: this.path.clone(),
+        released: AtomicBool::new(false),
+        _store: store.clone().unbind(),
+    })
 }
 
 struct IterState {
     it: DbIter<RealEnv, RealDevice>,
-    end: Option<Vec<u8>>,
+    range: Range,
     open: Arc<Open>,
     /// The snapshot it reads at, kept while it lives.
     _at: Option<Arc<RealSnapshot>>,
 }
 
-/// An iterator of `(key, value)` pairs (`store.iter(start, end)`). It keeps the store object
-/// alive, not the engine: after the store's `close()` it raises `ClosedError`.
+/// An iterator of `(key, value)` pairs, keys or values (`store.iter(...)`, `keys(...)`,
+/// `values(...)`). It keeps the store object alive, not the engine: after the store's
+/// `close()` it raises `ClosedError`. A context manager: leaving `with` (or `close()`)
+/// releases it.
 #[pyclass(module = "zonedb._native", frozen)]
 pub struct Iter {
     state: Arc<Mutex<Option<IterState>>>,
+    what: Yield,
     pid: u32,
     path: String,
+    /// Released by `close()` (not by the store's close).
+    released: AtomicBool,
     _store: Py<Store>,
 }
 
@@ -798,29 +1070,73 @@ impl Drop for Iter {
 
 #[pymethods]
 impl Iter {
+    /// The iterator itself.
     #[allow(clippy::self_named_constructors, reason = "Python's iterator protocol")]
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
         slf
     }
 
-    fn __next__<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> PyResult<Option<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)>> {
+    /// The next pair (or key, or value); `StopIteration` past the range's end.
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         same_process(&self.path, self.pid)?;
+        if self.released.load(Ordering::Relaxed) {
+            return Err(errors::ClosedError::new_err(
+                "the iterator is closed (released by close() or its with block)",
+            ));
+        }
+        let what = self.what;
         // The lock is taken without the GIL (a close waits for it without the GIL too).
         let pair = py
             .detach(|| {
                 let mut g = lock(&self.state);
                 let s = g.as_mut().ok_or(Fail::Closed)?;
-                if !s.it.valid() || s.end.as_deref().is_some_and(|e| s.it.key() >= e) {
+                if !s.it.valid() || s.range.past(s.it.key()) {
                     return Ok(None);
                 }
-                let pair = (s.it.key().to_vec(), s.it.value().to_vec());
-                s.open.env.block_on(s.it.next()).map_err(Fail::Lsm)?;
-                Ok(Some(pair))
+                let k = (what != Yield::Values).then(|| s.it.key().to_vec());
+                let v = (what != Yield::Keys).then(|| s.it.value().to_vec());
+                let step = if s.range.reverse {
+                    s.open.env.block_on(s.it.prev())
+                } else {
+                    s.open.env.block_on(s.it.next())
+                };
+                step.map_err(Fail::Lsm)?;
+                Ok(Some((k, v)))
             })
             .map_err(Fail::into_py)?;
-        Ok(pair.map(|(k, v)| (PyBytes::new(py, &k), PyBytes::new(py, &v))))
+        let Some((k, v)) = pair else {
+            return Ok(None);
+        };
+        Ok(Some(match (k, v) {
+            (Some(k), Some(v)) => {
+                pyo3::types::PyTuple::new(py, [PyBytes::new(py, &k), PyBytes::new(py, &v)])?
+                    .into_any()
+            }
+            (Some(x), None) | (None, Some(x)) => PyBytes::new(py, &x).into_any(),
+            (None, None) => py.None().into_bound(py),
+        }))
+    }
+
+    /// Releases the iterator's hold on the engine; later steps raise `ClosedError`.
+    /// Closing twice is fine.
+    fn close(&self, py: Python<'_>) {
+        if std::process::id() != self.pid {
+            self.state.forget();
+            return;
+        }
+        self.released.store(true, Ordering::Relaxed);
+        py.detach(|| self.state.release());
+    }
+
+    /// `with store.iter(...) as it:`: the iterator, released at the block's end.
+    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    /// Releases the iterator (`close()`); exceptions propagate.
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, pyo3::types::PyTuple>) -> bool {
+        self.close(py);
+        false
     }
 }

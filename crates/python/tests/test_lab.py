@@ -45,8 +45,8 @@ def test_run_results_are_a_dict_and_dataframes(tiny_scenario):
     assert m["benchmarks"][0]["ops"] == 20000
     assert m["write_amplification"] > 1.0
     assert isinstance(r.series, pd.DataFrame) and len(r.series) > 3
-    assert {"t_ns", "ops", "device_bytes", "free_bytes", "stall_ns"} <= set(r.series.columns)
-    assert r.series["t_ns"].is_monotonic_increasing
+    assert {"t_s", "ops", "device_bytes", "free_bytes", "stall_ns", "phase"} <= set(r.series.columns)
+    assert r.series["t_s"].is_monotonic_increasing
     assert isinstance(r.latency, pd.DataFrame)
     assert list(r.latency.index) == ["fillrandom", "readrandom"]
     assert (r.latency["p99_us"] >= r.latency["p50_us"]).all()

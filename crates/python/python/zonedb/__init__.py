@@ -5,7 +5,8 @@ The store::
     import zonedb
     with zonedb.open("/tmp/db", write_buffer_size=4 << 20) as db:
         db.put(b"k", b"v")
-        assert db.get(b"k") == b"v"
+        assert db.get(b"k") == b"v" and db[b"k"] == b"v" and b"k" in db
+        for key, value in db.iter(prefix=b"k", reverse=True): ...
 
 The lab::
 
@@ -21,6 +22,7 @@ from ._native import (  # noqa: F401
     Error,
     ForkedError,
     InvalidArgumentError,
+    Iter,
     NoSpaceError,
     Snapshot,
     Store,
@@ -29,12 +31,13 @@ from ._native import (  # noqa: F401
 )
 from ._store import WriteBatch, open  # noqa: F401,A004
 from ._lab import RunResult, StudyResult, run, reproduce  # noqa: F401
-from ._sweep import SweepResult, sweep  # noqa: F401
+from ._sweep import SweepResult, WorkerDied, sweep  # noqa: F401
 
 __all__ = [
     "open",
     "Store",
     "Snapshot",
+    "Iter",
     "WriteBatch",
     "run",
     "reproduce",
@@ -49,4 +52,5 @@ __all__ = [
     "InvalidArgumentError",
     "ClosedError",
     "ForkedError",
+    "WorkerDied",
 ]

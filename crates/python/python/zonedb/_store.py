@@ -12,13 +12,20 @@ import atexit
 import os
 import sys
 import weakref
+from typing import List, Optional, Tuple, Union
 
 from . import _native
+from ._native import Store
+
+#: A key or value: bytes (or a bytearray or memoryview, copied).
+BytesLike = Union[bytes, bytearray, memoryview]
+#: A path: a string or an ``os.PathLike``.
+PathLike = Union[str, "os.PathLike[str]"]
 
 _open_stores = weakref.WeakSet()
 
 
-def _close_open_stores():
+def _close_open_stores() -> None:
     for db in list(_open_stores):
         try:
             db._close_at_exit()
@@ -32,33 +39,45 @@ if hasattr(os, "register_at_fork"):
 
 
 class WriteBatch:
-    """Puts and deletes applied atomically by ``Store.write`` (RocksDB's WriteBatch)."""
+    """Puts and deletes applied atomically by ``Store.write`` (RocksDB's WriteBatch); each
+    method returns the batch, so calls chain: ``WriteBatch().put(b"a", b"1").delete(b"b")``.
+    """
 
-    def __init__(self):
-        self._ops = []
+    def __init__(self) -> None:
+        """An empty batch."""
+        self._ops: List[Tuple[bytes, Optional[bytes]]] = []
 
-    def put(self, key: bytes, value: bytes) -> "WriteBatch":
+    def put(self, key: BytesLike, value: BytesLike) -> "WriteBatch":
+        """Adds a put of ``key`` = ``value``."""
         self._ops.append((_bytes(key, "key"), _bytes(value, "value")))
         return self
 
-    def delete(self, key: bytes) -> "WriteBatch":
+    def delete(self, key: BytesLike) -> "WriteBatch":
+        """Adds a delete of ``key``."""
         self._ops.append((_bytes(key, "key"), None))
         return self
 
     def clear(self) -> None:
+        """Empties the batch."""
         self._ops.clear()
 
     def __len__(self) -> int:
+        """The number of puts and deletes."""
         return len(self._ops)
 
 
-def _bytes(v, what):
+def _bytes(v: BytesLike, what: str) -> bytes:
     if not isinstance(v, (bytes, bytearray, memoryview)):
         raise TypeError(f"{what} must be bytes, not {type(v).__name__}")
     return bytes(v)
 
 
-def open(path=None, *, device=None, **options):  # noqa: A001 - the store's verb, as dbm.open
+def open(  # noqa: A001 - the store's verb, as dbm.open
+    path: Optional[PathLike] = None,
+    *,
+    device: Optional[PathLike] = None,
+    **options: Union[int, float, bool, str],
+) -> Store:
     """Opens (creating when absent) the database in the file-backed zoned device at ``path``,
     or on the Linux zoned block device ``device`` (such as ``/dev/nvme0n1``).
 
@@ -68,6 +87,9 @@ def open(path=None, *, device=None, **options):  # noqa: A001 - the store's verb
     its RocksDB name (``write_buffer_size``, ``compaction_pri``, ``create_if_missing``, ...).
     Errors are ``zonedb.Error`` subclasses.
 
+    The store is a mapping of bytes to bytes (``db[k]``, ``db[k] = v``, ``del db[k]``,
+    ``k in db``, ``for k in db``) with ``get``/``put``/``delete``/``write``, ``iter`` (ranges,
+    ``prefix=``, ``reverse=True``), ``snapshot`` and ``close``; use it in ``with``.
     The store closes itself when garbage collected and at interpreter exit; it belongs to
     this process (in a ``fork()`` child, open it again).
     """
