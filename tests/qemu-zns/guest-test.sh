@@ -54,6 +54,12 @@ done
 run $Z selftest --device $DEV --seed 1
 run $Z selftest --device $DEV --seed 2 --zone_append --fs_steps 150 --db_ops 5000
 
+# The Rust front door's example (examples/zoned_block_device.rs) on an empty device: it
+# formats it, writes 1000 keys, reads them back by prefix; the layer's fsck must pass after.
+run $Z fs mkfs --device $DEV
+run /bin/zoned_block_device $DEV
+run $Z fs fsck --device $DEV
+
 # db_bench on the device, every value read checked.
 run $Z fs mkfs --device $DEV
 run $Z bench --mode real --device $DEV --benchmarks fillrandom,readrandom --num 50000 \

@@ -54,6 +54,14 @@ if [ -z "$BIN" ]; then
     (cd "$ROOT" && cargo build --profile "$PROFILE" --bin zonedb -q)
     BIN="$ROOT/target/$PROFILE/zonedb"
 fi
+# The Rust front door's example on the same device (examples/zoned_block_device.rs), from the
+# same build as the binary; built here when missing.
+EXAMPLE="${ZONEDB_EXAMPLE:-$(dirname "$BIN")/examples/zoned_block_device}"
+if [ ! -x "$EXAMPLE" ]; then
+    PROFILE="${ZONEDB_PROFILE:-ci}"
+    (cd "$ROOT" && cargo build --profile "$PROFILE" --example zoned_block_device -q)
+    EXAMPLE="$ROOT/target/$PROFILE/examples/zoned_block_device"
+fi
 
 # The initramfs: busybox, qexit, zonedb with its shared libraries, /init, /test/run.
 R="$WORK/rootfs"
@@ -62,8 +70,9 @@ cp "$(command -v busybox)" "$R/bin/busybox"
 ln -s busybox "$R/bin/sh"
 gcc -O2 -static -o "$R/bin/qexit" "$HERE/qexit.c"
 cp "$BIN" "$R/bin/zonedb"
-strip "$R/bin/zonedb" 2>/dev/null || true
-for lib in $(ldd "$BIN" | grep -o '/[^ ]*'); do
+cp "$EXAMPLE" "$R/bin/zoned_block_device"
+strip "$R/bin/zonedb" "$R/bin/zoned_block_device" 2>/dev/null || true
+for lib in $( { ldd "$BIN"; ldd "$EXAMPLE"; } | grep -o '/[^ ]*' | sort -u); do
     mkdir -p "$R$(dirname "$lib")"
     cp -L "$lib" "$R$lib"
 done
