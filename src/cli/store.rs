@@ -74,12 +74,11 @@ pub struct StoreArgs {
     /// Scale of the profile.
     #[arg(long, default_value = "1/8")]
     pub scale: String,
-    /// Zone cleaner of the file layer: none, greedy, zenfs.
-    #[arg(long, default_value = "zenfs")]
+    /// Zone cleaner of the file layer (the accepted names come from the registry).
+    #[arg(long, default_value = "zenfs", help = cleaner_help())]
     pub cleaner: String,
-    /// Zone placement of the file layer: liza, caza, oaza, liza-caza, caza-artifact,
-    /// caza-v1-artifact.
-    #[arg(long, default_value = "liza")]
+    /// Zone placement of the file layer (the accepted names come from the registry).
+    #[arg(long, default_value = "liza", help = placement_help())]
     pub placement: String,
     /// The authors' ZenFS blocking model: while zone cleaning runs, no flush or compaction
     /// starts; checked again every this many ms (their ZenFS: 1000). 0 = off.
@@ -166,11 +165,8 @@ pub struct EngineArgs {
     /// kMinOverlappingRatio, kRoundRobin.
     #[arg(long, value_parser = parse_pri)]
     compaction_pri: Option<CompactionPri>,
-    /// Victim selection: rocksdb (compaction_pri order; the MSST'24 Baseline), sica, zaca,
-    /// acc (the paper's text), zaca-artifact, acc-artifact (the paper's code), llc
-    /// (Lifetime-Leveling Compaction), llc-relocate (llc with its code's next-level cursor
-    /// sweep).
-    #[arg(long, value_parser = parse_scheme)]
+    /// Victim selection (the accepted names come from the registry).
+    #[arg(long, value_parser = parse_scheme, help = scheme_help())]
     compaction_scheme: Option<CompactionScheme>,
     /// ACC: ZACA only at or below this free space, percent (25).
     #[arg(long)]
@@ -409,4 +405,31 @@ pub fn enable_zone_append(dev: &RealDevice) -> Result<(), CliError> {
             "--zone_append needs a zoned block device (--device)".into(),
         )),
     }
+}
+
+/// `--cleaner`'s help: every name the cleaner registry accepts.
+fn cleaner_help() -> String {
+    format!(
+        "Zone cleaner of the file layer: {}",
+        zonedb_fs::cleaning::NAMES.join(", ")
+    )
+}
+
+/// `--placement`'s help: every name the placement registry accepts.
+fn placement_help() -> String {
+    format!(
+        "Zone placement of the file layer: {} (also liza+KEY+... and caza+KEY+..., the \
+         Same-Zone paper's text-to-code steps)",
+        zonedb_fs::placement::NAMES.join(", ")
+    )
+}
+
+/// `--compaction_scheme`'s help: every scheme the engine accepts, with what the main ones are.
+fn scheme_help() -> String {
+    format!(
+        "Victim selection: {} (rocksdb: compaction_pri order, the MSST'24 Baseline; sica, zaca, \
+         acc: the Same-Zone paper's text; *-artifact: its code; llc: Lifetime-Leveling \
+         Compaction, llc-relocate with its code's cursor sweep; gear: GearDB's cascade)",
+        CompactionScheme::NAMES.join(", ")
+    )
 }

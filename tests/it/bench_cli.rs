@@ -264,3 +264,22 @@ fn filluniquerandom_writes_every_key_once_where_fillrandom_repeats_some() {
         "fillrandom draws with replacement: {found} of 5000 found"
     );
 }
+
+/// Every name the placement, cleaner and compaction-scheme registries accept appears in
+/// `bench --help` and `ycsb --help`: the help is made from the registries, so it cannot fall
+/// behind them.
+#[test]
+fn help_lists_every_registered_placement_cleaner_and_scheme() {
+    for cmd in ["bench", "ycsb"] {
+        let o = zonedb(&[cmd, "--help"]);
+        assert!(o.status.success());
+        let help = String::from_utf8(o.stdout).unwrap();
+        let names = zonedb_fs::placement::NAMES
+            .iter()
+            .chain(zonedb_fs::cleaning::NAMES.iter())
+            .chain(zonedb_lsm::options::CompactionScheme::NAMES.iter());
+        for name in names {
+            assert!(help.contains(name), "{cmd} --help lacks {name}");
+        }
+    }
+}

@@ -70,6 +70,9 @@ pub trait CleaningPolicy: Send + Sync + std::fmt::Debug {
     fn on_hint(&self, _hint: &crate::hints::Hint) {}
 }
 
+/// Cleaner names accepted by [`by_name`].
+pub const NAMES: [&str; 3] = ["none", "greedy", "zenfs"];
+
 /// The cleaner called `name` (`none`, `greedy`, `zenfs`); `threshold_pct` is greedy's
 /// free-space trigger.
 ///
@@ -87,7 +90,8 @@ pub fn by_name(
         "zenfs" => std::sync::Arc::new(zenfs::ZenFsCleaner),
         _ => {
             return Err(crate::FsError::InvalidArgument(format!(
-                "unknown cleaner '{name}'; known: none, greedy, zenfs"
+                "unknown cleaner '{name}'; known: {}",
+                NAMES.join(", ")
             )));
         }
     })
