@@ -117,12 +117,16 @@ pub(crate) fn run_all(
     jobs: usize,
     display: crate::progress::Display,
 ) -> Result<Vec<Result<RunReport, String>>, CliError> {
-    Ok(
-        run_all_counted(configs, jobs, display, &crate::lab::Progress::default())?
-            .into_iter()
-            .map(|r| r.map_err(|f| f.message))
-            .collect(),
-    )
+    Ok(run_all_counted(
+        configs,
+        jobs,
+        display,
+        &crate::lab::Progress::default(),
+        true,
+    )?
+    .into_iter()
+    .map(|r| r.map_err(|f| f.message))
+    .collect())
 }
 
 /// [`run_all`] advancing `progress` (operations simulated), for callers that show it
@@ -132,6 +136,7 @@ pub(crate) fn run_all_counted(
     jobs: usize,
     display: crate::progress::Display,
     progress: &crate::lab::Progress,
+    lines: bool,
 ) -> Result<Vec<Outcome>, CliError> {
     let watch = Stopwatch::start();
     let total = configs
@@ -179,14 +184,17 @@ pub(crate) fn run_all_counted(
                     if let Ok(mut slot) = slots[i].lock() {
                         *slot = Some(r);
                     }
-                    // Progress with an estimate of the time left (on stderr).
+                    // Progress with an estimate of the time left (on stderr), unless the
+                    // caller follows `progress` itself.
                     let d = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
                     let spent = watch.elapsed_ns() as f64 / 1e9;
                     let left = spent / d as f64 * (configs.len() - d) as f64;
-                    eprintln!(
-                        "[{d}/{}] configurations done, {spent:.1} s elapsed, about {left:.0} s left",
-                        configs.len()
-                    );
+                    if lines {
+                        eprintln!(
+                            "[{d}/{}] configurations done, {spent:.1} s elapsed, about {left:.0} s left",
+                            configs.len()
+                        );
+                    }
                 }
             });
         }

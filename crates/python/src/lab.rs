@@ -10,11 +10,8 @@ use std::time::Duration;
 use pyo3::prelude::*;
 use zonedb::cli::CliError;
 use zonedb::cli::run_flags::RunFlags;
-use zonedb::host::Stopwatch;
 use zonedb::lab::{self, Progress};
-use zonedb_harness::db_bench::HarnessError;
-use zonedb_harness::experiment::{self, RunReport};
-use zonedb_harness::scenario::Scenario;
+use zonedb_harness::experiment::RunReport;
 use zonedb_harness::sweep::SweepSpec;
 use zonedb_harness::sweep::dir::SweepDir as Dir;
 
@@ -169,34 +166,11 @@ pub fn run_scenario(
         parallel_compute,
         progress: false,
     };
-    let mut configs = Scenario::configurations(&text).map_err(errors::harness)?;
-    configs.truncate(1);
-    let mut s = configs
-        .pop()
-        .ok_or_else(|| errors::invalid("empty scenario".into()))?;
-    // As `zonedb run` (`cli::compare::apply`): the process-wide switches, and elision off
-    // when asked (a scenario's own `elide_values = false` stays).
-    flags.apply_process();
-    s.workload.elide_values &= flags.elide_values;
     let p = Progress::default();
-    p.set_total(experiment::planned_ops(&s).unwrap_or(0));
-    // `lab::run_text` without its `[1/1] configurations done` line on stderr.
-    let (report, wall_ns) = with_progress(py, &p, progress, || {
-        let wall = Stopwatch::start();
-        let r = experiment::run_with_progress(&s, &p.done);
-        (r, wall.elapsed_ns())
-    });
-    let report = report.map_err(|e| match e {
-        HarnessError::Invariant(_) => errors::cli(CliError::Failed(format!(
-            "the run failed its invariant checks; no figures are reported: {}: {e}",
-            s.name
-        ))),
-        e => errors::harness(e),
-    })?;
-    // The JSON of `zonedb run --json` (`cli::compare::summary`).
-    let total_ops: u64 = report.benchmarks.iter().map(|b| b.ops).sum();
-    let mut json = zonedb_harness::summary::runs_json(std::slice::from_ref(&report));
-    json["host"] = zonedb::host::json(wall_ns, Some(total_ops));
+    // `lab::run_text` follows `p` and prints nothing.
+    let out = with_progress(py, &p, progress, || lab::run_text(&text, &flags, Some(&p)))
+        .map_err(errors::cli)?;
+    let (json, report) = (out.json, out.report);
     let latency: Vec<serde_json::Value> = report
         .benchmarks
         .iter()
