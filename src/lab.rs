@@ -70,7 +70,7 @@ pub fn run_text(
         Some(p) => (p, crate::progress::Display::off()),
         None => (&own, flags.display()),
     };
-    let report = run_all_counted(&configs, 1, display, p, progress.is_none())?
+    let report = run_all_counted(&configs, 1, display, p, progress.is_none(), &|_, _| {})?
         .pop()
         .ok_or_else(|| CliError::Usage("empty scenario".into()))?
         .map_err(CliError::Run)?;

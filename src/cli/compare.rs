@@ -97,6 +97,14 @@ pub struct RunFailure {
     void: bool,
 }
 
+impl RunFailure {
+    /// Whether the failure voids the study (a failed invariant check, a panic): such a run
+    /// is never kept as a result.
+    pub(crate) fn voids(&self) -> bool {
+        self.void
+    }
+}
+
 impl std::fmt::Display for RunFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message)
@@ -104,7 +112,7 @@ impl std::fmt::Display for RunFailure {
 }
 
 /// A run's report, or why it failed.
-type Outcome = Result<RunReport, RunFailure>;
+pub(crate) type Outcome = Result<RunReport, RunFailure>;
 
 /// Runs the configurations, `jobs` at a time; a configuration that fails (a full device, say)
 /// is reported, not fatal. A run whose end-of-run invariant check failed (fsck, scan, sampled
@@ -123,6 +131,7 @@ pub(crate) fn run_all(
         display,
         &crate::lab::Progress::default(),
         true,
+        &|_, _| {},
     )?
     .into_iter()
     .map(|r| r.map_err(|f| f.message))
@@ -130,13 +139,15 @@ pub(crate) fn run_all(
 }
 
 /// [`run_all`] advancing `progress` (operations simulated), for callers that show it
-/// themselves (the Python package), with each failure's error kept.
+/// themselves (the Python package), with each failure's error kept; `each(i, outcome)` is
+/// called on the worker's thread as configuration `i` ends (a study stores its cells so).
 pub(crate) fn run_all_counted(
     configs: &[Scenario],
     jobs: usize,
     display: crate::progress::Display,
     progress: &crate::lab::Progress,
     lines: bool,
+    each: &(dyn Fn(usize, &Outcome) + Sync),
 ) -> Result<Vec<Outcome>, CliError> {
     let watch = Stopwatch::start();
     let total = configs
@@ -181,6 +192,7 @@ pub(crate) fn run_all_counted(
                             void: true,
                         })
                     });
+                    each(i, &r);
                     if let Ok(mut slot) = slots[i].lock() {
                         *slot = Some(r);
                     }

@@ -9,11 +9,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
+use zonedb_harness::reproduce::cache::{CellCache, Loaded};
 use zonedb_harness::reproduce::{self, CellResult, Figures, Plan, ReproScale, Study};
 use zonedb_harness::scenario::{Scenario, merge_tables};
 
 use super::CliError;
-use super::compare::{apply, run_all};
+use super::compare::{apply, run_all_counted};
 use super::run_flags::RunFlags;
 use crate::host::Stopwatch;
 
@@ -126,6 +127,11 @@ pub struct ReproduceArgs {
     /// Not for znsplus.
     #[arg(long = "emit-scenarios", value_name = "DIR")]
     emit_scenarios: Option<PathBuf>,
+    /// Reuse the finished cells in `--out`'s `cells/` folder (each distinct simulation is
+    /// stored there as it ends): a stopped study run again with `--resume` runs only what
+    /// is missing, and prints the JSON a whole run prints. Without it every cell runs.
+    #[arg(long)]
+    resume: bool,
     #[command(flatten)]
     run: RunFlags,
 }
@@ -281,19 +287,86 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
             })
         })
         .collect();
-    apply(&a.run, &mut unique);
-    let mut sim_ops = 0u64;
-    let figures: Vec<Result<Figures, String>> = run_all(&unique, a.jobs, a.run.display())?
-        .into_iter()
-        .map(|r| {
-            r.map(|r| {
-                sim_ops += r.benchmarks.iter().map(|b| b.ops).sum::<u64>();
-                if matches!(study, Study::SplitZns | Study::Hhzs) {
-                    Figures::with_measured(&r)
-                } else {
-                    Figures::of(&r)
-                }
+    // Each distinct configuration's cell file: the first cell's stem, keyed by its scenario
+    // without its name (before the run flags, which change no figure).
+    let stems: Vec<String> = (0..unique.len())
+        .map(|u| {
+            index
+                .iter()
+                .position(|&i| i == u)
+                .map_or_else(|| format!("{name}-{u}"), |c| cells[c].stem(name))
+        })
+        .collect();
+    let keys: Vec<String> = unique
+        .iter()
+        .map(|s| {
+            toml::to_string(&Scenario {
+                name: String::new(),
+                ..s.clone()
             })
+            .map_err(|e| CliError::Usage(format!("scenario '{}': {e}", s.name)))
+        })
+        .collect::<Result<_, _>>()?;
+    apply(&a.run, &mut unique);
+    let cache = CellCache::new(&a.out, a.resume);
+    let figures_of = |r: &zonedb_harness::experiment::RunReport| {
+        if matches!(study, Study::SplitZns | Study::Hhzs) {
+            Figures::with_measured(r)
+        } else {
+            Figures::of(r)
+        }
+    };
+    let mut loaded: Vec<Option<Loaded<Figures>>> = (0..unique.len())
+        .map(|u| cache.load(&stems[u], &keys[u]))
+        .collect();
+    let pending: Vec<usize> = (0..unique.len()).filter(|&u| loaded[u].is_none()).collect();
+    if !a.json && pending.len() < unique.len() {
+        println!(
+            "{} of {} distinct configurations already finished in {} (resumed; delete it to run them again)",
+            unique.len() - pending.len(),
+            unique.len(),
+            cache.dir().display()
+        );
+    }
+    let to_run: Vec<Scenario> = pending.iter().map(|&u| unique[u].clone()).collect();
+    let outcomes = run_all_counted(
+        &to_run,
+        a.jobs,
+        a.run.display(),
+        &crate::lab::Progress::default(),
+        true,
+        &|k, outcome| {
+            let u = pending[k];
+            let stored = match outcome {
+                Ok(r) => cache.store(
+                    &stems[u],
+                    &keys[u],
+                    Ok(&figures_of(r)),
+                    r.benchmarks.iter().map(|b| b.ops).sum(),
+                ),
+                Err(f) if !f.voids() => {
+                    cache.store::<Figures>(&stems[u], &keys[u], Err(&f.message), 0)
+                }
+                Err(_) => Ok(()),
+            };
+            if let Err(e) = stored {
+                eprintln!("warning: {e} (this cell will run again on a resume)");
+            }
+        },
+    )?;
+    for (k, outcome) in pending.iter().zip(outcomes) {
+        loaded[*k] = Some(match outcome {
+            Ok(r) => (Ok(figures_of(&r)), r.benchmarks.iter().map(|b| b.ops).sum()),
+            Err(f) => (Err(f.message), 0),
+        });
+    }
+    let mut sim_ops = 0u64;
+    let figures: Vec<Result<Figures, String>> = loaded
+        .into_iter()
+        .map(|l| {
+            let (f, ops) = l.unwrap_or_else(|| (Err("not run".into()), 0));
+            sim_ops += ops;
+            f
         })
         .collect();
     let results: Vec<CellResult> = cells
@@ -480,13 +553,19 @@ fn study_znsplus(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
         );
     }
     let wall = Stopwatch::start();
-    let results = znsplus::run_cells(&cells, a.jobs, &|done, total| {
-        let spent = wall.elapsed_ns() as f64 / 1e9;
-        let left = spent / done as f64 * (total - done) as f64;
-        eprintln!(
-            "[{done}/{total}] configurations done, {spent:.1} s elapsed, about {left:.0} s left"
-        );
-    });
+    let cache = CellCache::new(&a.out, a.resume);
+    let results = znsplus::run_cells(
+        &cells,
+        a.jobs,
+        &|done, total| {
+            let spent = wall.elapsed_ns() as f64 / 1e9;
+            let left = spent / done as f64 * (total - done) as f64;
+            eprintln!(
+                "[{done}/{total}] configurations done, {spent:.1} s elapsed, about {left:.0} s left"
+            );
+        },
+        Some(&cache),
+    );
     let mut j = znsplus::json(scale, &results);
     j["host"] = crate::host::json(wall.elapsed_ns(), None);
     j["command"] = command(a, "znsplus").into();

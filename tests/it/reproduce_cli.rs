@@ -428,3 +428,78 @@ fn reproduce_sets_engine_and_device_options_in_every_configuration() {
         assert_eq!(o.status.code(), Some(2), "{flag}");
     }
 }
+
+/// Runs `zonedb reproduce ARGS --json --out OUT`; its JSON without `"host"`.
+fn study_json(out: &std::path::Path, args: &[&str]) -> Value {
+    let mut all = vec!["reproduce"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--json", "--out", out.to_str().unwrap()]);
+    let o = zonedb(&all);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_str(&crate::common::without_host(&String::from_utf8_lossy(
+        &o.stdout,
+    )))
+    .unwrap()
+}
+
+#[test]
+fn a_stopped_study_resumes_from_its_cells_and_prints_the_same_json() {
+    for (args, tampered, deleted, path) in [
+        (
+            &[
+                "same-zone",
+                "--scale",
+                "tiny",
+                "--claims",
+                "--workloads",
+                "fillrandom",
+            ][..],
+            "same-zone-scheme-Baseline-fillrandom-seed1",
+            "same-zone-scheme-A-CAZA-fillrandom-seed1",
+            &["schemes", "Baseline", "zone_resets"][..],
+        ),
+        (
+            &[
+                "znsplus",
+                "--scale",
+                "tiny",
+                "--experiments",
+                "fill-delete-70",
+            ][..],
+            "znsplus-IZC-fill-delete-70-seed1",
+            "znsplus-ZNS-fill-delete-70-seed1",
+            &["schemes", "IZC", "fill-delete-70", "gc_zone_resets"][..],
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let whole = study_json(dir.path(), args);
+        let cells = dir.path().join("cells");
+        // A stopped study: one cell never finished, and one stored cell marked so that
+        // loading it shows (a stored cell is reused, not run again).
+        std::fs::remove_file(cells.join(format!("{deleted}.json"))).unwrap();
+        let file = cells.join(format!("{tampered}.json"));
+        let mut cell: Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        cell["figures"][path[path.len() - 1]] = 987_654.into();
+        std::fs::write(&file, cell.to_string()).unwrap();
+        let mut resume = args.to_vec();
+        resume.push("--resume");
+        let resumed = study_json(dir.path(), &resume);
+        let at = |j: &Value| path.iter().fold(j.clone(), |v, k| v[*k].clone());
+        assert_eq!(at(&resumed), 987_654, "the stored cell was loaded");
+        // The cell run again is the whole run's, bit for bit.
+        let scheme = |j: &Value| j["schemes"][path[1]].clone();
+        let deleted_scheme = if path[1] == "IZC" { "ZNS" } else { "A-CAZA" };
+        assert_eq!(
+            resumed["schemes"][deleted_scheme], whole["schemes"][deleted_scheme],
+            "{args:?}"
+        );
+        assert_ne!(scheme(&resumed), scheme(&whole));
+        assert!(cells.join(format!("{deleted}.json")).exists());
+        // Without --resume every cell runs again (the marked one is overwritten).
+        let again = study_json(dir.path(), args);
+        assert_eq!(again, whole, "{args:?}");
+        // Resumed from every cell: the whole run's JSON, bit for bit.
+        assert_eq!(study_json(dir.path(), &resume), whole, "{args:?}");
+    }
+}

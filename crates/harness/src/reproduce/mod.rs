@@ -22,6 +22,7 @@
 //! space per byte stored than the paper reports). `paper` uses the papers' own sizes.
 
 pub mod ablation;
+pub mod cache;
 pub mod claims;
 pub mod fairness;
 pub mod figures;

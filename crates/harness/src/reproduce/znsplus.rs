@@ -36,6 +36,7 @@ use zonedb_fs::cleaning::threaded::ThreadedTrigger;
 use zonedb_fs::{FsOptions, FsStats, ZoneCopy};
 
 use super::ReproScale;
+use super::cache::CellCache;
 use super::seeds::{BySeed, summaries};
 use super::splitzns::bars;
 use crate::db_bench::HarnessError;
@@ -524,14 +525,54 @@ pub struct ZnsPlusResult {
     pub invariant_failed: bool,
 }
 
+impl ZnsPlusCell {
+    /// The cell's file name in a report's `cells/` folder (`znsplus-<scheme>-<experiment>-seed<N>`,
+    /// characters other than letters, digits, `.` and `-` as `_`).
+    pub fn stem(&self) -> String {
+        format!(
+            "znsplus-{}-{}-seed{}",
+            self.scheme, self.experiment, self.seed
+        )
+        .chars()
+        .map(|ch| {
+            if ch.is_ascii_alphanumeric() || ch == '.' || ch == '-' {
+                ch
+            } else {
+                '_'
+            }
+        })
+        .collect()
+    }
+}
+
+impl Work {
+    /// What the run is, as text (the scenario's TOML without its name, or the fill-and-delete
+    /// run's fields): a stored cell is reused only for the same text.
+    ///
+    /// # Errors
+    /// [`HarnessError::Config`] when the scenario does not serialize.
+    pub fn key(&self) -> Result<String, HarnessError> {
+        match self {
+            Self::FillDelete(f) => Ok(format!("{f:?}")),
+            Self::Engine(s) => toml::to_string(&Scenario {
+                name: String::new(),
+                ..(**s).clone()
+            })
+            .map_err(|e| HarnessError::Config(format!("scenario '{}': {e}", s.name))),
+        }
+    }
+}
+
 /// Runs the cells, `jobs` at a time on host threads (each a deterministic simulation of its
 /// own); identical configurations (`chips-16` is `fill-delete-80`) run once. `done(n, total)`
 /// is called as each distinct run ends. A failed run (its check included) fails its cells
-/// only.
+/// only. With `cache`, a distinct run already stored there is loaded, not run, and each run
+/// is stored as it ends (a failed check never), so a stopped study resumes.
 pub fn run_cells(
     cells: &[ZnsPlusCell],
     jobs: usize,
     done: &(dyn Fn(usize, usize) + Sync),
+    cache: Option<&CellCache>,
 ) -> Vec<ZnsPlusResult> {
     let mut unique: Vec<&Work> = Vec::new();
     let index: Vec<usize> = cells
@@ -549,17 +590,28 @@ pub fn run_cells(
     let representative: Vec<&ZnsPlusCell> = (0..unique.len())
         .filter_map(|u| index.iter().position(|&i| i == u).map(|c| &cells[c]))
         .collect();
-    let slots: Vec<Mutex<Option<Outcome>>> = (0..unique.len()).map(|_| Mutex::new(None)).collect();
+    let keys: Vec<Option<String>> = representative.iter().map(|c| c.work.key().ok()).collect();
+    let slots: Vec<Mutex<Option<Outcome>>> = (0..unique.len())
+        .map(|u| {
+            let stored = cache.zip(keys[u].as_ref()).and_then(|(cache, key)| {
+                cache.load::<ZnsPlusFigures>(&representative[u].stem(), key)
+            });
+            Mutex::new(stored.map(|(r, _)| r.map_err(|e| (e, false))))
+        })
+        .collect();
+    let pending: Vec<usize> = (0..unique.len())
+        .filter(|&u| slots[u].lock().map_or(true, |s| s.is_none()))
+        .collect();
     let next = AtomicUsize::new(0);
-    let finished = AtomicUsize::new(0);
+    let finished = AtomicUsize::new(unique.len() - pending.len());
     std::thread::scope(|sc| {
-        for _ in 0..jobs.max(1).min(unique.len().max(1)) {
+        for _ in 0..jobs.max(1).min(pending.len().max(1)) {
             sc.spawn(|| {
                 loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(c) = representative.get(i) else {
+                    let Some(&i) = pending.get(next.fetch_add(1, Ordering::SeqCst)) else {
                         break;
                     };
+                    let c = representative[i];
                     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         run_cell(c).map_err(|e| {
                             let void = matches!(e, HarnessError::Invariant(_));
@@ -567,6 +619,18 @@ pub fn run_cells(
                         })
                     }))
                     .unwrap_or_else(|_| Err(("simulation thread panicked".into(), true)));
+                    if let (Some(cache), Some(key)) = (cache, keys[i].as_ref()) {
+                        let stored = match &r {
+                            Ok(f) => cache.store(&c.stem(), key, Ok(f), 0),
+                            Err((e, false)) => {
+                                cache.store::<ZnsPlusFigures>(&c.stem(), key, Err(e), 0)
+                            }
+                            Err((_, true)) => Ok(()),
+                        };
+                        if let Err(e) = stored {
+                            eprintln!("warning: {e} (this cell will run again on a resume)");
+                        }
+                    }
                     if let Ok(mut slot) = slots[i].lock() {
                         *slot = Some(r);
                     }
