@@ -7,6 +7,7 @@
 #   2. then, side by side, the end-to-end test on QEMU's emulated NVMe ZNS namespace
 #      (tests/qemu-zns/run.sh) and the Python package's tests (crates/python/test.sh), both on
 #      the binary step 1 built; their logs are printed whole when both have finished.
+#   Between the two, the HTML report is checked in headless Chromium (tests/browser/run.sh).
 # Exits non-zero when any part fails. Extra arguments go to `cargo test` (after `--` they go to
 # the test binaries): `bash scripts/test.sh -p zonedb-lsm` is still the whole command;
 # for one crate alone use `cargo test --profile ci -p zonedb-lsm` (docs/testing.md).
@@ -39,6 +40,20 @@ if [ "$status" -eq 0 ]; then
         fi
     done
     stamp "examples finished (status $status)"
+fi
+
+# The HTML report in headless Chromium at 1400 and 390 px, on a report the binary just built
+# wrote (tests/browser/run.sh; a few seconds): no sideways page scroll, every image loaded,
+# captions; broken copies of the report must fail the check.
+if [ "$status" -eq 0 ]; then
+    if ZONEDB_BIN="$PWD/target/ci/zonedb" bash tests/browser/run.sh >"$logs/browser.log" 2>&1; then
+        cat "$logs/browser.log"
+    else
+        echo "---- tests/browser/run.sh failed ($logs/browser.log)" >&2
+        cat "$logs/browser.log" >&2
+        status=1
+    fi
+    stamp "browser check finished (status $status)"
 fi
 
 wait "$qemu_prep" || { cat "$logs/qemu-prepare.log" >&2; status=1; }

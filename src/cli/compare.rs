@@ -40,17 +40,48 @@ pub struct CompareArgs {
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// Report directory of a previous `zonedb compare` or `zonedb run` (holding compare.json);
-    /// its Markdown, HTML, CSV and plots are rewritten in place.
+    /// its Markdown, HTML, CSV and plots are rewritten in place. Study figures are redrawn
+    /// from any `reproduce-<study>.json` in it.
     dir: PathBuf,
 }
 
-/// `zonedb report DIR`: the report re-rendered from `DIR/compare.json`.
+/// The studies whose `reproduce-<study>.json` `zonedb report DIR` redraws the figures of.
+const STUDIES: [&str; 5] = ["same-zone", "oaza", "splitzns", "hhzs", "znsplus"];
+
+/// `zonedb report DIR`: the report re-rendered from `DIR/compare.json`, and each study's
+/// figures from `DIR/reproduce-<study>.json` (a results directory such as `docs/results`).
 pub fn report(a: &ReportArgs) -> Result<ExitCode, CliError> {
-    report::rerender(&a.dir).map_err(|e| CliError::Usage(e.to_string()))?;
-    println!(
-        "report: {} (also compare.html, series-N.csv, *.svg, *.png), re-rendered from compare.json",
-        a.dir.join("compare.md").display()
-    );
+    let usage = |e: zonedb_harness::db_bench::HarnessError| CliError::Usage(e.to_string());
+    let mut drawn = Vec::new();
+    for study in STUDIES {
+        let path = a.dir.join(format!("reproduce-{study}.json"));
+        if !path.exists() {
+            continue;
+        }
+        let text = zonedb_harness::input::read_to_string(&path)
+            .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
+        let j: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
+        for d in zonedb_harness::reproduce::plots::render(&a.dir, &j).map_err(usage)? {
+            drawn.push((study, d));
+        }
+    }
+    if drawn.is_empty() || a.dir.join("compare.json").exists() {
+        report::rerender(&a.dir).map_err(usage)?;
+        println!(
+            "report: {} (also compare.html, series-N.csv, *.svg, *.png), re-rendered from compare.json",
+            a.dir.join("compare.md").display()
+        );
+    }
+    for (study, d) in drawn {
+        println!(
+            "figure: {} (and .png), from reproduce-{study}.json: {} bars, {} paper markers, {} 95% intervals",
+            a.dir.join(&d.file).display(),
+            d.bars.bars,
+            d.bars.paper_marks,
+            d.bars.whiskers
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -44,7 +44,8 @@ enum Command {
     /// Runs one scenario file and writes its report.
     Run(compare::RunArgs),
     /// Re-renders a report directory (compare.md, compare.html, series-N.csv, SVG and PNG
-    /// plots) from the compare.json a previous `compare` or `run` wrote there.
+    /// plots) from the compare.json a previous `compare` or `run` wrote there, and each
+    /// study's figures from a `reproduce-<study>.json` there (e.g. `docs/results`).
     Report(compare::ReportArgs),
     /// The papers' experiments (same-zone, oaza, splitzns, hhzs, znsplus), beside the papers'
     /// numbers.

@@ -437,12 +437,7 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
             .map_err(|e| CliError::Usage(format!("report: {e}")))
     };
     write(format!("reproduce-{name}.md"), md.clone())?;
-    if study == Study::SplitZns {
-        reproduce::splitzns::plots(&a.out, &results).map_err(usage)?;
-    }
-    if study == Study::Hhzs {
-        reproduce::hhzs::plots(&a.out, &results).map_err(usage)?;
-    }
+    reproduce::plots::render(&a.out, &j).map_err(usage)?;
     write(
         format!("reproduce-{name}.json"),
         serde_json::to_string_pretty(&j)?,
@@ -576,7 +571,7 @@ fn study_znsplus(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
             .map_err(|e| CliError::Usage(format!("report: {e}")))
     };
     write("reproduce-znsplus.md", md.clone())?;
-    znsplus::plots(&a.out, &results).map_err(usage)?;
+    reproduce::plots::render(&a.out, &j).map_err(usage)?;
     write("reproduce-znsplus.json", serde_json::to_string_pretty(&j)?)?;
     // A failed end-of-run check voids the study's figures, as for the other studies.
     let void: Vec<String> = results

@@ -292,16 +292,20 @@ where
 
 /// Legend rows: entries per row and row count for a figure `width` px wide.
 fn legend_grid(fig: &Figure, width: u32) -> (usize, usize) {
-    let longest = fig
-        .legend
-        .iter()
-        .map(|(t, _)| t.chars().count())
-        .max()
-        .unwrap_or(0);
+    legend_layout(fig.legend.iter().map(|(t, _)| t.as_str()), width)
+}
+
+/// Entries per row and row count of a legend of `texts` under a figure `width` px wide.
+fn legend_layout<'a>(texts: impl Iterator<Item = &'a str>, width: u32) -> (usize, usize) {
+    let (mut n, mut longest) = (0, 0);
+    for t in texts {
+        n += 1;
+        longest = longest.max(t.chars().count());
+    }
     let entry_px = 52 + longest as u32 * TICK_PX * 6 / 10;
     let per_row = ((width.saturating_sub(20)) / entry_px.max(1)).max(1) as usize;
-    let per_row = per_row.min(fig.legend.len().max(1));
-    (per_row, fig.legend.len().div_ceil(per_row))
+    let per_row = per_row.min(n.max(1));
+    (per_row, n.div_ceil(per_row))
 }
 
 /// Writes `fig` as an SVG at `path` (never through a symbolic link).
@@ -497,6 +501,394 @@ where
         }
     }
     Ok(())
+}
+
+/// What a paper gives for one bar.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PaperValue {
+    /// Its number: a black diamond at it.
+    Value(f64),
+    /// A floor ("at least"): a black triangle standing on a tick at it.
+    AtLeast(f64),
+}
+
+impl PaperValue {
+    /// The number.
+    pub fn value(self) -> f64 {
+        match self {
+            Self::Value(v) | Self::AtLeast(v) => v,
+        }
+    }
+}
+
+/// One bar: our value, the half-width of its 95% interval (two or more seeds), the paper's.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Bar {
+    /// Ours (the mean over seeds).
+    pub value: f64,
+    /// Half-width of the 95% interval, drawn as a whisker (`None` or 0: none).
+    pub ci95: Option<f64>,
+    /// The paper's value for this bar, if it gives one.
+    pub paper: Option<PaperValue>,
+}
+
+/// A horizontal reference line: the 1 of a normalisation, a bound a paper states.
+#[derive(Debug, Clone)]
+pub struct RefLine {
+    /// Where.
+    pub y: f64,
+    /// Text at its right end, if any.
+    pub label: Option<String>,
+}
+
+/// One chart of grouped bars: per group (a workload, an experiment) one bar per series.
+#[derive(Debug, Clone)]
+pub struct BarPanel {
+    /// Title (empty: none).
+    pub title: String,
+    /// Group names, under their bars.
+    pub groups: Vec<String>,
+    /// Vertical axis; its top is raised to hold every bar, whisker and paper value.
+    pub y: Axis,
+    /// `bars[group][series]`; `None`: not run.
+    pub bars: Vec<Vec<Option<Bar>>>,
+    /// Reference lines.
+    pub lines: Vec<RefLine>,
+}
+
+/// Grouped-bar panels sharing their series (one colour each), one legend below the data.
+#[derive(Debug, Clone)]
+pub struct BarFigure {
+    /// Title.
+    pub title: String,
+    /// One line under the title: what the bars, whiskers and markers are.
+    pub note: String,
+    /// Series names (the bars' parameters: schemes), in the legend.
+    pub series: Vec<String>,
+    /// Panels, row by row.
+    pub panels: Vec<BarPanel>,
+    /// Panels per row.
+    pub columns: usize,
+    /// Size of one panel, px.
+    pub panel_size: (u32, u32),
+}
+
+/// What [`draw_bars`] drew.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BarsDrawn {
+    /// Bars.
+    pub bars: usize,
+    /// Paper markers (diamonds and floors).
+    pub paper_marks: usize,
+    /// 95% interval whiskers.
+    pub whiskers: usize,
+}
+
+impl std::ops::AddAssign for BarsDrawn {
+    fn add_assign(&mut self, o: Self) {
+        self.bars += o.bars;
+        self.paper_marks += o.paper_marks;
+        self.whiskers += o.whiskers;
+    }
+}
+
+/// The legend text of a paper's value marker.
+pub const PAPER_LEGEND: &str = "paper";
+/// The legend text of a paper's floor marker.
+pub const PAPER_FLOOR_LEGEND: &str = "paper: at least";
+/// The legend text of a whisker.
+pub const INTERVAL_LEGEND: &str = "95% interval";
+
+impl BarFigure {
+    /// A panel width giving each bar about 20 px and each group room for its name.
+    pub fn width_for(groups: &[String], series: usize) -> u32 {
+        let longest = groups.iter().map(|g| g.chars().count()).max().unwrap_or(0) as u32;
+        let group_px = (series as u32 * 20 + 24).max(longest * TICK_PX * 6 / 10 + 12);
+        (130 + groups.len() as u32 * group_px).max(400)
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Glyph {
+    Swatch(usize),
+    Paper,
+    Floor,
+    Whisker,
+}
+
+/// Draws a paper marker at `c`: a black diamond (a value) or a triangle on a tick (a floor),
+/// each on a white halo so it reads over any bar.
+fn paper_mark<DB: DrawingBackend, CT: plotters::coord::CoordTranslate>(
+    area: &DrawingArea<DB, CT>,
+    c: CT::From,
+    floor: bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
+where
+    CT::From: Clone,
+{
+    let at = || EmptyElement::at(c.clone());
+    if floor {
+        area.draw(&(at() + Rectangle::new([(-10, -2), (10, 2)], WHITE.filled())))?;
+        area.draw(&(at() + Polygon::new(vec![(-8, 0), (8, 0), (0, -13)], WHITE.filled())))?;
+        area.draw(&(at() + PathElement::new(vec![(-8, 0), (8, 0)], BLACK.stroke_width(2))))?;
+        area.draw(&(at() + Polygon::new(vec![(-5, -1), (5, -1), (0, -10)], BLACK.filled())))
+    } else {
+        area.draw(&(at() + Polygon::new(vec![(0, -8), (8, 0), (0, 8), (-8, 0)], WHITE.filled())))?;
+        area.draw(&(at() + Polygon::new(vec![(0, -6), (6, 0), (0, 6), (-6, 0)], BLACK.filled())))
+    }
+}
+
+/// Writes `fig` as an SVG at `path` (never through a symbolic link); returns what it drew.
+///
+/// # Errors
+/// [`HarnessError::Config`] if it cannot be drawn or written.
+pub fn draw_bars(path: &Path, fig: &BarFigure) -> Result<BarsDrawn, HarnessError> {
+    let err =
+        |e: &dyn std::fmt::Display| HarnessError::Config(format!("plot {}: {e}", path.display()));
+    let all = || {
+        fig.panels
+            .iter()
+            .flat_map(|p| p.bars.iter().flatten().flatten())
+    };
+    let mut legend: Vec<(String, Glyph)> = fig
+        .series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.clone(), Glyph::Swatch(i)))
+        .collect();
+    if all().any(|b| matches!(b.paper, Some(PaperValue::Value(_)))) {
+        legend.push((PAPER_LEGEND.into(), Glyph::Paper));
+    }
+    if all().any(|b| matches!(b.paper, Some(PaperValue::AtLeast(_)))) {
+        legend.push((PAPER_FLOOR_LEGEND.into(), Glyph::Floor));
+    }
+    if all().any(|b| b.ci95.is_some_and(|c| c > 0.0)) {
+        legend.push((INTERVAL_LEGEND.into(), Glyph::Whisker));
+    }
+    let cols = fig.columns.clamp(1, fig.panels.len().max(1));
+    let rows = fig.panels.len().div_ceil(cols).max(1);
+    let width = fig.panel_size.0 * cols as u32;
+    let (per_row, legend_rows) = legend_layout(legend.iter().map(|(t, _)| t.as_str()), width);
+    let legend_h = if legend.is_empty() {
+        0
+    } else {
+        legend_rows as u32 * (TICK_PX + 8) + 12
+    };
+    let note = wrap(
+        &fig.note,
+        (width.saturating_sub(20) / (TICK_PX * 11 / 20)) as usize,
+    );
+    let note_h = note.len() as u32 * (TICK_PX + 3);
+    let title_h = TITLE_PX + 14 + note_h;
+    let height = title_h + fig.panel_size.1 * rows as u32 + legend_h;
+    crate::output::refuse_link(path)?;
+    let root = SVGBackend::new(path, (width, height)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let (top, rest) = root.split_vertically(title_h);
+    top.draw(&Text::new(
+        fig.title.clone(),
+        (10, 6),
+        ("sans-serif", TITLE_PX).into_font().style(FontStyle::Bold),
+    ))
+    .map_err(|e| err(&e))?;
+    for (k, line) in note.iter().enumerate() {
+        top.draw(&Text::new(
+            line.clone(),
+            (10, TITLE_PX as i32 + 8 + k as i32 * (TICK_PX as i32 + 3)),
+            ("sans-serif", TICK_PX - 1)
+                .into_font()
+                .color(&RGBColor(0x33, 0x33, 0x33)),
+        ))
+        .map_err(|e| err(&e))?;
+    }
+    let (grid, legend_area) = rest.split_vertically(fig.panel_size.1 * rows as u32);
+    let cells = grid.split_evenly((rows, cols));
+    let mut drawn = BarsDrawn::default();
+    for (p, cell) in fig.panels.iter().zip(&cells) {
+        drawn += bar_panel(cell, p, fig.series.len()).map_err(|e| err(&e))?;
+    }
+    let col_w = (width.saturating_sub(20)) / per_row.max(1) as u32;
+    for (k, (text, glyph)) in legend.iter().enumerate() {
+        let x = 14 + (k % per_row) as i32 * col_w as i32;
+        let y = 6 + (k / per_row) as i32 * (TICK_PX as i32 + 8) + TICK_PX as i32 / 2;
+        let r = match glyph {
+            Glyph::Swatch(s) => legend_area.draw(&Rectangle::new(
+                [(x + 8, y - 7), (x + 32, y + 7)],
+                color(*s).filled(),
+            )),
+            Glyph::Paper => paper_mark(&legend_area, (x + 20, y), false),
+            Glyph::Floor => paper_mark(&legend_area, (x + 20, y + 5), true),
+            Glyph::Whisker => {
+                let st = BLACK.stroke_width(2);
+                legend_area
+                    .draw(&PathElement::new(
+                        vec![(x + 20, y - 8), (x + 20, y + 8)],
+                        st,
+                    ))
+                    .and_then(|()| {
+                        legend_area.draw(&PathElement::new(
+                            vec![(x + 15, y - 8), (x + 25, y - 8)],
+                            st,
+                        ))
+                    })
+                    .and_then(|()| {
+                        legend_area.draw(&PathElement::new(
+                            vec![(x + 15, y + 8), (x + 25, y + 8)],
+                            st,
+                        ))
+                    })
+            }
+        };
+        r.map_err(|e| err(&e))?;
+        legend_area
+            .draw(&Text::new(
+                text.clone(),
+                (x + 48, y - TICK_PX as i32 / 2 - 1),
+                ("sans-serif", TICK_PX),
+            ))
+            .map_err(|e| err(&e))?;
+    }
+    root.present().map_err(|e| err(&e))?;
+    Ok(drawn)
+}
+
+/// `text` in lines of at most `chars` characters, broken at spaces.
+fn wrap(text: &str, chars: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match out.last_mut() {
+            Some(l) if l.chars().count() + 1 + word.chars().count() <= chars.max(10) => {
+                l.push(' ');
+                l.push_str(word);
+            }
+            _ => out.push(word.to_owned()),
+        }
+    }
+    out
+}
+
+/// One grouped-bar panel on `area`.
+fn bar_panel(
+    area: &DrawingArea<SVGBackend<'_>, Shift>,
+    p: &BarPanel,
+    n_series: usize,
+) -> Result<BarsDrawn, Box<dyn std::error::Error>> {
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
+    let top = p
+        .bars
+        .iter()
+        .flatten()
+        .flatten()
+        .map(|b| (b.value + b.ci95.unwrap_or(0.0)).max(b.paper.map_or(0.0, PaperValue::value)))
+        .chain(p.lines.iter().map(|l| l.y))
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max);
+    let lo = p.y.range.0;
+    let hi = p.y.range.1.max(top * 1.1).max(lo + 1e-9);
+    let n_groups = p.groups.len().max(1);
+    let mut b = ChartBuilder::on(area);
+    b.margin_top(10)
+        .margin_right(16)
+        .margin_left(6)
+        .x_label_area_size(TICK_PX + 18)
+        .y_label_area_size(LABEL_PX + TICK_PX * 4 + 18);
+    if !p.title.is_empty() {
+        b.caption(&p.title, ("sans-serif", LABEL_PX));
+    }
+    let mut chart = b.build_cartesian_2d(0.0..n_groups as f64, lo..hi)?;
+    let yu = p.y.unit;
+    let yf = move |v: &f64| yu.format(*v);
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(0)
+        .y_desc(p.y.label.as_str())
+        .y_label_formatter(&yf)
+        .y_labels(6)
+        .label_style(("sans-serif", TICK_PX))
+        .axis_desc_style(("sans-serif", LABEL_PX))
+        .light_line_style(RGBColor(0xf2, 0xf2, 0xf2))
+        .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
+        .draw()?;
+    let base = area.get_base_pixel();
+    for (i, g) in p.groups.iter().enumerate() {
+        let (px, py) = chart.backend_coord(&(i as f64 + 0.5, lo));
+        area.draw(&Text::new(
+            g.clone(),
+            (px - base.0, py - base.1 + 5),
+            ("sans-serif", TICK_PX)
+                .into_font()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Center, VPos::Top)),
+        ))?;
+    }
+    for l in &p.lines {
+        chart.draw_series(DashedLineSeries::new(
+            vec![(0.0, l.y), (n_groups as f64, l.y)],
+            5,
+            4,
+            RGBColor(0x66, 0x66, 0x66).stroke_width(1),
+        ))?;
+        if let Some(t) = &l.label {
+            let (px, py) = chart.backend_coord(&(n_groups as f64, l.y));
+            area.draw(&Text::new(
+                t.clone(),
+                (px - base.0 - 4, py - base.1 - 3),
+                ("sans-serif", TICK_PX - 2)
+                    .into_font()
+                    .color(&RGBColor(0x44, 0x44, 0x44))
+                    .pos(Pos::new(HPos::Right, VPos::Bottom)),
+            ))?;
+        }
+    }
+    let n = n_series.max(1) as f64;
+    let w = 0.8 / n;
+    let mut drawn = BarsDrawn::default();
+    let mut marks = Vec::new();
+    for (i, row) in p.bars.iter().enumerate() {
+        for (j, bar) in row.iter().enumerate() {
+            let Some(bar) = bar else { continue };
+            if !bar.value.is_finite() {
+                continue;
+            }
+            let x0 = i as f64 + 0.1 + w * j as f64;
+            let xc = x0 + w / 2.0;
+            let v = bar.value.clamp(lo, hi);
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(x0, lo), (x0 + w, v)],
+                color(j).filled(),
+            )))?;
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(x0, lo), (x0 + w, v)],
+                WHITE.stroke_width(1),
+            )))?;
+            drawn.bars += 1;
+            if let Some(c) = bar.ci95.filter(|c| *c > 0.0 && c.is_finite()) {
+                let (a, z) = ((bar.value - c).max(lo), (bar.value + c).min(hi));
+                let cap = w * 0.22;
+                let st = BLACK.stroke_width(1);
+                chart.draw_series([
+                    PathElement::new(vec![(xc, a), (xc, z)], st),
+                    PathElement::new(vec![(xc - cap, a), (xc + cap, a)], st),
+                    PathElement::new(vec![(xc - cap, z), (xc + cap, z)], st),
+                ])?;
+                drawn.whiskers += 1;
+            }
+            if let Some(pv) = bar.paper.filter(|pv| pv.value().is_finite()) {
+                marks.push((xc, pv));
+            }
+        }
+    }
+    // Paper markers last, over every bar and whisker.
+    for (xc, pv) in marks {
+        paper_mark(
+            chart.plotting_area(),
+            (xc, pv.value().clamp(lo, hi)),
+            matches!(pv, PaperValue::AtLeast(_)),
+        )?;
+        drawn.paper_marks += 1;
+    }
+    Ok(drawn)
 }
 
 #[cfg(test)]

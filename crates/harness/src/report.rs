@@ -400,12 +400,38 @@ fn time_figure(title: &str, (y_label, unit): (&str, Unit), runs: &[Run], f: Extr
         legend.push(("start of a benchmark phase".into(), None));
     }
     let all = || lines.iter().flat_map(|l| l.points.iter());
+    let x = Axis::linear("virtual time", Unit::Seconds, max_of(all(), false));
+    let y = Axis::linear(y_label, unit, max_of(all(), true));
+    if runs.len() >= CROWDED {
+        // Small multiples: one panel per configuration, every panel on the same scales.
+        let panels = runs
+            .iter()
+            .zip(lines)
+            .map(|(r, l)| Panel {
+                title: r.scenario.name.clone(),
+                x: x.clone(),
+                y: y.clone(),
+                lines: vec![l],
+                marks: phase_marks(std::slice::from_ref(r))
+                    .into_iter()
+                    .map(|m| Mark { style: 6, ..m })
+                    .collect(),
+            })
+            .collect();
+        return Figure {
+            title: format!("{title} (one panel per configuration, one scale)"),
+            panels,
+            columns: 2,
+            panel_size: SMALL,
+            legend,
+        };
+    }
     Figure {
         title: title.into(),
         panels: vec![Panel {
             title: String::new(),
-            x: Axis::linear("virtual time", Unit::Seconds, max_of(all(), false)),
-            y: Axis::linear(y_label, unit, max_of(all(), true)),
+            x,
+            y,
             lines,
             marks,
         }],
@@ -414,6 +440,9 @@ fn time_figure(title: &str, (y_label, unit): (&str, Unit), runs: &[Run], f: Extr
         legend,
     }
 }
+
+/// Series in one plot from which a time series is drawn as small multiples instead.
+const CROWDED: usize = 6;
 
 /// CDF of SST lifetimes (all levels) per configuration, on a log time axis.
 fn lifetime_figure(runs: &[Run]) -> Figure {
@@ -880,10 +909,13 @@ fn esc(s: &str) -> String {
 }
 
 /// The HTML report: readable from a phone's width to 1400 px and wider (the table scrolls
-/// sideways in its own box, figures shrink to the page), each table and figure captioned.
+/// sideways in its own box, figures shrink to the page), each table and figure captioned. The
+/// table's caption is a `<figcaption>` above its scrolling box, so it wraps at the window's
+/// width instead of the table's; cells wrap (a value above its ratio) before the table
+/// scrolls, so the default comparison's 13 columns fit at 1400 px. `tests/browser/check_report.py` checks it in Chromium.
 fn html(title: &str, md_table: &str, runs: &[Run], failed: &[String]) -> String {
     let mut h = format!(
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{t}</title>\n<style>\nbody{{font-family:sans-serif;max-width:1400px;margin:0 auto;padding:1em;line-height:1.4}}\n.scroll{{overflow-x:auto;-webkit-overflow-scrolling:touch;max-width:100%}}\ntable{{border-collapse:collapse;font-size:0.9em}}\ncaption{{caption-side:top;text-align:left;padding:0 0 0.4em;color:#444}}\ntd,th{{border:1px solid #ccc;padding:4px 8px;text-align:right;white-space:nowrap}}\ntd:first-child,th:first-child{{text-align:left;position:sticky;left:0;background:#fff}}\nfigure{{margin:1.5em 0}}\nfigure img{{max-width:100%;height:auto;display:block}}\nfigcaption{{color:#444;margin-top:0.4em}}\n</style></head><body>\n<h1>{t}</h1>\n<div class=\"scroll\">\n<table>\n<caption>Table 1. {c}</caption>\n",
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{t}</title>\n<style>\nbody{{font-family:sans-serif;max-width:1400px;margin:0 auto;padding:1em;line-height:1.4;overflow-wrap:break-word}}\n.scroll{{overflow-x:auto;-webkit-overflow-scrolling:touch;max-width:100%}}\ntable{{border-collapse:collapse;font-size:0.9em}}\ntd,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}\nth{{vertical-align:bottom}}\ntd:first-child,th:first-child{{text-align:left;position:sticky;left:0;background:#fff;min-width:6em}}\nfigure{{margin:1.5em 0}}\nfigure img{{max-width:100%;height:auto;display:block}}\nfigcaption{{color:#444;margin-top:0.4em}}\nfigure.table figcaption{{margin:0 0 0.4em}}\n</style></head><body>\n<h1>{t}</h1>\n<figure class=\"table\"><figcaption id=\"table-1\">Table 1. {c}</figcaption>\n<div class=\"scroll\">\n<table aria-labelledby=\"table-1\">\n",
         t = esc(title),
         c = esc(TABLE_CAPTION)
     );
@@ -899,7 +931,7 @@ fn html(title: &str, md_table: &str, runs: &[Run], failed: &[String]) -> String 
         }
         h.push_str("</tr>\n");
     }
-    h.push_str("</table>\n</div>\n<h2>Plots</h2>\n");
+    h.push_str("</table>\n</div>\n</figure>\n<h2>Plots</h2>\n");
     for (k, (name, caption)) in PLOTS.iter().zip(CAPTIONS).enumerate() {
         let _ = writeln!(
             h,

@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::Figures;
 use crate::db_bench::HarnessError;
+use crate::scenario::Scenario;
 
 /// The folder under a report directory that holds the cells.
 pub const FOLDER: &str = "cells";
@@ -56,6 +58,16 @@ impl CellCache {
     /// The folder.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The same folder, its cells loaded whatever `--resume` says (for the cells this run
+    /// had run elsewhere, on Ray).
+    #[must_use]
+    pub fn reusing(&self) -> Self {
+        Self {
+            dir: self.dir.clone(),
+            reuse: true,
+        }
     }
 
     fn path(&self, stem: &str) -> PathBuf {
@@ -112,6 +124,37 @@ impl CellCache {
         crate::output::write(&tmp, text)?;
         std::fs::rename(&tmp, &path).map_err(|e| io(&e))
     }
+}
+
+/// Runs a scenario study's cell (`zonedb reproduce` on Ray: each task runs one) and returns
+/// the text of its stored cell (`cells/<stem>.json`) for `key`: the figures under the names
+/// the study uses (`measured`: the measured phases' alone, as splitzns and hhzs count them),
+/// or why the run failed (`<scenario name>: <error>`).
+///
+/// # Errors
+/// The run's [`HarnessError::Invariant`] (a failed end-of-run check voids the study and is
+/// never stored), or a serialization failure.
+pub fn run_cell(scenario: &Scenario, key: &str, measured: bool) -> Result<String, HarnessError> {
+    let (figures, error, sim_ops) = match crate::experiment::run(scenario) {
+        Ok(r) => (
+            Some(if measured {
+                Figures::with_measured(&r)
+            } else {
+                Figures::of(&r)
+            }),
+            None,
+            r.benchmarks.iter().map(|b| b.ops).sum(),
+        ),
+        Err(e @ HarnessError::Invariant(_)) => return Err(e),
+        Err(e) => (None, Some(format!("{}: {e}", scenario.name)), 0),
+    };
+    serde_json::to_string_pretty(&Stored {
+        key: key.to_owned(),
+        figures,
+        error,
+        sim_ops,
+    })
+    .map_err(|e| HarnessError::Config(format!("study cell: {e}")))
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 
 use super::figures::{HybridFigures, HybridPhase, SstReadSkew};
 use super::seeds::{BySeed, summaries};
-use super::splitzns::{bars, ycsb_mix};
+use super::splitzns::ycsb_mix;
 use super::{Cell, CellResult, Form, ReproScale};
 use crate::db_bench::HarnessError;
 use crate::scenario::Scenario;
@@ -917,51 +917,6 @@ pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
         }
     }
     md
-}
-
-/// The study's plots in `dir`: Exp#1 and Exp#2 throughput normalized to B3. Returns the files
-/// written.
-///
-/// # Errors
-/// [`HarnessError::Config`] when a plot cannot be drawn or written.
-pub fn plots(dir: &std::path::Path, results: &[CellResult]) -> Result<Vec<String>, HarnessError> {
-    let mut out = Vec::new();
-    for (group, title, file) in [
-        (
-            "exp1",
-            "Exp#1: throughput normalized to B3 (figure 5a)",
-            "reproduce-hhzs-exp1.svg",
-        ),
-        (
-            "exp2",
-            "Exp#2: throughput normalized to B3 (figure 6)",
-            "reproduce-hhzs-exp2.svg",
-        ),
-        (
-            "exp3",
-            "Exp#3: throughput normalized to B3 by skew (figure 7)",
-            "reproduce-hhzs-exp3.svg",
-        ),
-        (
-            "exp4",
-            "Exp#4: throughput normalized to B3 by read share (figure 8)",
-            "reproduce-hhzs-exp4.svg",
-        ),
-    ] {
-        let (schemes, workloads) = matrix(results, group);
-        if schemes.is_empty() {
-            continue;
-        }
-        let groups: Vec<&str> = std::iter::once("load")
-            .chain(workloads.iter().map(String::as_str))
-            .collect();
-        let series: Vec<&str> = schemes.iter().map(String::as_str).collect();
-        bars(&dir.join(file), title, "x B3", &groups, &series, &|s, w| {
-            gain(results, group, s, "B3", w)
-        })?;
-        out.push(file.to_owned());
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -28,6 +28,7 @@ pub mod fairness;
 pub mod figures;
 pub mod forms;
 pub mod hhzs;
+pub mod plots;
 pub mod report;
 pub mod seeds;
 pub mod splitzns;
@@ -167,13 +168,18 @@ impl Cell {
     pub fn stem(&self, study: &str) -> String {
         let c = self.coordinates();
         let rest = c.strip_prefix(self.group).unwrap_or(&c).trim_start();
-        format!(
+        file_stem(&format!(
             "{study}-{}-{}-{}",
             self.group,
             self.scheme,
             rest.replace(' ', "-")
-        )
-        .chars()
+        ))
+    }
+}
+
+/// `name` as a file stem: anything but ASCII letters, digits, `.` and `-` as `_`.
+pub(crate) fn file_stem(name: &str) -> String {
+    name.chars()
         .map(|ch| {
             if ch.is_ascii_alphanumeric() || ch == '.' || ch == '-' {
                 ch
@@ -182,7 +188,6 @@ impl Cell {
             }
         })
         .collect()
-    }
 }
 
 /// What of a study to run.

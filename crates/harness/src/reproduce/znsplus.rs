@@ -38,7 +38,6 @@ use zonedb_fs::{FsOptions, FsStats, ZoneCopy};
 use super::ReproScale;
 use super::cache::CellCache;
 use super::seeds::{BySeed, summaries};
-use super::splitzns::bars;
 use crate::db_bench::HarnessError;
 use crate::fill_delete::{self, FillDeleteOptions};
 use crate::scenario::Scenario;
@@ -529,19 +528,10 @@ impl ZnsPlusCell {
     /// The cell's file name in a report's `cells/` folder (`znsplus-<scheme>-<experiment>-seed<N>`,
     /// characters other than letters, digits, `.` and `-` as `_`).
     pub fn stem(&self) -> String {
-        format!(
+        super::file_stem(&format!(
             "znsplus-{}-{}-seed{}",
             self.scheme, self.experiment, self.seed
-        )
-        .chars()
-        .map(|ch| {
-            if ch.is_ascii_alphanumeric() || ch == '.' || ch == '-' {
-                ch
-            } else {
-                '_'
-            }
-        })
-        .collect()
+        ))
     }
 }
 
@@ -607,10 +597,7 @@ pub fn run_cells(
     std::thread::scope(|sc| {
         for _ in 0..jobs.max(1).min(pending.len().max(1)) {
             sc.spawn(|| {
-                loop {
-                    let Some(&i) = pending.get(next.fetch_add(1, Ordering::SeqCst)) else {
-                        break;
-                    };
+                while let Some(&i) = pending.get(next.fetch_add(1, Ordering::SeqCst)) {
                     let c = representative[i];
                     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         run_cell(c).map_err(|e| {
@@ -1277,54 +1264,6 @@ pub fn markdown(scale: ReproScale, results: &[ZnsPlusResult]) -> String {
         }
     }
     md
-}
-
-/// The study's plots in `dir`: throughput over ZNS per experiment and scheme, and the copyback
-/// share by chip count. Returns the files written.
-///
-/// # Errors
-/// [`HarnessError::Config`] when a plot cannot be drawn or written.
-pub fn plots(
-    dir: &std::path::Path,
-    results: &[ZnsPlusResult],
-) -> Result<Vec<String>, HarnessError> {
-    let mut out = Vec::new();
-    let run = experiments_run(results);
-    if !run.is_empty() {
-        let f = "reproduce-znsplus-throughput.svg";
-        bars(
-            &dir.join(f),
-            "Throughput normalized to ZNS (host copy)",
-            "x ZNS",
-            &run,
-            &SCHEMES,
-            &|s, e| vs_zns(results, s, e, "ops_per_s"),
-        )?;
-        out.push(f.to_owned());
-    }
-    let chips: Vec<String> = CHIPS
-        .iter()
-        .map(|c| format!("chips-{c}"))
-        .filter(|e| results.iter().any(|r| &r.experiment == e))
-        .collect();
-    if !chips.is_empty() {
-        let f = "reproduce-znsplus-copyback.svg";
-        let groups: Vec<&str> = chips.iter().map(String::as_str).collect();
-        bars(
-            &dir.join(f),
-            "Copyback share of copied pages by chip count (fill and delete at 80%)",
-            "% copyback",
-            &groups,
-            &SCHEMES[1..],
-            &|s, e| {
-                let c = figure(results, s, e, "izc_copyback_pages")?;
-                let r = figure(results, s, e, "read_program_pages")?;
-                (c + r > 0.0).then(|| 100.0 * c / (c + r))
-            },
-        )?;
-        out.push(f.to_owned());
-    }
-    Ok(out)
 }
 
 #[cfg(test)]
