@@ -96,3 +96,33 @@ pub fn reproduce<I: IntoIterator<Item = String>>(args: I) -> Result<StudyOutput,
         .map_err(|e| CliError::Usage(e.to_string()))?;
     study(&cmd.args)
 }
+
+/// Runs one cell that `zonedb reproduce --ray` wrote (the text of `cells/pending/<stem>.json`:
+/// `stem`, `key`, `scenario`, `measured`) and returns the text of the stored cell
+/// (`cells/<stem>.json`) that a local run would have written. A Ray task of the Python
+/// package runs this.
+///
+/// # Errors
+/// [`CliError::Usage`] for a job that does not read; [`CliError::Failed`] when the run failed
+/// its invariant checks (such a run voids the study and is never stored).
+pub fn study_cell(job: &str) -> Result<String, CliError> {
+    let bad = |e: String| CliError::Usage(format!("study cell: {e}"));
+    let j: serde_json::Value = serde_json::from_str(job).map_err(|e| bad(e.to_string()))?;
+    let field = |k: &str| j[k].as_str().ok_or_else(|| bad(format!("no string `{k}`")));
+    let scenario = Scenario::configurations(field("scenario")?)
+        .map_err(|e| bad(e.to_string()))?
+        .into_iter()
+        .next()
+        .ok_or_else(|| bad("an empty scenario".into()))?;
+    let measured = j["measured"]
+        .as_bool()
+        .ok_or_else(|| bad("no boolean `measured`".into()))?;
+    zonedb_harness::reproduce::cache::run_cell(&scenario, field("key")?, measured).map_err(|e| {
+        match e {
+            zonedb_harness::db_bench::HarnessError::Invariant(_) => {
+                CliError::Failed(format!("{}: {e}", scenario.name))
+            }
+            e => CliError::Usage(e.to_string()),
+        }
+    })
+}

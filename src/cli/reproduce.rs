@@ -132,6 +132,12 @@ pub struct ReproduceArgs {
     /// is missing, and prints the JSON a whole run prints. Without it every cell runs.
     #[arg(long)]
     resume: bool,
+    /// Run the cells as Ray tasks on this cluster (`127.0.0.1:6379`, `ray://host:10001` or
+    /// `auto`) through the Python package (`python3 -m zonedb cells`; `ZONEDB_PYTHON` names
+    /// another interpreter), one task per distinct simulation, each stored in `--out`'s
+    /// `cells/` as it ends (so `--resume` picks up after a stop). Not for znsplus.
+    #[arg(long, value_name = "ADDRESS")]
+    ray: Option<String>,
     #[command(flatten)]
     run: RunFlags,
 }
@@ -188,13 +194,14 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
             if a.engine_options.is_empty()
                 && a.device_options.is_empty()
                 && a.fs_options.is_empty()
-                && a.emit_scenarios.is_none() =>
+                && a.emit_scenarios.is_none()
+                && a.ray.is_none() =>
         {
             return study_znsplus(a);
         }
         StudyArg::Znsplus => {
             return Err(CliError::Usage(
-                "--engine-option, --device-option, --fs-option, --emit-scenarios: the znsplus study takes none"
+                "--engine-option, --device-option, --fs-option, --emit-scenarios, --ray: the znsplus study takes none"
                     .into(),
             ));
         }
@@ -328,6 +335,25 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
             cache.dir().display()
         );
     }
+    if let Some(address) = &a.ray {
+        let measured = matches!(study, Study::SplitZns | Study::Hhzs);
+        let cells_on_ray: Vec<(String, String, Scenario)> = pending
+            .iter()
+            .map(|&u| (stems[u].clone(), keys[u].clone(), unique[u].clone()))
+            .collect();
+        on_ray(&cache, address, measured, &cells_on_ray)?;
+        let ran = cache.reusing();
+        for &u in &pending {
+            loaded[u] = Some(
+                ran.load(&stems[u], &keys[u])
+                    .unwrap_or_else(|| (Err(format!("{}: not run on Ray", unique[u].name)), 0)),
+            );
+        }
+    }
+    let pending: Vec<usize> = pending
+        .into_iter()
+        .filter(|&u| loaded[u].is_none())
+        .collect();
     let to_run: Vec<Scenario> = pending.iter().map(|&u| unique[u].clone()).collect();
     let outcomes = run_all_counted(
         &to_run,
@@ -630,6 +656,61 @@ fn parse_options(flag: &str, args: &[String]) -> Result<toml::Table, CliError> {
 fn check_device(s: &Scenario) -> Result<(), String> {
     let spec = zonedb_harness::experiment::device_spec_of(s).map_err(|e| e.to_string())?;
     spec.profile_name().map(drop).map_err(|e| e.to_string())
+}
+
+/// `--ray ADDRESS`: each cell in `cells` (stem, key, scenario) written to
+/// `cells/pending/<stem>.json`, then the Python package runs them as Ray tasks
+/// (`python3 -m zonedb cells DIR --ray ADDRESS`), storing each as `cells/<stem>.json`.
+///
+/// # Errors
+/// [`CliError::Usage`] when the files cannot be written or Python cannot be started;
+/// [`CliError::Failed`] when the Python side fails (a run that failed its invariant checks
+/// among them).
+fn on_ray(
+    cache: &CellCache,
+    address: &str,
+    measured: bool,
+    cells: &[(String, String, Scenario)],
+) -> Result<(), CliError> {
+    if cells.is_empty() {
+        return Ok(());
+    }
+    let pending = cache.dir().join("pending");
+    std::fs::create_dir_all(&pending)
+        .map_err(|e| CliError::Usage(format!("--ray: {}: {e}", pending.display())))?;
+    for (stem, key, scenario) in cells {
+        let text = toml::to_string(scenario)
+            .map_err(|e| CliError::Usage(format!("scenario '{}': {e}", scenario.name)))?;
+        let job = serde_json::json!({
+            "stem": stem,
+            "key": key,
+            "scenario": text,
+            "measured": measured,
+        });
+        zonedb_harness::output::write(
+            &pending.join(format!("{stem}.json")),
+            serde_json::to_string_pretty(&job)?,
+        )?;
+    }
+    let python = std::env::var("ZONEDB_PYTHON").unwrap_or_else(|_| "python3".into());
+    let status = std::process::Command::new(&python)
+        .args(["-m", "zonedb", "cells"])
+        .arg(cache.dir())
+        .args(["--ray", address])
+        .status()
+        .map_err(|e| {
+            CliError::Usage(format!(
+                "--ray needs the Python package (pip install the wheel: see the README) and {python}: {e}"
+            ))
+        })?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(CliError::Failed(format!(
+            "--ray: `{python} -m zonedb cells` failed ({status}); the cells stored in {} stay (run again with --resume)",
+            cache.dir().display()
+        )))
+    }
 }
 
 /// `--emit-scenarios DIR`: each cell's scenario written as `DIR/<study>-<group>-<scheme>-<workload>-seed<N>.toml`

@@ -241,6 +241,14 @@ pub fn reproduce(py: Python<'_>, args: Vec<String>) -> PyResult<(String, String,
     ))
 }
 
+/// Runs one cell of `zonedb reproduce --ray` (the text of its `cells/pending/<stem>.json`)
+/// and returns the text of its stored cell (`cells/<stem>.json`); raises when the run failed
+/// its invariant checks.
+#[pyfunction]
+pub fn study_cell(py: Python<'_>, job: &str) -> PyResult<String> {
+    py.detach(|| lab::study_cell(job)).map_err(errors::cli)
+}
+
 /// A JSON object (text) as TOML text: how a Python dict becomes a scenario or sweep file.
 #[pyfunction]
 pub fn toml_of_json(json: &str) -> PyResult<String> {

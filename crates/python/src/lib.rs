@@ -22,6 +22,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(store::after_fork, m)?)?;
     m.add_function(wrap_pyfunction!(lab::run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(lab::reproduce, m)?)?;
+    m.add_function(wrap_pyfunction!(lab::study_cell, m)?)?;
     m.add_function(wrap_pyfunction!(lab::toml_of_json, m)?)?;
     m.add_function(wrap_pyfunction!(lab::result_columns, m)?)?;
     m.add_function(wrap_pyfunction!(lab::cli_main, m)?)?;

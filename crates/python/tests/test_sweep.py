@@ -174,3 +174,39 @@ def test_the_cli_sweep_with_ray_runs_through_the_python_package(cli_sweep, ray_h
     )
     assert p.returncode == 0, p.stderr
     assert results(out) == results(cli_out)
+
+
+def test_a_study_on_ray_equals_the_local_run_and_resumes(ray_head, zonedb_bin, tmp_path):
+    """``zonedb reproduce NAME --ray ADDRESS``: each cell a Ray task through this package,
+    stored in ``cells/``; the JSON is the local run's outside ``"host"``, and a cell taken
+    away runs again on ``--resume``."""
+    address, _ = ray_head
+    study = ["reproduce", "same-zone", "--scale", "tiny", "--claims", "--workloads",
+             "fillrandom", "--json"]
+    env = dict(os.environ, ZONEDB_PYTHON=sys.executable)
+
+    def run(out, *extra):
+        p = subprocess.run([zonedb_bin, *study, "--out", str(out), *extra],
+                           capture_output=True, text=True, timeout=600, env=env)
+        assert p.returncode == 0, p.stderr
+
+        def strip(v):
+            if isinstance(v, dict):
+                return {k: strip(x) for k, x in v.items() if k != "host"}
+            if isinstance(v, list):
+                return [strip(x) for x in v]
+            return v
+
+        return strip(json.loads(p.stdout))
+
+    local = run(tmp_path / "local")
+    on_ray = run(tmp_path / "ray", "--ray", address)
+    assert on_ray == local
+    cells = tmp_path / "ray" / "cells"
+    stored = sorted(p.name for p in cells.glob("*.json"))
+    assert stored == ["same-zone-scheme-A-CAZA-fillrandom-seed1.json",
+                      "same-zone-scheme-Baseline-fillrandom-seed1.json"]
+    assert not list((cells / "pending").glob("*.json"))
+    (cells / stored[0]).unlink()
+    assert run(tmp_path / "ray", "--ray", address, "--resume") == local
+    assert (cells / stored[0]).exists()

@@ -1,5 +1,6 @@
 """``python -m zonedb sweep SWEEP.toml [--ray ADDRESS] [--out DIR] [--jobs N] [--json]``:
-what ``zonedb sweep --ray`` runs."""
+what ``zonedb sweep --ray`` runs; ``python -m zonedb cells DIR --ray ADDRESS``: what
+``zonedb reproduce NAME --ray ADDRESS`` runs (the study's pending cells in ``DIR``)."""
 
 import argparse
 import json
@@ -23,7 +24,18 @@ def main(argv=None):
     s.add_argument("--json", action="store_true")
     s.add_argument("--elide-values", type=_bool, default=True)
     s.add_argument("--parallel-compute", type=_bool, default=True)
+    c = sub.add_parser("cells", help="run a study's pending cells on Ray")
+    c.add_argument("dir", help="the study's cells folder (REPORT/cells)")
+    c.add_argument("--ray", required=True, help="Ray address (127.0.0.1:6379, ray://..., auto)")
+    c.add_argument("--max-retries", type=int, default=3)
     a = p.parse_args(argv)
+    if a.command == "cells":
+        from ._cells import run_on_ray
+
+        failed = run_on_ray(a.dir, a.ray, max_retries=a.max_retries)
+        for stem, why in failed:
+            print(f"cell {stem}: {why}", file=sys.stderr)
+        return 1 if failed else 0
     r = sweep(
         a.sweep,
         out=a.out,
