@@ -1,11 +1,23 @@
 //! fjall as a peer store (feature `fjall`): the same db_bench workloads through [`KvStore`],
 //! on one keyspace of a fjall database in a directory. Batches become fjall batches; reads
-//! and iterators use fjall's own. Durability as db_bench's default (`sync=false`): the journal
-//! is written per batch and persisted when the database closes.
+//! and iterators use fjall's own.
+//!
+//! Durability, the contract of the other stores (ZoneDB's `manual_wal_flush = false`,
+//! RocksDB's `sync = false`, `manual_wal_flush = false`): every acknowledged write is in the
+//! operating system, so it outlives a crash of the process, and is not fsynced. fjall's
+//! journal writer buffers in user space (a `BufWriter` of 8 KiB); with
+//! `manual_journal_persist = false`, fjall 3's default, which this peer sets explicitly on the
+//! database and the keyspace, every `insert` and every batch from `Database::batch` ends with
+//! `persist(PersistMode::Buffer)`, which writes that buffer to the file (`write(2)`) before the
+//! write returns. The journal is fsynced when the database closes ([`FjallStore::persist`]).
+//!
+//! Compression: none, as the other stores run (fjall's default compresses data blocks with
+//! LZ4 from level 2 on).
 
 use std::path::Path;
 
-use fjall::{Database, Keyspace, KeyspaceCreateOptions};
+use fjall::config::CompressionPolicy;
+use fjall::{CompressionType, Database, Keyspace, KeyspaceCreateOptions};
 use zonedb_lsm::batch::WriteBatch;
 use zonedb_lsm::key::ValueType;
 
@@ -30,17 +42,24 @@ impl std::fmt::Debug for FjallStore {
 }
 
 impl FjallStore {
-    /// Opens (or creates) the database in `dir`, with a block cache of `cache_bytes`.
+    /// Opens (or creates) the database in `dir`, with a block cache of `cache_bytes`, no
+    /// compression, and each write handed to the OS before it returns (see the module's
+    /// documentation).
     ///
     /// # Errors
     /// fjall's error, as [`HarnessError::Config`].
     pub fn open(dir: &Path, cache_bytes: u64) -> Result<Self, HarnessError> {
         let db = Database::builder(dir)
             .cache_size(cache_bytes)
+            .manual_journal_persist(false)
             .open()
             .map_err(err)?;
         let ks = db
-            .keyspace("default", KeyspaceCreateOptions::default)
+            .keyspace("default", || {
+                KeyspaceCreateOptions::default()
+                    .manual_journal_persist(false)
+                    .data_block_compression_policy(CompressionPolicy::all(CompressionType::None))
+            })
             .map_err(err)?;
         Ok(Self { db, ks })
     }

@@ -286,16 +286,26 @@ fn rate(x: &Point, p: Option<&Point>) -> f64 {
     })
 }
 
+/// `series-N.csv`: the columns and units of the Python package's `RunResult.series`
+/// (`t_s` in seconds of virtual time, `ops_per_s` since the previous sample, bytes per level
+/// `;`-joined), the phase last: the benchmark begun at or before the sample (empty before
+/// the first).
 fn csv(r: &Run) -> String {
     let mut s = String::from(
-        "t_s,ops,ops_per_s,user_bytes,device_bytes,gc_copied_bytes,free_bytes,stall_ns,level_bytes\n",
+        "t_s,ops,ops_per_s,user_bytes,device_bytes,gc_copied_bytes,free_bytes,stall_ns,level_bytes,phase\n",
     );
     let mut prev: Option<&Point> = None;
     for x in &r.series {
         let levels: Vec<String> = x.level_bytes.iter().map(u64::to_string).collect();
+        let phase = r
+            .phases
+            .iter()
+            .rev()
+            .find(|p| p.start_ns <= x.t_ns)
+            .map_or("", |p| p.name.as_str());
         let _ = writeln!(
             s,
-            "{:.3},{},{:.0},{},{},{},{},{},{}",
+            "{:.3},{},{:.0},{},{},{},{},{},{},{phase}",
             x.t_ns as f64 / 1e9,
             x.ops,
             rate(x, prev),
