@@ -36,7 +36,8 @@ fn exit_quietly_on_broken_pipe() {
 
 fn main() -> ExitCode {
     exit_quietly_on_broken_pipe();
-    let args = cli::Cli::parse();
+    // Either spelling of a flag (`--emit_scenarios`, `--write-buffer-size`) is accepted.
+    let args = cli::Cli::parse_from(cli::flag_style::normalize(std::env::args_os().collect()));
     match cli::run(args) {
         Ok(code) => code,
         Err(e @ cli::CliError::Failed(_)) => {

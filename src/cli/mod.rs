@@ -5,6 +5,7 @@ mod claims;
 pub mod compare;
 mod device;
 mod device_compare;
+pub mod flag_style;
 mod fs;
 pub mod reproduce;
 pub mod run_flags;

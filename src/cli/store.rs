@@ -137,28 +137,40 @@ pub struct EngineArgs {
     /// Engine options from a TOML file (RocksDB names); the flags below override it.
     #[arg(long)]
     options_file: Option<PathBuf>,
+    /// Memtable size in bytes before it is flushed (default 64 MiB).
     #[arg(long)]
     write_buffer_size: Option<u64>,
+    /// Memtables in memory at most, the active one included; writes stall at the limit
+    /// (default 2).
     #[arg(long)]
     max_write_buffer_number: Option<u32>,
+    /// Compaction output SST size in bytes (default 64 MiB).
     #[arg(long)]
     target_file_size_base: Option<u64>,
     /// Compaction outputs never pass the target file size, footer included (RocksDB's rule,
     /// the default false, ends them a little past it)
     #[arg(long, value_parser = flag_bool, num_args = 0..=1, default_missing_value = "true")]
     target_file_size_hard_cap: Option<bool>,
+    /// Target size of level 1 in bytes (default 256 MiB).
     #[arg(long)]
     max_bytes_for_level_base: Option<u64>,
+    /// Each level's target size over the previous level's (default 10).
     #[arg(long)]
     max_bytes_for_level_multiplier: Option<f64>,
+    /// Level targets derived from the last level's size, as RocksDB's option (default true;
+    /// false: static targets from `max_bytes_for_level_base`).
     #[arg(long, value_parser = flag_bool)]
     level_compaction_dynamic_level_bytes: Option<bool>,
+    /// L0 files that start an L0 compaction (default 4).
     #[arg(long)]
     level0_file_num_compaction_trigger: Option<u32>,
+    /// L0 files at which writes are slowed (default 20).
     #[arg(long)]
     level0_slowdown_writes_trigger: Option<u32>,
+    /// L0 files at which writes stop until compaction catches up (default 36).
     #[arg(long)]
     level0_stop_writes_trigger: Option<u32>,
+    /// Flushes and compactions run at once (default 2).
     #[arg(long)]
     max_background_jobs: Option<u32>,
     /// 0-4 or kByCompensatedSize, kOldestLargestSeqFirst, kOldestSmallestSeqFirst,
@@ -184,6 +196,7 @@ pub struct EngineArgs {
     /// acc-artifact: the code's ZACA only from this start level on (2).
     #[arg(long)]
     max_compaction_start_level: Option<u32>,
+    /// SST data block size in bytes, before compression (default 4 KiB).
     #[arg(long)]
     block_size: Option<u64>,
     /// Bloom bits per key (-1 = engine default 10, 0 = none, at most 64).

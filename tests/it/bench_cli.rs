@@ -283,3 +283,27 @@ fn help_lists_every_registered_placement_cleaner_and_scheme() {
         }
     }
 }
+
+#[test]
+fn every_flag_of_bench_ycsb_and_reproduce_has_help_text() {
+    for cmd in ["bench", "ycsb", "reproduce", "compare", "run", "sweep"] {
+        let o = zonedb(&[cmd, "--help"]);
+        assert!(o.status.success());
+        let help = String::from_utf8(o.stdout).unwrap();
+        let lines: Vec<&str> = help.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let flag = line.trim_start();
+            if !(flag.starts_with("--") || flag.starts_with("-h")) || !line.starts_with("  ") {
+                continue;
+            }
+            // The long help puts each flag's text on the lines below it, indented deeper.
+            let next = lines.get(i + 1).copied().unwrap_or("");
+            let indent = |l: &str| l.len() - l.trim_start().len();
+            assert!(
+                !next.trim().is_empty() && indent(next) > indent(line),
+                "{cmd} --help: `{}` has no help text",
+                flag
+            );
+        }
+    }
+}

@@ -201,6 +201,7 @@ pub fn result_columns() -> (Vec<&'static str>, Vec<&'static str>) {
 #[pyfunction]
 pub fn cli_main(py: Python<'_>, argv: Vec<String>) -> i32 {
     use clap::Parser;
+    let argv = zonedb::cli::flag_style::normalize(argv.into_iter().map(Into::into).collect());
     let cli = match zonedb::cli::Cli::try_parse_from(argv) {
         Ok(c) => c,
         Err(e) => {
