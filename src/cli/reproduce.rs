@@ -316,13 +316,9 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
         .collect::<Result<_, _>>()?;
     apply(&a.run, &mut unique);
     let cache = CellCache::new(&a.out, a.resume);
-    let figures_of = |r: &zonedb_harness::experiment::RunReport| {
-        if matches!(study, Study::SplitZns | Study::Hhzs) {
-            Figures::with_measured(r)
-        } else {
-            Figures::of(r)
-        }
-    };
+    // splitzns and hhzs count the measured phase alone.
+    let measured = matches!(study, Study::SplitZns | Study::Hhzs);
+    let figures_of = |r: &zonedb_harness::experiment::RunReport| Figures::of_cell(r, measured);
     let mut loaded: Vec<Option<Loaded<Figures>>> = (0..unique.len())
         .map(|u| cache.load(&stems[u], &keys[u]))
         .collect();
@@ -336,7 +332,6 @@ pub fn study(a: &ReproduceArgs) -> Result<StudyOutput, CliError> {
         );
     }
     if let Some(address) = &a.ray {
-        let measured = matches!(study, Study::SplitZns | Study::Hhzs);
         let cells_on_ray: Vec<(String, String, Scenario)> = pending
             .iter()
             .map(|&u| (stems[u].clone(), keys[u].clone(), unique[u].clone()))

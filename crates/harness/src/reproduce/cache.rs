@@ -108,17 +108,7 @@ impl CellCache {
             HarnessError::Config(format!("study cells {}: {e}", self.dir.display()))
         };
         std::fs::create_dir_all(&self.dir).map_err(|e| io(&e))?;
-        let (figures, error) = match outcome {
-            Ok(f) => (Some(f), None),
-            Err(e) => (None, Some(e.to_owned())),
-        };
-        let text = serde_json::to_string_pretty(&Stored {
-            key: key.to_owned(),
-            figures,
-            error,
-            sim_ops,
-        })
-        .map_err(|e| io(&e))?;
+        let text = stored_text(key, outcome, sim_ops).map_err(|e| io(&e))?;
         let path = self.path(stem);
         let tmp = self.dir.join(format!(".{stem}.json.tmp"));
         crate::output::write(&tmp, text)?;
@@ -135,18 +125,33 @@ impl CellCache {
 /// The run's [`HarnessError::Invariant`] (a failed end-of-run check voids the study and is
 /// never stored), or a serialization failure.
 pub fn run_cell(scenario: &Scenario, key: &str, measured: bool) -> Result<String, HarnessError> {
-    let (figures, error, sim_ops) = match crate::experiment::run(scenario) {
-        Ok(r) => (
-            Some(if measured {
-                Figures::with_measured(&r)
-            } else {
-                Figures::of(&r)
-            }),
-            None,
+    let to_text = |r: serde_json::Result<String>| {
+        r.map_err(|e| HarnessError::Config(format!("study cell: {e}")))
+    };
+    match crate::experiment::run(scenario) {
+        Ok(r) => to_text(stored_text(
+            key,
+            Ok(&Figures::of_cell(&r, measured)),
             r.benchmarks.iter().map(|b| b.ops).sum(),
-        ),
-        Err(e @ HarnessError::Invariant(_)) => return Err(e),
-        Err(e) => (None, Some(format!("{}: {e}", scenario.name)), 0),
+        )),
+        Err(e @ HarnessError::Invariant(_)) => Err(e),
+        Err(e) => to_text(stored_text::<Figures>(
+            key,
+            Err(&format!("{}: {e}", scenario.name)),
+            0,
+        )),
+    }
+}
+
+/// A stored cell's text: what [`CellCache::store`] writes and [`run_cell`] returns.
+fn stored_text<T: Serialize>(
+    key: &str,
+    outcome: Result<&T, &str>,
+    sim_ops: u64,
+) -> serde_json::Result<String> {
+    let (figures, error) = match outcome {
+        Ok(f) => (Some(f), None),
+        Err(e) => (None, Some(e.to_owned())),
     };
     serde_json::to_string_pretty(&Stored {
         key: key.to_owned(),
@@ -154,7 +159,6 @@ pub fn run_cell(scenario: &Scenario, key: &str, measured: bool) -> Result<String
         error,
         sim_ops,
     })
-    .map_err(|e| HarnessError::Config(format!("study cell: {e}")))
 }
 
 #[cfg(test)]

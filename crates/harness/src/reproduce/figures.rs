@@ -445,6 +445,16 @@ impl Figures {
         }
     }
 
+    /// A study cell's figures: [`Self::with_measured`] when the study counts the measured
+    /// phase alone (`measured`: splitzns, hhzs), else [`Self::of`].
+    pub fn of_cell(r: &RunReport, measured: bool) -> Self {
+        if measured {
+            Self::with_measured(r)
+        } else {
+            Self::of(r)
+        }
+    }
+
     /// [`Self::of`] with the last phase's figures ([`Measured`]).
     pub fn with_measured(r: &RunReport) -> Self {
         Self {
