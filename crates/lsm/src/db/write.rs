@@ -64,8 +64,71 @@ impl Pending {
     }
 }
 
-/// Busy-wait rounds of a real-mode writer before it parks.
-const SPIN_ROUNDS: u32 = 20_000;
+/// Busy-wait rounds of a real-mode follower before it yields (RocksDB's write thread spins
+/// 200 pause instructions, about a microsecond, before its yield phase).
+const SPIN_ROUNDS: u32 = 200;
+
+/// How long a real-mode follower keeps yielding its core before it parks, in nanoseconds
+/// (RocksDB's `write_thread_max_yield_usec`, 100 µs).
+const MAX_YIELD_NS: u64 = 100_000;
+
+/// A yield that takes longer than this (RocksDB's `write_thread_slow_yield_usec`, 3 µs) means
+/// another thread wanted the core: after [`SLOW_YIELDS`] of them the follower parks at once
+/// rather than keep the core from background work.
+const SLOW_YIELD_NS: u64 = 3_000;
+
+/// Slow yields a follower accepts before it parks.
+const SLOW_YIELDS: u32 = 3;
+
+/// What a real-mode follower found while it waited without parking.
+enum Waited<G> {
+    /// A leader committed its write: the result.
+    Done(Result<(), BackgroundError>),
+    /// It took the writer lock and leads.
+    Leader(G),
+    /// Neither within the bound: park.
+    Park,
+}
+
+/// A real-mode follower's wait before it parks, in RocksDB's write-thread phases: spin a
+/// few hundred rounds, then yield the core for up to [`MAX_YIELD_NS`] unless yields turn
+/// slow (other threads need the core). Each round checks whether a leader committed this
+/// write, or the writer lock is free.
+fn wait_unparked<'a, E: Env, D: ZonedDevice>(
+    inner: &'a Inner<E, D>,
+    me: &Pending,
+) -> Waited<tokio::sync::MutexGuard<'a, WalWriter<E, D>>> {
+    let check = || {
+        if me.ready.load(std::sync::atomic::Ordering::Acquire) {
+            return Some(Waited::Done(
+                me.take_result()
+                    .unwrap_or_else(|| Err(BackgroundError::lost_result())),
+            ));
+        }
+        inner.writer.try_lock().ok().map(Waited::Leader)
+    };
+    for _ in 0..SPIN_ROUNDS {
+        if let Some(w) = check() {
+            return w;
+        }
+        std::hint::spin_loop();
+    }
+    let start = inner.env.now();
+    let mut slow = 0;
+    let mut before = start;
+    while before.saturating_sub(start) < MAX_YIELD_NS && slow < SLOW_YIELDS {
+        if let Some(w) = check() {
+            return w;
+        }
+        std::thread::yield_now();
+        let after = inner.env.now();
+        if after.saturating_sub(before) > SLOW_YIELD_NS {
+            slow += 1;
+        }
+        before = after;
+    }
+    Waited::Park
+}
 
 enum Room {
     Ready,
@@ -103,22 +166,14 @@ pub(crate) async fn write<E: Env, D: ZonedDevice>(
         .push(me.clone());
     // Become the leader, or learn that a leader committed this write: whichever comes first
     // (a follower does not queue for the lock just to read its result).
-    // In real mode, spin briefly first (as RocksDB's write thread does): the leader usually
-    // finishes within microseconds, sooner than a parked thread is woken.
+    // In real mode, spin and yield briefly first (as RocksDB's write thread does): the leader
+    // usually finishes within microseconds, sooner than a parked thread is woken.
     let mut early = None;
     if !inner.env.is_simulated() {
-        for _ in 0..SPIN_ROUNDS {
-            if me.ready.load(std::sync::atomic::Ordering::Acquire) {
-                return me
-                    .take_result()
-                    .unwrap_or_else(|| Err(BackgroundError::lost_result()))
-                    .map_err(LsmError::Background);
-            }
-            if let Ok(g) = inner.writer.try_lock() {
-                early = Some(g);
-                break;
-            }
-            std::hint::spin_loop();
+        match wait_unparked(inner, &me) {
+            Waited::Done(r) => return r.map_err(LsmError::Background),
+            Waited::Leader(g) => early = Some(g),
+            Waited::Park => {}
         }
     }
     let mut w = if let Some(g) = early {
