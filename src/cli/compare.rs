@@ -48,22 +48,52 @@ pub struct ReportArgs {
 /// The studies whose `reproduce-<study>.json` `zonedb report DIR` redraws the figures of.
 const STUDIES: [&str; 5] = ["same-zone", "oaza", "splitzns", "hhzs", "znsplus"];
 
+/// The study and tag a results file is named for: `reproduce-<study>.json` gives no tag,
+/// `reproduce-<study>-<tag>.json` (another run of it, such as `-paper`) the tag.
+fn study_json(name: &str) -> Option<(&'static str, Option<&str>)> {
+    let stem = name.strip_prefix("reproduce-")?.strip_suffix(".json")?;
+    STUDIES.iter().find_map(|&study| {
+        let rest = stem.strip_prefix(study)?;
+        if rest.is_empty() {
+            Some((study, None))
+        } else {
+            let tag = rest.strip_prefix('-')?;
+            // `same-zone` is not the `same` study tagged `zone`: a tag names no study.
+            (!tag.is_empty()).then_some((study, Some(tag)))
+        }
+    })
+}
+
 /// `zonedb report DIR`: the report re-rendered from `DIR/compare.json`, and each study's
-/// figures from `DIR/reproduce-<study>.json` (a results directory such as `docs/results`).
+/// figures from `DIR/reproduce-<study>.json` and `DIR/reproduce-<study>-<tag>.json` (a
+/// results directory such as `docs/results`; a tagged run's figures carry its tag).
 pub fn report(a: &ReportArgs) -> Result<ExitCode, CliError> {
     let usage = |e: zonedb_harness::db_bench::HarnessError| CliError::Usage(e.to_string());
+    let mut names: Vec<String> = std::fs::read_dir(&a.dir)
+        .map_err(|e| CliError::Usage(format!("{}: {e}", a.dir.display())))?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| study_json(n).is_some())
+        .collect();
+    names.sort();
     let mut drawn = Vec::new();
-    for study in STUDIES {
-        let path = a.dir.join(format!("reproduce-{study}.json"));
-        if !path.exists() {
+    for name in &names {
+        let Some((study, tag)) = study_json(name) else {
             continue;
-        }
+        };
+        let path = a.dir.join(name);
         let text = zonedb_harness::input::read_to_string(&path)
             .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
         let j: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
-        for d in zonedb_harness::reproduce::plots::render(&a.dir, &j).map_err(usage)? {
-            drawn.push((study, d));
+        if j["study"].as_str() != Some(study) {
+            return Err(CliError::Usage(format!(
+                "{}: holds study {:?}, not {study}",
+                path.display(),
+                j["study"]
+            )));
+        }
+        for d in zonedb_harness::reproduce::plots::render_tagged(&a.dir, &j, tag).map_err(usage)? {
+            drawn.push((name.as_str(), d));
         }
     }
     if drawn.is_empty() || a.dir.join("compare.json").exists() {
@@ -73,9 +103,9 @@ pub fn report(a: &ReportArgs) -> Result<ExitCode, CliError> {
             a.dir.join("compare.md").display()
         );
     }
-    for (study, d) in drawn {
+    for (name, d) in drawn {
         println!(
-            "figure: {} (and .png), from reproduce-{study}.json: {} bars, {} paper markers, {} 95% intervals",
+            "figure: {} (and .png), from {name}: {} bars, {} paper markers, {} 95% intervals",
             a.dir.join(&d.file).display(),
             d.bars.bars,
             d.bars.paper_marks,
@@ -386,4 +416,34 @@ pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::study_json;
+
+    #[test]
+    fn results_files_name_their_study_and_tag() {
+        assert_eq!(
+            study_json("reproduce-splitzns.json"),
+            Some(("splitzns", None))
+        );
+        assert_eq!(
+            study_json("reproduce-splitzns-paper.json"),
+            Some(("splitzns", Some("paper")))
+        );
+        assert_eq!(
+            study_json("reproduce-same-zone.json"),
+            Some(("same-zone", None))
+        );
+        assert_eq!(
+            study_json("reproduce-same-zone-ablation.json"),
+            Some(("same-zone", Some("ablation")))
+        );
+        assert_eq!(study_json("reproduce-splitznsx.json"), None);
+        assert_eq!(study_json("reproduce-splitzns-.json"), None);
+        assert_eq!(study_json("reproduce-lsm.json"), None);
+        assert_eq!(study_json("compare.json"), None);
+        assert_eq!(study_json("reproduce-hhzs.svg"), None);
+    }
 }

@@ -225,3 +225,55 @@ fn study_figures_redraw_from_their_json_with_the_papers_markers() {
         "{out}"
     );
 }
+
+/// Another run of a study beside its main JSON (`reproduce-splitzns-paper.json`) gets its own
+/// figures, named with its tag, and leaves the main run's figures alone; a tagged file that
+/// holds another study is refused.
+#[test]
+fn a_tagged_study_json_draws_figures_named_with_its_tag() {
+    let tmp = tempfile::tempdir().unwrap();
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results");
+    for f in ["reproduce-splitzns.json", "reproduce-splitzns-paper.json"] {
+        std::fs::copy(results.join(f), tmp.path().join(f)).unwrap();
+    }
+    let o = zonedb(&["report", tmp.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let main = std::fs::read_to_string(tmp.path().join("reproduce-splitzns-fig9.svg")).unwrap();
+    let paper =
+        std::fs::read_to_string(tmp.path().join("reproduce-splitzns-paper-fig9.svg")).unwrap();
+    assert!(
+        tmp.path()
+            .join("reproduce-splitzns-paper-fig9.png")
+            .exists()
+    );
+    // The main run has overwrite and YCSB-A; the paper-scale run overwrite alone.
+    assert!(
+        texts(&main).iter().any(|t| t == "ycsb-a"),
+        "{:?}",
+        texts(&main)
+    );
+    assert!(
+        !texts(&paper).iter().any(|t| t == "ycsb-a"),
+        "{:?}",
+        texts(&paper)
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains(
+            "reproduce-splitzns-paper-fig9.svg (and .png), from reproduce-splitzns-paper.json"
+        ),
+        "{out}"
+    );
+    std::fs::copy(
+        results.join("reproduce-oaza.json"),
+        tmp.path().join("reproduce-hhzs-wrong.json"),
+    )
+    .unwrap();
+    let o = zonedb(&["report", tmp.path().to_str().unwrap()]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("reproduce-hhzs-wrong.json: holds study"),
+        "{err}"
+    );
+}

@@ -124,12 +124,30 @@ fn ordered(o: &Value, order: &[&str]) -> Vec<String> {
 
 struct Out<'a> {
     dir: &'a Path,
+    /// The name tag of the JSON (`paper` for `reproduce-splitzns-paper.json`), put after the
+    /// study in every figure's file name so the runs of one study do not overwrite each other.
+    tag: Option<&'a str>,
+    /// The study's name, as in its JSON's `"study"`.
+    study: &'a str,
     fonts: resvg::usvg::Options<'static>,
     drawn: Vec<Drawn>,
 }
 
 impl Out<'_> {
+    /// `reproduce-<study>-<figure>.svg`, with the tag after the study when there is one.
+    fn named(&self, file: &str, study: &str) -> String {
+        match self.tag {
+            Some(t) => {
+                let head = format!("reproduce-{study}-");
+                file.strip_prefix(&head)
+                    .map_or_else(|| file.to_owned(), |rest| format!("{head}{t}-{rest}"))
+            }
+            None => file.to_owned(),
+        }
+    }
+
     fn bars(&mut self, file: &str, fig: &BarFigure) -> Result<(), HarnessError> {
+        let file = &self.named(file, self.study);
         let path = self.dir.join(file);
         let bars = figure::draw_bars(&path, fig)?;
         crate::report::png_of(&path, &self.fonts)?;
@@ -141,6 +159,7 @@ impl Out<'_> {
     }
 
     fn lines(&mut self, file: &str, fig: &Figure) -> Result<(), HarnessError> {
+        let file = &self.named(file, self.study);
         let path = self.dir.join(file);
         figure::draw(&path, fig)?;
         crate::report::png_of(&path, &self.fonts)?;
@@ -157,8 +176,21 @@ impl Out<'_> {
 /// # Errors
 /// [`HarnessError::Config`] when a figure cannot be drawn or written, or `j` names no study.
 pub fn render(dir: &Path, j: &Value) -> Result<Vec<Drawn>, HarnessError> {
+    render_tagged(dir, j, None)
+}
+
+/// [`render`], each figure's file named with `tag` after the study
+/// (`reproduce-splitzns-paper-fig9.svg` for the tag `paper`): the figures of another run of
+/// the study, such as `reproduce-splitzns-paper.json` beside `reproduce-splitzns.json`.
+///
+/// # Errors
+/// As [`render`].
+pub fn render_tagged(dir: &Path, j: &Value, tag: Option<&str>) -> Result<Vec<Drawn>, HarnessError> {
+    let study = j["study"].as_str().unwrap_or_default();
     let mut out = Out {
         dir,
+        tag,
+        study,
         fonts: crate::report::font_options(),
         drawn: Vec::new(),
     };
