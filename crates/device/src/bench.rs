@@ -474,6 +474,11 @@ impl<D: ZonedDevice> Clients<D> {
         let Some(cursor) = &self.subzones else {
             return Ok(());
         };
+        let split = self
+            .dev
+            .capabilities()
+            .split_zones
+            .ok_or_else(crate::zone_split_unsupported)?;
         // A zone append is at most the device's append limit.
         let bs = self
             .opts
@@ -486,7 +491,7 @@ impl<D: ZonedDevice> Clients<D> {
             }
             let z = (id.zone - cursor.first) as usize;
             if id.index == 0 {
-                self.dev.split_zone(id.zone, cursor.per_zone).await?;
+                split.split_zone(id.zone, cursor.per_zone).await?;
                 cursor.split[z].store(true, Ordering::Release);
             }
             // Another client is splitting the zone: its SPLIT is in flight.
@@ -497,7 +502,7 @@ impl<D: ZonedDevice> Clients<D> {
             while written < cursor.capacity && !self.stop.load(Ordering::Acquire) {
                 let len = bs.min(cursor.capacity - written);
                 let t0 = env.now();
-                self.dev
+                split
                     .append_subzone(id, &self.pattern[..usize::try_from(len).unwrap_or(0)])
                     .await?;
                 self.record_write(env.now() - t0, len);
@@ -505,7 +510,7 @@ impl<D: ZonedDevice> Clients<D> {
                 sent += len;
                 self.pace(env, start, sent).await;
             }
-            self.dev.finish_subzone(id).await?;
+            split.finish_subzone(id).await?;
             if cursor.full[z].fetch_add(1, Ordering::AcqRel) + 1 == cursor.per_zone {
                 // Every subzone full: FINISH gives the split zone's tokens back.
                 self.dev.manage(id.zone, crate::ZoneOp::Finish).await?;
@@ -574,11 +579,15 @@ fn subzone_cursor<D: ZonedDevice>(
         }
         _ => return Ok(None),
     };
-    let geo = dev.split_geometry().ok_or_else(|| {
-        DeviceError::InvalidConfig(
-            "writing subzones needs a device that splits zones (a SplitZNS device)".into(),
-        )
-    })?;
+    let geo = dev
+        .capabilities()
+        .split_zones
+        .map(crate::SplitZones::split_geometry)
+        .ok_or_else(|| {
+            DeviceError::InvalidConfig(
+                "writing subzones needs a device that splits zones (a SplitZNS device)".into(),
+            )
+        })?;
     Ok(Some(SubzoneCursor {
         next: AtomicU64::new(0),
         per_zone: geo.subzones,

@@ -11,7 +11,7 @@
 //! [`DeviceError::CrossesZoneEnd`]. Errors of the parts come back in the hybrid's zone indexes
 //! and offsets. Each part keeps its own open / active limits: the geometry's limits are their
 //! sums (0, no limit, where a part has none), so a zone layer that is not hybrid-aware can
-//! still be refused by one part; [`ZonedDevice::hybrid_layout`] tells the parts' own limits.
+//! still be refused by one part; [`crate::Tiers::hybrid_layout`] tells the parts' own limits.
 
 use std::future::Future;
 
@@ -20,8 +20,8 @@ use zonedb_env::Env;
 use crate::sim::Faults;
 use crate::zone::{ZoneGeometry, ZoneInfo};
 use crate::{
-    DeviceError, DeviceStats, ElidedBytes, HybridLayout, HybridStats, IoClass, SmrHdd, Tier,
-    TierLimits, ZnsSsd, ZoneOp, ZonedDevice,
+    Capabilities, DeviceError, DeviceStats, ElidedBytes, HybridLayout, HybridStats, IoClass,
+    SmrHdd, Tier, TierLimits, Tiers, ZnsSsd, ZoneOp, ZonedDevice,
 };
 
 /// One of two futures created (so admitted) already.
@@ -447,7 +447,7 @@ impl<E: Env> ZonedDevice for HybridDevice<E> {
         false
     }
 
-    /// Both parts' counters added up ([`ZonedDevice::hybrid_stats`] has them apart).
+    /// Both parts' counters added up ([`crate::Tiers::hybrid_stats`] has them apart).
     fn stats(&self) -> DeviceStats {
         add(self.ssd.stats(), self.hdd.stats())
     }
@@ -529,14 +529,24 @@ impl<E: Env> ZonedDevice for HybridDevice<E> {
         }
     }
 
-    fn hybrid_layout(&self) -> Option<HybridLayout> {
-        Some(self.layout)
+    /// The [`Tiers`] family.
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities {
+            tiers: Some(self),
+            ..Capabilities::none()
+        }
+    }
+}
+
+impl<E: Env> Tiers for HybridDevice<E> {
+    fn hybrid_layout(&self) -> HybridLayout {
+        self.layout
     }
 
-    fn hybrid_stats(&self) -> Option<HybridStats> {
-        Some(HybridStats {
+    fn hybrid_stats(&self) -> HybridStats {
+        HybridStats {
             ssd: self.ssd.stats(),
             hdd: self.hdd.stats(),
-        })
+        }
     }
 }

@@ -1,5 +1,6 @@
-//! Zoned devices for ZoneDB: one [`ZonedDevice`] trait (NVMe ZNS semantics), simulated
-//! devices timed in virtual time, and real ones.
+//! Zoned devices for ZoneDB: one core [`ZonedDevice`] trait (the NVMe ZNS command set), one
+//! trait per optional command family a device reports through [`ZonedDevice::capabilities`]
+//! ([`families`]), simulated devices timed in virtual time, and real ones.
 //!
 //! ```
 //! use zonedb_device::sim::spec::SimPayload;
@@ -20,6 +21,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! - [`families`]: the optional command families ([`SplitZones`], [`InDeviceCopy`], [`Tiers`])
+//!   and their registry ([`Capabilities`]).
 //! - [`zone`]: the NVMe ZNS zone state machine every model and backend shares.
 //! - [`checker`]: the write-pointer checker run around every request.
 //! - [`flash`]: flash geometry, zone-to-flash mapping and the per-chip/per-channel timing model.
@@ -121,6 +124,7 @@ pub mod checker;
 pub mod disk;
 pub mod elided;
 mod error;
+pub mod families;
 pub mod flash;
 pub mod hybrid;
 pub mod hybrid_layout;
@@ -141,6 +145,7 @@ pub use blkzoned::BlkZonedDevice;
 pub use disk::{DiskProfile, SmrHdd};
 pub use elided::{ElidedBytes, Hole, RangeView};
 pub use error::{DeviceError, DeviceErrorKind, SplitOp, SplitRefusal, ZoneOp};
+pub use families::{Capabilities, DeviceFuture, InDeviceCopy, SplitZones, Tiers};
 pub use hybrid::HybridDevice;
 pub use hybrid_layout::{HybridLayout, HybridStats, Tier, TierLimits};
 pub use profile::Profile;
@@ -201,23 +206,11 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-/// The refusal of a split-zone command by a device without [`DeviceCapabilities::zone_split`].
+/// The refusal of a split-zone command by a device without split zones.
 pub(crate) fn zone_split_unsupported() -> DeviceError {
     DeviceError::Unsupported {
         command: "zone split",
     }
-}
-
-/// Optional commands a device carries out (all absent by default). A command whose capability
-/// is absent fails with [`DeviceError::Unsupported`] and changes nothing.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
-pub struct DeviceCapabilities {
-    /// Splitting a zone into smaller zones ([`ZonedDevice::split_zone`]).
-    pub zone_split: bool,
-    /// In-device copy of ranges into a zone (NVMe Simple Copy, [`ZonedDevice::copy`]).
-    pub simple_copy: bool,
-    /// Writes beyond the write pointer that leave a hole ([`ZonedDevice::write_sparse`]).
-    pub sparse_write: bool,
 }
 
 /// A zoned block device: NVMe ZNS semantics, byte offsets, block-aligned requests.
@@ -283,142 +276,10 @@ pub trait ZonedDevice: Send + Sync + 'static {
     /// Counters so far.
     fn stats(&self) -> DeviceStats;
 
-    /// Optional commands this device carries out (none by default).
-    fn capabilities(&self) -> DeviceCapabilities {
-        DeviceCapabilities::default()
-    }
-
-    /// In-device copy (NVMe Simple Copy; ZNS+'s IZC): copies the device byte ranges `sources`
-    /// (offset, length) to the write pointer of `dest_zone`, in order, and returns the offset
-    /// they start at. No byte crosses the host link. Without
-    /// [`DeviceCapabilities::simple_copy`]: [`DeviceError::Unsupported`].
-    fn copy(
-        &self,
-        sources: &[(u64, u64)],
-        dest_zone: u32,
-    ) -> impl Future<Output = Result<u64, DeviceError>> + Send {
-        let _ = (sources, dest_zone);
-        std::future::ready(Err(DeviceError::Unsupported {
-            command: "simple copy",
-        }))
-    }
-
-    /// SplitZNS SPLIT: the empty wide `zone` becomes a split zone of `parts` empty subzones
-    /// (`parts` must be [`splitzns::SplitZnsGeometry::subzones`]), holding one open and one
-    /// active token (see [`splitzns`] for addressing and the state machine). Without
-    /// [`DeviceCapabilities::zone_split`]: [`DeviceError::Unsupported`].
-    fn split_zone(
-        &self,
-        zone: u32,
-        parts: u32,
-    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        let _ = (zone, parts);
-        std::future::ready(Err(zone_split_unsupported()))
-    }
-
-    /// Subzone sizes of a device that splits zones; `None` without
-    /// [`DeviceCapabilities::zone_split`].
-    fn split_geometry(&self) -> Option<splitzns::SplitZnsGeometry> {
-        None
-    }
-
-    /// Descriptors of the subzones of split zone `zone`. Without
-    /// [`DeviceCapabilities::zone_split`]: [`DeviceError::Unsupported`].
-    ///
-    /// # Errors
-    /// [`DeviceError::SplitZone`] when `zone` is not split.
-    fn report_subzones(&self, zone: u32) -> Result<Vec<SubzoneInfo>, DeviceError> {
-        let _ = zone;
-        Err(zone_split_unsupported())
-    }
-
-    /// Zone append to a subzone: writes `data` at its write pointer (an empty subzone opens
-    /// and gets a chip) and returns the device offset assigned. Without
-    /// [`DeviceCapabilities::zone_split`]: [`DeviceError::Unsupported`].
-    fn append_subzone(
-        &self,
-        subzone: SubzoneId,
-        data: &[u8],
-    ) -> impl Future<Output = Result<u64, DeviceError>> + Send {
-        let _ = (subzone, data);
-        std::future::ready(Err(zone_split_unsupported()))
-    }
-
-    /// The host finished writing a subzone (its SST is complete): it becomes full. Without
-    /// [`DeviceCapabilities::zone_split`]: [`DeviceError::Unsupported`].
-    fn finish_subzone(
-        &self,
-        subzone: SubzoneId,
-    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        let _ = subzone;
-        std::future::ready(Err(zone_split_unsupported()))
-    }
-
-    /// SplitZNS MERGE: resets one subzone (erases only its chip's blocks that hold data).
-    /// Without [`DeviceCapabilities::zone_split`]: [`DeviceError::Unsupported`].
-    fn merge_subzone(
-        &self,
-        subzone: SubzoneId,
-    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        let _ = subzone;
-        std::future::ready(Err(zone_split_unsupported()))
-    }
-
-    /// ZNS+'s sparse sequential write: `data` at `offset`, at or beyond the write pointer of a
-    /// zone opened by [`ZonedDevice::threaded_open`], into blocks that were invalid then (the
-    /// skipped blocks keep their valid data, or become padding). Without
-    /// [`DeviceCapabilities::sparse_write`]: [`DeviceError::Unsupported`].
-    fn write_sparse(
-        &self,
-        offset: u64,
-        data: &[u8],
-    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        let _ = (offset, data);
-        std::future::ready(Err(DeviceError::Unsupported {
-            command: "sparse write",
-        }))
-    }
-
-    /// ZNS+ TL_open: the full `zone` opens for threaded logging with `valid` (one flag per
-    /// block of its capacity: the blocks the host still needs). The host then writes only into
-    /// invalid blocks, in increasing order ([`ZonedDevice::write_sparse`]); the device keeps
-    /// the valid blocks readable and plugs them into its fresh flash blocks; a finish (or
-    /// writing the last block) closes it. Without [`DeviceCapabilities::sparse_write`]:
-    /// [`DeviceError::Unsupported`].
-    fn threaded_open(
-        &self,
-        zone: u32,
-        valid: &[bool],
-    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        let _ = (zone, valid);
-        std::future::ready(Err(DeviceError::Unsupported {
-            command: "sparse write",
-        }))
-    }
-
-    /// [`ZonedDevice::write_sparse`] of a logical string (holes not stored where the device
-    /// keeps them so).
-    fn write_sparse_elided(
-        &self,
-        offset: u64,
-        data: &ElidedBytes,
-    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        let bytes = data.materialize();
-        async move { self.write_sparse(offset, &bytes).await }
-    }
-
-    /// For in-device copies ([`ZonedDevice::copy`]): the flash page size and the die-and-plane
-    /// slot of the page at device `offset`; a destination page whose source page is on the
-    /// same slot can be copied back (no channel transfer). `None` for devices without
-    /// copyback.
-    fn copyback_slot(&self, offset: u64) -> Option<(u64, u32)> {
-        let _ = offset;
-        None
-    }
-
-    /// ZNS+'s counters (IZC, plugging); `None` for devices without its commands.
-    fn znsplus_stats(&self) -> Option<flash::ZnsPlusStats> {
-        None
+    /// The optional command families this device has ([`families`]): none by default. A
+    /// device that wraps another forwards its capabilities whole.
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities::none()
     }
 
     /// Writes the logical string `data` at `offset` (the zone's write pointer), as
@@ -495,17 +356,6 @@ pub trait ZonedDevice: Send + Sync + 'static {
     /// cannot (real devices; a range a read would refuse).
     fn peek_elided(&self, offset: u64, len: u64) -> Option<ElidedBytes> {
         let _ = (offset, len);
-        None
-    }
-
-    /// How the zones split between a fast and a slow device when this is a hybrid of two
-    /// (a ZNS SSD and an HM-SMR HDD under one zone index space); `None` for one device.
-    fn hybrid_layout(&self) -> Option<HybridLayout> {
-        None
-    }
-
-    /// Counters of each device of a hybrid; `None` for one device.
-    fn hybrid_stats(&self) -> Option<HybridStats> {
         None
     }
 }

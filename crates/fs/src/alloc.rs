@@ -40,10 +40,19 @@ pub(crate) enum Token {
 impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     /// What placement policies see of a hybrid device now (`None` on one device).
     pub(crate) fn hybrid_context(&self) -> Option<HybridContext> {
-        let layout = self.dev.hybrid_layout()?;
+        let layout = self
+            .dev
+            .capabilities()
+            .tiers
+            .map(zonedb_device::Tiers::hybrid_layout)?;
         Some(HybridContext {
             layout,
-            stats: self.dev.hybrid_stats().unwrap_or_default(),
+            stats: self
+                .dev
+                .capabilities()
+                .tiers
+                .map(zonedb_device::Tiers::hybrid_stats)
+                .unwrap_or_default(),
             now_ns: self.env.now(),
         })
     }

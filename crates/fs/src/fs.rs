@@ -64,7 +64,7 @@ pub struct FsOptions {
     /// How cleaning moves live data ([`ZoneCopy`]).
     pub zone_copy: ZoneCopy,
     /// ZNS+'s hybrid recycling (needs a device with
-    /// [`zonedb_device::DeviceCapabilities::sparse_write`]): when a reclaim is due (the
+    /// [`zonedb_device::InDeviceCopy`]): when a reclaim is due (the
     /// cleaner picks a victim), an SST writer's new zone may be a zone with garbage opened for
     /// threaded logging, when that costs less than cleaning the victim
     /// ([`crate::cleaning::threaded`]).
@@ -85,7 +85,7 @@ pub enum ZoneCopy {
     /// Read into the host and written back (ZenFS), 128 KiB at a time.
     #[default]
     Host,
-    /// ZNS+'s in-device zone compaction ([`zonedb_device::ZonedDevice::copy`]), a command of
+    /// ZNS+'s in-device zone compaction ([`zonedb_device::InDeviceCopy::copy`]), a command of
     /// at most the device's block limit at a time; no byte crosses the host link.
     Izc {
         /// Copyback-aware destination allocation (CAB): each destination page takes a fully

@@ -39,13 +39,14 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         let reports = self.dev.report_zones(0, g.zone_count);
         let first_io = self.first_io_zone();
         // The split zones' subzones, as the device reports them.
-        let splits: BTreeMap<u32, Vec<SubzoneInfo>> = if self.dev.split_geometry().is_some() {
-            (first_io..g.zone_count)
-                .filter_map(|z| self.dev.report_subzones(z).ok().map(|s| (z, s)))
-                .collect()
-        } else {
-            BTreeMap::new()
-        };
+        let splits: BTreeMap<u32, Vec<SubzoneInfo>> =
+            if let Some(split) = self.dev.capabilities().split_zones {
+                (first_io..g.zone_count)
+                    .filter_map(|z| split.report_subzones(z).ok().map(|s| (z, s)))
+                    .collect()
+            } else {
+                BTreeMap::new()
+            };
         // Zones open for threaded logging: their live blocks lie past the write pointer.
         let threaded: BTreeMap<u32, crate::state::Threaded> = self
             .lock()

@@ -94,7 +94,12 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         to: Tier,
         settings: &MigrationSettings,
     ) -> Result<(), FsError> {
-        let Some(layout) = self.dev.hybrid_layout() else {
+        let Some(layout) = self
+            .dev
+            .capabilities()
+            .tiers
+            .map(zonedb_device::Tiers::hybrid_layout)
+        else {
             return Ok(());
         };
         let (id, extents, readers) = {
@@ -286,7 +291,12 @@ pub(crate) fn spawn_migrator<E: Env, D: ZonedDevice>(
         loop {
             env.sleep(settings.period_ns).await;
             let Some(fs) = weak.upgrade() else { break };
-            let Some(layout) = fs.dev.hybrid_layout() else {
+            let Some(layout) = fs
+                .dev
+                .capabilities()
+                .tiers
+                .map(zonedb_device::Tiers::hybrid_layout)
+            else {
                 break;
             };
             let reads = fs.sst_query_reads();

@@ -27,12 +27,12 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         check_device(dev)?;
         let g = dev.geometry().clone();
         for z in dev.report_zones(0, g.zone_count) {
-            if dev.split_geometry().is_some()
-                && let Ok(subs) = dev.report_subzones(z.index)
+            if let Some(split) = dev.capabilities().split_zones
+                && let Ok(subs) = split.report_subzones(z.index)
             {
                 // A split zone goes back to wide: its subzones merged, then RESET.
                 for u in subs.iter().filter(|u| u.state != SubzoneState::Empty) {
-                    dev.merge_subzone(u.id).await?;
+                    split.merge_subzone(u.id).await?;
                 }
                 dev.manage(z.index, ZoneOp::Reset).await?;
                 continue;
@@ -98,7 +98,10 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         state.account_extents(&all, true);
         let fs = Arc::new(Self {
             block: g.block_size_bytes,
-            split_geo: dev.split_geometry(),
+            split_geo: dev
+                .capabilities()
+                .split_zones
+                .map(zonedb_device::SplitZones::split_geometry),
             env: env.clone(),
             dev: dev.clone(),
             state: Mutex::new(state),
@@ -111,13 +114,14 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             kick: Arc::new(tokio::sync::Notify::new()),
             zc_running: std::sync::atomic::AtomicBool::new(false),
             counters: Mutex::new(Counters::default()),
-            ssd_cache: (opts.placement.caches_evicted_blocks() && dev.hybrid_layout().is_some())
-                .then(|| {
-                    let n = opts.placement.hybrid_log_zones();
-                    Mutex::new(crate::ssd_cache::SsdCache::new(
-                        (META_ZONES..META_ZONES + n).collect(),
-                    ))
-                }),
+            ssd_cache: (opts.placement.caches_evicted_blocks()
+                && dev.capabilities().tiers.is_some())
+            .then(|| {
+                let n = opts.placement.hybrid_log_zones();
+                Mutex::new(crate::ssd_cache::SsdCache::new(
+                    (META_ZONES..META_ZONES + n).collect(),
+                ))
+            }),
             cache_kick: Arc::new(tokio::sync::Notify::new()),
             cache_io: tokio::sync::Mutex::new(()),
             full_read_only: std::sync::OnceLock::new(),
@@ -145,7 +149,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             if fs.opts.cleaning_interval_ns > 0 && fs.opts.cleaner.name() != "none" {
                 crate::cleaning::mechanism::spawn_background(&fs);
             }
-            if fs.dev.hybrid_layout().is_some()
+            if fs.dev.capabilities().tiers.is_some()
                 && let Some(settings) = fs.opts.placement.migration()
             {
                 crate::migration::spawn_migrator(&fs, settings);
@@ -248,7 +252,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             (open, active)
         };
         for id in open {
-            self.dev.finish_subzone(id).await?;
+            crate::subzone::split_zones(&*self.dev)?
+                .finish_subzone(id)
+                .await?;
             if let Some(u) = self.lock().sub_mut(id) {
                 u.wp = u.start + u.capacity;
             }
@@ -312,9 +318,10 @@ fn account_zones<D: ZonedDevice>(
             lifetimes.get(&z.index).copied().unwrap_or_default()
         };
         z.active = z.written() > 0 && z.remaining() > 0;
-        if let Some(g) = dev.split_geometry()
-            && let Ok(subs) = dev.report_subzones(z.index)
+        if let Some(split) = dev.capabilities().split_zones
+            && let Ok(subs) = split.report_subzones(z.index)
         {
+            let g = split.split_geometry();
             take_split_zone(z, &g, &subs, r.state);
         }
     }

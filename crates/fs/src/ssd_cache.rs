@@ -96,7 +96,12 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     /// Takes an evicted block (`data`: its stored bytes at `offset` of SST `file`): queued
     /// for the cache if its SST is on the HDD and the block is not cached yet.
     pub(crate) fn offer_evicted_block(&self, file: u64, offset: u64, data: &ElidedBytes) {
-        let Some(layout) = self.dev.hybrid_layout() else {
+        let Some(layout) = self
+            .dev
+            .capabilities()
+            .tiers
+            .map(zonedb_device::Tiers::hybrid_layout)
+        else {
             return;
         };
         let on_hdd = {

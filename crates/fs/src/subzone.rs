@@ -178,7 +178,12 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         zone: u32,
         geo: zonedb_device::splitzns::SplitZnsGeometry,
     ) -> Result<SubzoneId, FsError> {
-        let result = self.dev.split_zone(zone, geo.subzones).await;
+        let result = async {
+            split_zones(&*self.dev)?
+                .split_zone(zone, geo.subzones)
+                .await
+        }
+        .await;
         let mut s = self.lock();
         let Some(z) = s.zone_mut(zone) else {
             return Err(FsError::Corrupt(format!("split of unknown zone {zone}")));
@@ -218,7 +223,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             .is_some_and(|u| u.written() > 0 && u.remaining() > 0);
         let mut result = Ok(());
         if open {
-            result = self.dev.finish_subzone(id).await.map_err(FsError::from);
+            result = async { split_zones(&*self.dev)?.finish_subzone(id).await }
+                .await
+                .map_err(FsError::from);
             if result.is_ok() {
                 if let Some(u) = self.lock().sub_mut(id) {
                     u.wp = u.start + u.capacity;
@@ -299,7 +306,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         };
         for &id in &victims {
             let merged = if result.is_ok() {
-                self.dev.merge_subzone(id).await.map_err(FsError::from)
+                async { split_zones(&*self.dev)?.merge_subzone(id).await }
+                    .await
+                    .map_err(FsError::from)
             } else {
                 Ok(())
             };
@@ -384,4 +393,16 @@ pub(crate) fn split_zone_views(s: &State) -> Vec<SplitZoneView> {
             })
         })
         .collect()
+}
+
+/// The device's split-zone commands ([`zonedb_device::SplitZones`]); refused, typed, on a
+/// device without them.
+pub(crate) fn split_zones<D: ZonedDevice>(
+    dev: &D,
+) -> Result<&dyn zonedb_device::SplitZones, zonedb_device::DeviceError> {
+    dev.capabilities()
+        .split_zones
+        .ok_or(zonedb_device::DeviceError::Unsupported {
+            command: "zone split",
+        })
 }

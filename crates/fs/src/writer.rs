@@ -574,7 +574,11 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         for chunk in piece.chunks(usize::try_from(step).unwrap_or(usize::MAX)) {
             let landed = match slot {
                 Slot::Zone(zone) => self.dev.append(zone, chunk).await?,
-                Slot::Subzone(id) => self.dev.append_subzone(id, chunk).await?,
+                Slot::Subzone(id) => {
+                    crate::subzone::split_zones(&*self.dev)?
+                        .append_subzone(id, chunk)
+                        .await?
+                }
             };
             if landed != at {
                 return Err(FsError::Corrupt(format!(

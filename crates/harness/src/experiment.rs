@@ -289,7 +289,11 @@ fn section_spec(
 fn sample<E: Env, D: ZonedDevice>(env: &E, db: &Db<E, D>, fs: &ZoneFs<E, D>) -> Sample {
     let d = db.stats();
     let f = fs.stats();
-    let hybrid = fs.device().hybrid_stats();
+    let hybrid = fs
+        .device()
+        .capabilities()
+        .tiers
+        .map(zonedb_device::Tiers::hybrid_stats);
     Sample {
         t_ns: env.now(),
         ops: d.write_ops + d.gets,
@@ -664,32 +668,42 @@ async fn finish<E: Env, D: ZonedDevice>(
 ) -> Result<RunReport, HarnessError> {
     let st = db.stats();
     let sst_lifetimes_ns = db.sst_lifetimes();
-    let level_tier_bytes = dev.hybrid_layout().map(|layout| {
-        let files = db.files();
-        let names: Vec<String> = files
-            .iter()
-            .map(|(_, f)| zonedb_lsm::version::manifest::sst_name(f.number))
-            .collect();
-        let zones = fs.file_zones(&names);
-        let levels = files
-            .iter()
-            .map(|(l, _)| *l as usize + 1)
-            .max()
-            .unwrap_or(0);
-        let mut out = vec![(0u64, 0u64); levels];
-        for ((level, f), z) in files.iter().zip(zones) {
-            let slot = &mut out[*level as usize];
-            match z.first().and_then(|(zone, _)| layout.tier_of(*zone)) {
-                Some(zonedb_device::Tier::Ssd) => slot.0 += f.file_size,
-                _ => slot.1 += f.file_size,
+    let level_tier_bytes = dev
+        .capabilities()
+        .tiers
+        .map(zonedb_device::Tiers::hybrid_layout)
+        .map(|layout| {
+            let files = db.files();
+            let names: Vec<String> = files
+                .iter()
+                .map(|(_, f)| zonedb_lsm::version::manifest::sst_name(f.number))
+                .collect();
+            let zones = fs.file_zones(&names);
+            let levels = files
+                .iter()
+                .map(|(l, _)| *l as usize + 1)
+                .max()
+                .unwrap_or(0);
+            let mut out = vec![(0u64, 0u64); levels];
+            for ((level, f), z) in files.iter().zip(zones) {
+                let slot = &mut out[*level as usize];
+                match z.first().and_then(|(zone, _)| layout.tier_of(*zone)) {
+                    Some(zonedb_device::Tier::Ssd) => slot.0 += f.file_size,
+                    _ => slot.1 += f.file_size,
+                }
             }
-        }
-        out
-    });
+            out
+        });
     db.close().await?;
     let (fs_stats, end_ns, device) = (fs.stats(), env.now(), dev.stats());
-    let hybrid_device = dev.hybrid_stats();
-    let znsplus = dev.znsplus_stats();
+    let hybrid_device = dev
+        .capabilities()
+        .tiers
+        .map(zonedb_device::Tiers::hybrid_stats);
+    let znsplus = dev
+        .capabilities()
+        .in_device_copy
+        .map(zonedb_device::InDeviceCopy::znsplus_stats);
     // With the engine closed and cleaning held back, nothing is in flight: fsck is exact.
     crate::invariants::fsck(fs).await?;
     let db = Db::open_with(fs.clone(), db_config(opts, run.regen.as_ref())).await?;
@@ -920,7 +934,11 @@ zone_count = 4000
         );
         assert_eq!(g.zone_capacity_bytes, (1077 << 20) / 64);
         assert_eq!((g.max_open_zones, g.max_active_zones), (14 + 128, 0));
-        let l = dev.hybrid_layout().unwrap();
+        let l = dev
+            .capabilities()
+            .tiers
+            .map(zonedb_device::Tiers::hybrid_layout)
+            .unwrap();
         assert_eq!((l.ssd.zones, l.hdd.zones), (22, 4000));
         assert_eq!(l.hdd.zone_capacity_bytes, 4 << 20);
         // The round trip through TOML keeps the tables.

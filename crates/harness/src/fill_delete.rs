@@ -263,7 +263,10 @@ pub fn run_simulated(
         chips: profile.flash.chips(),
         report,
         device: dev.stats(),
-        znsplus: dev.znsplus_stats(),
+        znsplus: dev
+            .capabilities()
+            .in_device_copy
+            .map(zonedb_device::InDeviceCopy::znsplus_stats),
     })
 }
 

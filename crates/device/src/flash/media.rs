@@ -78,11 +78,14 @@ impl Media for FlashMedia {
         MediaKind::Flash
     }
 
-    fn capabilities(&self) -> crate::DeviceCapabilities {
-        crate::DeviceCapabilities {
-            simple_copy: self.znsplus.is_some(),
-            sparse_write: self.znsplus.is_some(),
-            ..crate::DeviceCapabilities::default()
+    /// ZNS+'s family when the flash has its commands.
+    fn device_capabilities<E: zonedb_env::Env>(
+        device: &crate::sim::SimZonedDevice<E, Self>,
+    ) -> crate::Capabilities<'_> {
+        let znsplus = device.with_media_ref(|m| m.znsplus.is_some());
+        crate::Capabilities {
+            in_device_copy: znsplus.then_some(device as &dyn crate::InDeviceCopy),
+            ..crate::Capabilities::none()
         }
     }
 

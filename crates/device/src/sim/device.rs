@@ -13,30 +13,16 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use zonedb_env::Env;
 
 use super::faults::Faults;
+use super::hook::{Routed, Target};
 use super::media::{Completion, Media, Poll};
 use crate::checker::WritePointerChecker;
 use crate::payload::Payload;
-use crate::splitzns::device::{
-    split_manage, split_read, split_read_check, split_report, split_write,
-};
-use crate::splitzns::{SplitZnsMedia, SubzoneId, SubzoneInfo};
 use crate::zone::{ZoneGeometry, ZoneInfo, ZoneState, ZoneTable};
-use crate::{
-    DeviceCapabilities, DeviceError, DeviceStats, ElidedBytes, IoClass, ZoneOp, ZonedDevice,
-};
-
-/// Where a write goes.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Target {
-    At(u64),
-    Append(u32),
-    /// An append to a subzone of a split zone.
-    Subzone(SubzoneId),
-}
+use crate::{Capabilities, DeviceError, DeviceStats, ElidedBytes, IoClass, ZoneOp, ZonedDevice};
 
 /// What a write carries: bytes, or a logical string whose holes the payload does not store.
 #[derive(Debug, Clone, Copy)]
-enum WriteData<'a> {
+pub(crate) enum WriteData<'a> {
     Dense(&'a [u8]),
     Elided(&'a ElidedBytes),
     /// The logical range `[at, at + len)` of a string (`len` within it).
@@ -93,8 +79,8 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
     ) -> Result<Self, DeviceError> {
         let table = ZoneTable::new(zones.clone())?;
         let n = media
-            .splitzns_ref()
-            .map_or(zones.zone_count, |m| m.payload_slots(zones.zone_count))
+            .zone_hook_ref()
+            .map_or(zones.zone_count, |h| h.payload_slots(zones.zone_count))
             as usize;
         let state = State {
             media,
@@ -163,7 +149,7 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
         let mut s = self.lock();
         let g = s.table.geometry().clone();
         let mut saved = Vec::with_capacity(g.zone_count as usize);
-        self.power_cycle_subzones(&mut s, now);
+        self.power_cycle_parts(&mut s, now);
         for info in s.table.report(0, g.zone_count) {
             let z = info.index as usize;
             let lost_from = Self::lost_from(&mut s, now, z, info.index);
@@ -199,8 +185,8 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
             Self::plug_rest(&mut s, now, zone);
         }
         let State { table, media, .. } = &mut *s;
-        if let Some(m) = media.splitzns_ref() {
-            m.retake_tokens(table)?;
+        if let Some(h) = media.zone_hook_ref() {
+            h.power_up(table)?;
         }
         s.checker = WritePointerChecker::new(s.checker.enabled());
         s.media.power_cycle(now);
@@ -209,6 +195,26 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
             self.close_threaded(zone)?;
         }
         Ok(())
+    }
+
+    /// The parts' share of a power loss at `now` (the payload slots of the media's
+    /// [`super::ZoneHook`]): each part loses its writes not yet acknowledged (and every later
+    /// one).
+    fn power_cycle_parts(&self, s: &mut State<M>, now: u64) {
+        let zone_count = s.table.geometry().zone_count;
+        let Some(h) = s.media.zone_hook_ref() else {
+            return;
+        };
+        for p in h.part_slots(zone_count) {
+            let lost = Self::lost_from(s, now, p.slot as usize, p.zone);
+            s.in_flight[p.slot as usize].clear();
+            if let Some(off) = lost
+                && let Some(h) = s.media.zone_hook()
+            {
+                h.truncate_part(p.zone, p.index, off - p.start);
+                self.payload.truncate_zone(p.slot, off - p.start);
+            }
+        }
     }
 
     /// Where the writes of payload slot `slot` (zone `zone` for torn-write faults) lost at a
@@ -276,7 +282,7 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
         Ok(value)
     }
 
-    fn admit_write(
+    pub(crate) fn admit_write(
         &self,
         target: Target,
         data: WriteData<'_>,
@@ -311,22 +317,34 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
             ..
         } = &mut *s;
         checker.check(table, "before write", None);
-        let (slot, start, offset, done) =
-            if let Some(split) = split_write(table, media, now, target, len)? {
-                split
-            } else {
-                let adm = match target {
-                    Target::At(off) => table.admit_write(off, len)?,
-                    Target::Append(zone) => table.admit_append(zone, len)?,
-                    Target::Subzone(_) => unreachable!("split_write routes subzone appends"),
-                };
-                let g = table.geometry();
-                let start = g.zone_start(adm.zone);
-                let rel = adm.offset - start;
-                let done = media.write(now, adm.zone, rel, len, g.zone_capacity_bytes);
-                programmed[adm.zone as usize] = rel + len;
-                (adm.zone, start, adm.offset, done)
+        let routed = match media.zone_hook() {
+            Some(h) => h.write(table, now, target, len)?,
+            None if matches!(target, Target::Part(..)) => {
+                return Err(crate::zone_split_unsupported());
+            }
+            None => None,
+        };
+        let (slot, start, offset, done) = if let Some(Routed {
+            slot,
+            slot_start,
+            offset,
+            done,
+        }) = routed
+        {
+            (slot, slot_start, offset, done)
+        } else {
+            let adm = match target {
+                Target::At(off) => table.admit_write(off, len)?,
+                Target::Append(zone) => table.admit_append(zone, len)?,
+                Target::Part(..) => unreachable!("the zone hook routes part appends"),
             };
+            let g = table.geometry();
+            let start = g.zone_start(adm.zone);
+            let rel = adm.offset - start;
+            let done = media.write(now, adm.zone, rel, len, g.zone_capacity_bytes);
+            programmed[adm.zone as usize] = rel + len;
+            (adm.zone, start, adm.offset, done)
+        };
         let pending = &mut in_flight[slot as usize];
         while pending
             .front()
@@ -361,7 +379,7 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
         let zone = match target {
             Target::At(off) => s.table.geometry().zone_of(off)?,
             Target::Append(zone) => zone,
-            Target::Subzone(_) => return None,
+            Target::Part(..) => return None,
         };
         s.threaded.contains_key(&zone).then_some(zone)
     }
@@ -423,7 +441,10 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
     ) -> Result<(T, Completion), DeviceError> {
         let now = self.env.now();
         let mut s = self.lock();
-        let split = split_read_check(&mut s, offset, len)?;
+        let split = match s.media.zone_hook_ref() {
+            Some(h) => h.check_read(offset, len)?,
+            None => None,
+        };
         let mut threaded = false;
         let zone = if split.is_some() {
             0
@@ -443,8 +464,10 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
             s.stats.reads += 1;
             return Err(DeviceError::UnrecoveredRead { offset, len });
         }
-        let (zone, start, done) = if let Some(split) = split {
-            split_read(&mut s, now, split, offset, len, class)
+        let zone_count = s.table.geometry().zone_count;
+        let hook = split.and_then(|z| s.media.zone_hook().map(|h| (z, h)));
+        let (zone, start, done) = if let Some((split, h)) = hook {
+            h.read(now, zone_count, split, offset, len, class)
         } else {
             let start = s.table.geometry().zone_start(zone);
             (
@@ -500,7 +523,11 @@ impl<E: Env, M: Media> SimZonedDevice<E, M> {
         } = &mut *s;
         checker.check(table, "before zone management", None);
         let before = table.info(zone)?;
-        if let Some(done) = split_manage(table, media, now, zone, op)? {
+        let hooked = match media.zone_hook() {
+            Some(h) => h.manage(table, now, zone, op)?,
+            None => None,
+        };
+        if let Some(done) = hooked {
             checker.check(table, "after zone management", None);
             return Ok(done);
         }
@@ -561,8 +588,8 @@ impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
     fn report_zones(&self, first: u32, count: u32) -> Vec<ZoneInfo> {
         let s = self.lock();
         let mut out = s.table.report(first, count);
-        if let Some(m) = s.media.splitzns_ref() {
-            split_report(m, &mut out);
+        if let Some(h) = s.media.zone_hook_ref() {
+            h.report(&mut out);
         }
         out
     }
@@ -680,142 +707,9 @@ impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
         false
     }
 
-    fn capabilities(&self) -> DeviceCapabilities {
-        self.lock().media.capabilities()
-    }
-
-    /// ZNS+'s IZC (with [`DeviceCapabilities::simple_copy`]).
-    fn copy(
-        &self,
-        sources: &[(u64, u64)],
-        dest_zone: u32,
-    ) -> impl Future<Output = Result<u64, DeviceError>> + Send {
-        let admitted = self.admit_copy(sources, dest_zone);
-        async move {
-            let (zone, offset, done) = admitted?;
-            self.complete_write(zone, offset, done, "after internal copy")
-                .await;
-            Ok(offset)
-        }
-    }
-
-    fn threaded_open(
-        &self,
-        zone: u32,
-        valid: &[bool],
-    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        let admitted = self.admit_threaded_open(zone, valid);
-        async move {
-            let done = admitted?;
-            self.complete(done, (), "after threaded open").await
-        }
-    }
-
-    /// Into a zone open for threaded logging: at or past its write pointer, into blocks that
-    /// were invalid when it opened (the device plugs the blocks skipped).
-    fn write_sparse(
-        &self,
-        offset: u64,
-        data: &[u8],
-    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        let admitted = self.admit_sparse(offset, &ElidedBytes::from_vec(data.to_vec()));
-        async move {
-            let (zone, offset, done) = admitted?;
-            self.complete_write(zone, offset, done, "after sparse write")
-                .await;
-            Ok(())
-        }
-    }
-
-    fn write_sparse_elided(
-        &self,
-        offset: u64,
-        data: &ElidedBytes,
-    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        let admitted = self.admit_sparse(offset, data);
-        async move {
-            let (zone, offset, done) = admitted?;
-            self.complete_write(zone, offset, done, "after sparse write")
-                .await;
-            Ok(())
-        }
-    }
-
-    fn copyback_slot(&self, offset: u64) -> Option<(u64, u32)> {
-        let s = self.lock();
-        let zone = s.table.geometry().zone_of(offset)?;
-        let start = s.table.geometry().zone_start(zone);
-        s.media.copyback_slot(zone, offset - start)
-    }
-
-    fn znsplus_stats(&self) -> Option<crate::flash::ZnsPlusStats> {
-        self.lock()
-            .media
-            .znsplus_ref()
-            .map(crate::flash::ZnsPlus::stats)
-    }
-
-    fn split_zone(
-        &self,
-        zone: u32,
-        parts: u32,
-    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        let admitted = self.admit_split(zone, parts);
-        async move {
-            let done = admitted?;
-            self.complete(done, (), "after split").await
-        }
-    }
-
-    fn split_geometry(&self) -> Option<crate::splitzns::SplitZnsGeometry> {
-        self.lock()
-            .media
-            .splitzns_ref()
-            .map(SplitZnsMedia::geometry)
-    }
-
-    fn report_subzones(&self, zone: u32) -> Result<Vec<SubzoneInfo>, DeviceError> {
-        let now = self.env.now();
-        match self.lock().media.splitzns() {
-            Some(m) => m.report(now, zone),
-            None => Err(crate::zone_split_unsupported()),
-        }
-    }
-
-    fn append_subzone(
-        &self,
-        subzone: SubzoneId,
-        data: &[u8],
-    ) -> impl Future<Output = Result<u64, DeviceError>> + Send {
-        let admitted = self.admit_write(Target::Subzone(subzone), WriteData::Dense(data));
-        async move {
-            let (slot, offset, done) = admitted?;
-            self.complete_write(slot, offset, done, "after subzone append")
-                .await;
-            Ok(offset)
-        }
-    }
-
-    fn finish_subzone(
-        &self,
-        subzone: SubzoneId,
-    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        let admitted = self.admit_subzone_command(subzone, false);
-        async move {
-            let done = admitted?;
-            self.complete(done, (), "after subzone finish").await
-        }
-    }
-
-    fn merge_subzone(
-        &self,
-        subzone: SubzoneId,
-    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        let admitted = self.admit_subzone_command(subzone, true);
-        async move {
-            let done = admitted?;
-            self.complete(done, (), "after merge").await
-        }
+    /// The media's families ([`Media::device_capabilities`]).
+    fn capabilities(&self) -> Capabilities<'_> {
+        M::device_capabilities(self)
     }
 
     fn memory_payload_bytes(&self) -> Option<u64> {
@@ -842,7 +736,7 @@ impl<E: Env, M: Media> ZonedDevice for SimZonedDevice<E, M> {
     fn peek_elided(&self, offset: u64, len: u64) -> Option<ElidedBytes> {
         let (zone, start) = {
             let s = self.lock();
-            if s.media.splitzns_ref().is_some() || !s.threaded.is_empty() {
+            if s.media.zone_hook_ref().is_some_and(|h| !h.peekable()) || !s.threaded.is_empty() {
                 // Subzone data may still sit in the SubZone Ring, a threaded zone's bytes are
                 // assembled by a read: no peeking.
                 return None;

@@ -5,7 +5,11 @@
 //! counters); a [`Media`] only says *when* the work it is handed completes. Flash timing
 //! ([`crate::flash::FlashMedia`]) is one; the HM-SMR disk ([`crate::disk::DiskMedia`]) another.
 
-use crate::{DeviceCapabilities, IoClass};
+use zonedb_env::Env;
+
+use super::SimZonedDevice;
+use super::hook::ZoneHook;
+use crate::{Capabilities, IoClass};
 
 /// What stores a simulated device's bytes. Serialized in a [`crate::Profile`] only when it is not
 /// flash, so the profiles printed before this field existed keep their bytes.
@@ -73,9 +77,15 @@ pub trait Media: Send + std::fmt::Debug + 'static {
     /// Which media this is.
     fn kind(&self) -> MediaKind;
 
-    /// Optional commands this media can carry out (none by default).
-    fn capabilities(&self) -> DeviceCapabilities {
-        DeviceCapabilities::default()
+    /// The optional command families of the simulated device over this media (none by
+    /// default): the media's room implements a family's trait for `SimZonedDevice<E, Self>`
+    /// and hands out `device` here.
+    fn device_capabilities<E: Env>(device: &SimZonedDevice<E, Self>) -> Capabilities<'_>
+    where
+        Self: Sized,
+    {
+        let _ = device;
+        Capabilities::none()
     }
 
     /// Books a read of `len` bytes at `offset` of `zone`, issued for `class`.
@@ -120,14 +130,14 @@ pub trait Media: Send + std::fmt::Debug + 'static {
         0
     }
 
-    /// The SplitZNS split zones of this media, if it has them (the simulated device routes
-    /// requests to split zones there); `None` for plain media.
-    fn splitzns(&mut self) -> Option<&mut crate::splitzns::SplitZnsMedia> {
+    /// The zones this media manages itself ([`ZoneHook`]; SplitZNS's split zones), which the
+    /// device asks first for every request; `None` for plain media.
+    fn zone_hook(&mut self) -> Option<&mut dyn ZoneHook> {
         None
     }
 
-    /// [`Media::splitzns`], shared.
-    fn splitzns_ref(&self) -> Option<&crate::splitzns::SplitZnsMedia> {
+    /// [`Media::zone_hook`], shared.
+    fn zone_hook_ref(&self) -> Option<&dyn ZoneHook> {
         None
     }
 

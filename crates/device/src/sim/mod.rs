@@ -1,6 +1,7 @@
 //! The simulated zoned device and how to build one.
 //!
 //! - [`media`]: the [`Media`] seam (what a media model times) and [`MediaKind`].
+//! - [`hook`]: the [`ZoneHook`] seam (zones a media manages itself: SplitZNS's split zones).
 //! - `device`: [`SimZonedDevice`], everything media-independent (zone table, admission, payload,
 //!   in-flight writes, power cycle, faults, checker, counters).
 //! - `faults`: [`Faults`], the injected faults.
@@ -11,6 +12,7 @@
 mod delayed_resets;
 pub(crate) mod device;
 mod faults;
+pub mod hook;
 pub mod media;
 pub mod spec;
 mod threaded;
@@ -18,5 +20,6 @@ mod threaded;
 pub use delayed_resets::DelayedResets;
 pub use device::SimZonedDevice;
 pub use faults::Faults;
+pub use hook::{PartSlot, Routed, Target, ZoneHook};
 pub use media::{Completion, Media, MediaKind, Poll, Ticket};
 pub use spec::{HybridSpec, SimDevice, SimDeviceSpec};

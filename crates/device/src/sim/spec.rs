@@ -14,11 +14,10 @@ use crate::hybrid::HybridDevice;
 use crate::payload::Payload;
 use crate::profile::{Profile, parse_scale};
 use crate::sim::MediaKind;
-use crate::splitzns::{SplitZnsConfig, SplitZnsGeometry, SplitZnsSsd, SplitZnsStats};
+use crate::splitzns::{SplitZnsConfig, SplitZnsSsd, SplitZnsStats};
 use crate::zone::{ZoneGeometry, ZoneInfo};
 use crate::{
-    DeviceCapabilities, DeviceError, DeviceStats, ElidedBytes, HybridLayout, HybridStats, IoClass,
-    SubzoneId, SubzoneInfo, ZnsSsd, ZoneOp, ZonedDevice,
+    Capabilities, DeviceError, DeviceStats, ElidedBytes, IoClass, ZnsSsd, ZoneOp, ZonedDevice,
 };
 
 /// Where a simulated device keeps written bytes.
@@ -594,7 +593,10 @@ impl<E: Env> SimDevice<E> {
 
     /// SplitZNS counters (`None` for any other device).
     pub fn split_stats(&self) -> Option<SplitZnsStats> {
-        each!(self, d => d.split_stats())
+        match self {
+            Self::SplitZns(d) => Some(d.split_stats()),
+            _ => None,
+        }
     }
 
     /// Bytes of payload held in memory.
@@ -680,50 +682,12 @@ impl<E: Env> ZonedDevice for SimDevice<E> {
         each!(self, d => d.volatile_write_cache())
     }
 
-    fn capabilities(&self) -> DeviceCapabilities {
+    fn capabilities(&self) -> Capabilities<'_> {
         each!(self, d => d.capabilities())
     }
 
     fn stats(&self) -> DeviceStats {
         each!(self, d => d.stats())
-    }
-
-    fn split_zone(
-        &self,
-        zone: u32,
-        parts: u32,
-    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        each_fut!(self, d => d.split_zone(zone, parts))
-    }
-
-    fn split_geometry(&self) -> Option<SplitZnsGeometry> {
-        each!(self, d => d.split_geometry())
-    }
-
-    fn report_subzones(&self, zone: u32) -> Result<Vec<SubzoneInfo>, DeviceError> {
-        each!(self, d => d.report_subzones(zone))
-    }
-
-    fn append_subzone(
-        &self,
-        subzone: SubzoneId,
-        data: &[u8],
-    ) -> impl Future<Output = Result<u64, DeviceError>> + Send {
-        each_fut!(self, d => d.append_subzone(subzone, data))
-    }
-
-    fn finish_subzone(
-        &self,
-        subzone: SubzoneId,
-    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        each_fut!(self, d => d.finish_subzone(subzone))
-    }
-
-    fn merge_subzone(
-        &self,
-        subzone: SubzoneId,
-    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        each_fut!(self, d => d.merge_subzone(subzone))
     }
 
     fn memory_payload_bytes(&self) -> Option<u64> {
@@ -745,54 +709,6 @@ impl<E: Env> ZonedDevice for SimDevice<E> {
 
     fn peek_elided(&self, offset: u64, len: u64) -> Option<ElidedBytes> {
         each!(self, d => d.peek_elided(offset, len))
-    }
-
-    fn hybrid_layout(&self) -> Option<HybridLayout> {
-        each!(self, d => d.hybrid_layout())
-    }
-
-    fn hybrid_stats(&self) -> Option<HybridStats> {
-        each!(self, d => d.hybrid_stats())
-    }
-
-    fn copy(
-        &self,
-        sources: &[(u64, u64)],
-        dest_zone: u32,
-    ) -> impl Future<Output = Result<u64, DeviceError>> + Send {
-        each_fut!(self, d => d.copy(sources, dest_zone))
-    }
-
-    fn threaded_open(
-        &self,
-        zone: u32,
-        valid: &[bool],
-    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        each_fut!(self, d => d.threaded_open(zone, valid))
-    }
-
-    fn write_sparse(
-        &self,
-        offset: u64,
-        data: &[u8],
-    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        each_fut!(self, d => d.write_sparse(offset, data))
-    }
-
-    fn write_sparse_elided(
-        &self,
-        offset: u64,
-        data: &ElidedBytes,
-    ) -> impl Future<Output = Result<(), DeviceError>> + Send {
-        each_fut!(self, d => d.write_sparse_elided(offset, data))
-    }
-
-    fn znsplus_stats(&self) -> Option<crate::flash::ZnsPlusStats> {
-        each!(self, d => d.znsplus_stats())
-    }
-
-    fn copyback_slot(&self, offset: u64) -> Option<(u64, u32)> {
-        each!(self, d => d.copyback_slot(offset))
     }
 }
 

@@ -1,6 +1,6 @@
 //! ZNS+'s commands on the simulated device (media with [`Media::znsplus`]): the in-device zone
-//! compaction (IZC, [`crate::ZonedDevice::copy`]) and threaded logging
-//! ([`crate::ZonedDevice::threaded_open`], then [`crate::ZonedDevice::write_sparse`] into the
+//! compaction (IZC, [`crate::InDeviceCopy::copy`]) and threaded logging
+//! ([`crate::InDeviceCopy::threaded_open`], then [`crate::InDeviceCopy::write_sparse`] into the
 //! zone's invalid blocks in increasing order). The flash timing is in [`crate::flash::znsplus`];
 //! here the zone rules and the bytes.
 //!

@@ -18,7 +18,7 @@ use crate::flash::{FlashMedia, Place, TimingEngine};
 use crate::profile::Profile;
 use crate::sim::{Completion, Media, MediaKind, Poll, Ticket};
 use crate::zone::ZoneTable;
-use crate::{DeviceCapabilities, DeviceError, IoClass};
+use crate::{DeviceError, IoClass};
 
 /// Tickets of reads served from a preread buffer still being filled start here (the engine's
 /// own tickets count up from 0).
@@ -554,10 +554,13 @@ impl Media for SplitZnsMedia {
         MediaKind::Flash
     }
 
-    fn capabilities(&self) -> DeviceCapabilities {
-        DeviceCapabilities {
-            zone_split: true,
-            ..DeviceCapabilities::default()
+    /// The SplitZNS family ([`crate::SplitZones`]).
+    fn device_capabilities<E: zonedb_env::Env>(
+        device: &crate::sim::SimZonedDevice<E, Self>,
+    ) -> crate::Capabilities<'_> {
+        crate::Capabilities {
+            split_zones: Some(device),
+            ..crate::Capabilities::none()
         }
     }
 
@@ -639,11 +642,11 @@ impl Media for SplitZnsMedia {
         self.flash.block_erases()
     }
 
-    fn splitzns(&mut self) -> Option<&mut SplitZnsMedia> {
+    fn zone_hook(&mut self) -> Option<&mut dyn crate::sim::ZoneHook> {
         Some(self)
     }
 
-    fn splitzns_ref(&self) -> Option<&SplitZnsMedia> {
+    fn zone_hook_ref(&self) -> Option<&dyn crate::sim::ZoneHook> {
         Some(self)
     }
 }

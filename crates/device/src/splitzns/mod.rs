@@ -9,10 +9,10 @@
 //! size)` of its split zone's address range, of which the first `zone capacity / subzones` bytes
 //! are writable. Reads and writes use ordinary device offsets in that range
 //! ([`crate::ZonedDevice::read`], [`crate::ZonedDevice::write`] at the subzone's write pointer);
-//! [`crate::ZonedDevice::append_subzone`], [`crate::ZonedDevice::finish_subzone`] and
-//! [`crate::ZonedDevice::merge_subzone`] name the subzone; [`crate::ZonedDevice::split_zone`]
-//! splits; the split zone's FINISH and RESET are [`crate::ZonedDevice::manage`] with
-//! [`crate::ZoneOp::Finish`] / [`crate::ZoneOp::Reset`]; [`crate::ZonedDevice::report_subzones`]
+//! [`crate::SplitZones::append_subzone`], [`crate::SplitZones::finish_subzone`] and
+//! [`crate::SplitZones::merge_subzone`] name the subzone; [`crate::SplitZones::split_zone`]
+//! splits (the device's [`crate::SplitZones`] family: `dev.capabilities().split_zones`); the split zone's FINISH and RESET are [`crate::ZonedDevice::manage`] with
+//! [`crate::ZoneOp::Finish`] / [`crate::ZoneOp::Reset`]; [`crate::SplitZones::report_subzones`]
 //! reports. [`crate::ZonedDevice::report_zones`] shows an open split zone as explicitly open at
 //! its start (it holds an open and an active token) and an inactive one as full.
 //!
@@ -27,7 +27,8 @@
 //! - `prefetch`: the Read Prefetcher's preread buffers ([`Prefetcher`]).
 //! - `tickets`: completions shared by several waiters under the priority scheduler.
 //! - `media`: [`SplitZnsMedia`], the flash media with all of the above.
-//! - `device`: the simulated device's split-zone paths (admission, power cycle, reports).
+//! - `device`: the split zones as the generic device's [`crate::sim::ZoneHook`] (admission,
+//!   power cycle, reports) and the SplitZNS SSD's [`crate::SplitZones`] family.
 
 mod chips;
 pub(crate) mod device;

@@ -41,7 +41,7 @@ fn geometry_and_reports_give_each_zone_its_device_and_capacity() {
     assert_eq!(g.max_open_zones, 3 + 8);
     assert_eq!(g.max_active_zones, 0, "the HDD has no active limit");
     assert_eq!(g.zone_append_max_bytes, 32 * KIB);
-    let l = dev.hybrid_layout().unwrap();
+    let l = dev.capabilities().tiers.map(|c| c.hybrid_layout()).unwrap();
     assert_eq!((l.ssd.zones, l.hdd.zones), (16, 8));
     assert_eq!(l.ssd.zone_capacity_bytes, 192 * KIB);
     assert_eq!(l.hdd.zone_capacity_bytes, 128 * KIB);
@@ -103,7 +103,7 @@ fn requests_go_to_their_device_with_its_timing_and_counters() {
         d.manage(17, ZoneOp::Finish).await.unwrap();
         d.manage(3, ZoneOp::Reset).await.unwrap();
         d.sync().await.unwrap();
-        let h = d.hybrid_stats().unwrap();
+        let h = d.capabilities().tiers.map(|c| c.hybrid_stats()).unwrap();
         assert_eq!((h.ssd.writes, h.ssd.reads, h.ssd.zone_resets), (1, 1, 1));
         assert_eq!((h.hdd.writes, h.hdd.reads, h.hdd.zone_finishes), (2, 3, 1));
         assert_eq!(h.hdd.bytes_written, 24 * KIB);

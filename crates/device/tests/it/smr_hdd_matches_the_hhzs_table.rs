@@ -29,7 +29,12 @@ fn run(
         .build(env.clone())
         .unwrap();
     assert!(matches!(dev, SimDevice::Hdd(_)));
-    assert!(dev.hybrid_layout().is_none());
+    assert!(
+        dev.capabilities()
+            .tiers
+            .map(|c| c.hybrid_layout())
+            .is_none()
+    );
     dev.set_checking(false);
     let opts = BenchOptions {
         workload,

@@ -47,7 +47,7 @@ fn start(d: &SimDevice<SimEnv>, zone: u32) -> u64 {
 fn izc_copies_exactly_the_listed_blocks_without_host_transfer() {
     let env = SimEnv::new(SimConfig::with_seed(1));
     let d = device(&env);
-    assert!(d.capabilities().simple_copy && d.capabilities().sparse_write);
+    assert!(d.capabilities().in_device_copy.is_some());
     let e = env.clone();
     e.run(async move {
         let (s0, s1) = (start(&d, 0), start(&d, 1));
@@ -55,7 +55,13 @@ fn izc_copies_exactly_the_listed_blocks_without_host_transfer() {
         let before = d.stats();
         // Scattered ranges, in the order given.
         let ranges = [(s0 + 8 * B, 2 * B), (s0, B), (s0 + 40 * B, 5 * B)];
-        let at = d.copy(&ranges, 1).await.unwrap();
+        let at = d
+            .capabilities()
+            .in_device_copy
+            .unwrap()
+            .copy(&ranges, 1)
+            .await
+            .unwrap();
         assert_eq!(at, s1);
         let want: Vec<u8> = ranges
             .iter()
@@ -68,7 +74,11 @@ fn izc_copies_exactly_the_listed_blocks_without_host_transfer() {
         let after = d.stats();
         assert_eq!(after.bytes_written, before.bytes_written);
         assert_eq!(after.bytes_read - before.bytes_read, 8 * B);
-        let z = d.znsplus_stats().unwrap();
+        let z = d
+            .capabilities()
+            .in_device_copy
+            .map(|c| c.znsplus_stats())
+            .unwrap();
         assert_eq!((z.copy_commands, z.copy_bytes), (1, 8 * B));
         // Blocks 8 and 9 land on the die and plane they came from (units 4 and 0 share die
         // slot 0): copyback; the six others change die or plane: read and program.
@@ -86,12 +96,30 @@ fn izc_uses_copyback_only_on_the_same_die_and_plane() {
         let (s0, s2) = (start(&d, 0), start(&d, 2));
         d.write(s0, &fill(0, 3)).await.unwrap();
         // Same zone-relative offsets: every page on its own die and plane -> copyback.
-        d.copy(&[(s0, 16 * B)], 2).await.unwrap();
-        let z = d.znsplus_stats().unwrap();
+        d.capabilities()
+            .in_device_copy
+            .unwrap()
+            .copy(&[(s0, 16 * B)], 2)
+            .await
+            .unwrap();
+        let z = d
+            .capabilities()
+            .in_device_copy
+            .map(|c| c.znsplus_stats())
+            .unwrap();
         assert_eq!((z.copyback_pages, z.read_program_pages), (16, 0), "{z:?}");
         // One block off: no page keeps its die and plane.
-        d.copy(&[(s0 + 17 * B, 16 * B)], 2).await.unwrap();
-        let z = d.znsplus_stats().unwrap();
+        d.capabilities()
+            .in_device_copy
+            .unwrap()
+            .copy(&[(s0 + 17 * B, 16 * B)], 2)
+            .await
+            .unwrap();
+        let z = d
+            .capabilities()
+            .in_device_copy
+            .map(|c| c.znsplus_stats())
+            .unwrap();
         assert_eq!((z.copyback_pages, z.read_program_pages), (16, 16), "{z:?}");
         let got = d.read(s2, 32 * B, IoClass::QueryRead).await.unwrap();
         let src = fill(0, 3);
@@ -100,12 +128,25 @@ fn izc_uses_copyback_only_on_the_same_die_and_plane() {
         assert_eq!(got, want);
         // Too many blocks for one command: refused, nothing changes.
         let wp = d.report_zones(2, 1)[0].write_pointer;
-        let err = d.copy(&[(s0, 17 * B)], 2).await.unwrap_err();
+        let err = d
+            .capabilities()
+            .in_device_copy
+            .unwrap()
+            .copy(&[(s0, 17 * B)], 2)
+            .await
+            .unwrap_err();
         assert!(matches!(err, DeviceError::ZnsPlus { .. }), "{err}");
         assert_eq!(d.report_zones(2, 1)[0].write_pointer, wp);
         // A source past its zone's write pointer: refused.
         let s3 = start(&d, 3);
-        assert!(d.copy(&[(s3, B)], 2).await.is_err());
+        assert!(
+            d.capabilities()
+                .in_device_copy
+                .unwrap()
+                .copy(&[(s3, B)], 2)
+                .await
+                .is_err()
+        );
     })
     .unwrap();
 }
@@ -115,7 +156,12 @@ async fn threaded_zone(d: &SimDevice<SimEnv>, valid: &[bool]) -> u64 {
     let s0 = start(d, 0);
     d.write(s0, &fill(0, 1)).await.unwrap();
     assert_eq!(d.report_zones(0, 1)[0].state, ZoneState::Full);
-    d.threaded_open(0, valid).await.unwrap();
+    d.capabilities()
+        .in_device_copy
+        .unwrap()
+        .threaded_open(0, valid)
+        .await
+        .unwrap();
     s0
 }
 
@@ -144,15 +190,28 @@ fn threaded_logging_plugs_every_skipped_block() {
             .filter(|&b| !valid[b as usize] && b != 13 && b != 14 && b < 40)
             .collect();
         for &b in &writes {
-            d.write_sparse(s0 + b * B, &block(0, b, 2)).await.unwrap();
+            d.capabilities()
+                .in_device_copy
+                .unwrap()
+                .write_sparse(s0 + b * B, &block(0, b, 2))
+                .await
+                .unwrap();
         }
         // Below the write pointer, or into a valid block: refused.
         assert!(matches!(
-            d.write_sparse(s0 + 10 * B, &block(0, 10, 9)).await,
+            d.capabilities()
+                .in_device_copy
+                .unwrap()
+                .write_sparse(s0 + 10 * B, &block(0, 10, 9))
+                .await,
             Err(DeviceError::ZnsPlus { .. })
         ));
         assert!(matches!(
-            d.write_sparse(s0 + 42 * B, &block(0, 42, 9)).await,
+            d.capabilities()
+                .in_device_copy
+                .unwrap()
+                .write_sparse(s0 + 42 * B, &block(0, 42, 9))
+                .await,
             Err(DeviceError::ZnsPlus { .. })
         ));
         // A plain append into the zone is refused too.
@@ -171,7 +230,11 @@ fn threaded_logging_plugs_every_skipped_block() {
             };
             assert_eq!(piece, &want[..], "block {b}");
         }
-        let z = d.znsplus_stats().unwrap();
+        let z = d
+            .capabilities()
+            .in_device_copy
+            .map(|c| c.znsplus_stats())
+            .unwrap();
         // Every unit got programmed: 24 units x 2 pages, host programs included.
         assert!(z.plug_pages > 0 && z.copyback_pages >= 8, "{z:?}");
         assert!(z.padding_pages > 0, "{z:?}");
@@ -193,27 +256,45 @@ fn threaded_open_needs_a_full_zone_and_a_whole_bitmap() {
     let d = device(&env);
     let e = env.clone();
     e.run(async move {
-        assert!(d.threaded_open(0, &validity()).await.is_err(), "empty zone");
+        assert!(
+            d.capabilities()
+                .in_device_copy
+                .unwrap()
+                .threaded_open(0, &validity())
+                .await
+                .is_err(),
+            "empty zone"
+        );
         d.write(start(&d, 0), &fill(0, 1)).await.unwrap();
         assert!(
-            d.threaded_open(0, &[true; 3]).await.is_err(),
+            d.capabilities()
+                .in_device_copy
+                .unwrap()
+                .threaded_open(0, &[true; 3])
+                .await
+                .is_err(),
             "short bitmap"
         );
-        assert!(d.write_sparse(start(&d, 0), &block(0, 0, 1)).await.is_err());
-        d.threaded_open(0, &validity()).await.unwrap();
+        assert!(
+            d.capabilities()
+                .in_device_copy
+                .unwrap()
+                .write_sparse(start(&d, 0), &block(0, 0, 1))
+                .await
+                .is_err()
+        );
+        d.capabilities()
+            .in_device_copy
+            .unwrap()
+            .threaded_open(0, &validity())
+            .await
+            .unwrap();
     })
     .unwrap();
     // A plain ZNS SSD has neither command.
     let plain = SimDeviceSpec::new("tiny", "1").build(env.clone()).unwrap();
     env.run(async move {
-        assert!(matches!(
-            plain.copy(&[(0, B)], 1).await,
-            Err(DeviceError::Unsupported { .. })
-        ));
-        assert!(matches!(
-            plain.threaded_open(0, &validity()).await,
-            Err(DeviceError::Unsupported { .. })
-        ));
+        assert!(plain.capabilities().in_device_copy.is_none());
     })
     .unwrap();
 }
@@ -227,15 +308,25 @@ fn power_loss_in_threaded_logging_keeps_acknowledged_and_valid_blocks() {
     e.run(async move {
         let valid = validity();
         let s0 = threaded_zone(&dd, &valid).await;
-        dd.write_sparse(s0 + 10 * B, &block(0, 10, 2))
+        dd.capabilities()
+            .in_device_copy
+            .unwrap()
+            .write_sparse(s0 + 10 * B, &block(0, 10, 2))
             .await
             .unwrap();
-        dd.write_sparse(s0 + 11 * B, &block(0, 11, 2))
+        dd.capabilities()
+            .in_device_copy
+            .unwrap()
+            .write_sparse(s0 + 11 * B, &block(0, 11, 2))
             .await
             .unwrap();
         // Admitted, never completed: lost at the power loss.
         let data = block(0, 13, 2);
-        let lost = dd.write_sparse(s0 + 13 * B, &data);
+        let lost = dd
+            .capabilities()
+            .in_device_copy
+            .unwrap()
+            .write_sparse(s0 + 13 * B, &data);
         dd.power_cycle().unwrap();
         drop(lost);
         // The device closed the zone at power-up: full, the rest plugged.
@@ -251,7 +342,14 @@ fn power_loss_in_threaded_logging_keeps_acknowledged_and_valid_blocks() {
                 assert_eq!(got, vec![0; B as usize], "block {b} is padding");
             }
         }
-        assert!(dd.write_sparse(s0 + 13 * B, &data).await.is_err());
+        assert!(
+            dd.capabilities()
+                .in_device_copy
+                .unwrap()
+                .write_sparse(s0 + 13 * B, &data)
+                .await
+                .is_err()
+        );
         // An ordinary full zone: reset and reuse.
         dd.manage(0, ZoneOp::Reset).await.unwrap();
         dd.write(s0, &fill(0, 7)).await.unwrap();
@@ -271,9 +369,14 @@ fn power_loss_during_izc_keeps_the_sources_and_acknowledged_copies() {
     e.run(async move {
         let (s0, s1) = (start(&d, 0), start(&d, 1));
         d.write(s0, &fill(0, 1)).await.unwrap();
-        d.copy(&[(s0, 8 * B)], 1).await.unwrap();
+        d.capabilities()
+            .in_device_copy
+            .unwrap()
+            .copy(&[(s0, 8 * B)], 1)
+            .await
+            .unwrap();
         let ranges = [(s0 + 8 * B, 8 * B)];
-        let lost = d.copy(&ranges, 1);
+        let lost = d.capabilities().in_device_copy.unwrap().copy(&ranges, 1);
         d.power_cycle().unwrap();
         drop(lost);
         assert_eq!(d.report_zones(1, 1)[0].write_pointer, s1 + 8 * B);

@@ -1,5 +1,5 @@
 //! Zone cleaning through ZNS+'s in-device zone compaction (IZC): the live blocks of a victim
-//! are copied by the device ([`zonedb_device::ZonedDevice::copy`]), at most the device's
+//! are copied by the device ([`zonedb_device::InDeviceCopy::copy`]), at most the device's
 //! command limit at a time, into the cleaner's migration zone; no byte crosses the host link.
 //!
 //! The destination order (`plan`) is the live data's own (CUB, copyback-unaware: what the
@@ -202,8 +202,18 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             }
         }
         let dev = self.dev.clone();
-        let slot_fn = move |off: u64| dev.copyback_slot(off).map(|(_, s)| s);
-        let page = self.dev.copyback_slot(lo).map(|(p, _)| p);
+        let slot_fn = move |off: u64| {
+            dev.capabilities()
+                .in_device_copy
+                .and_then(|c| c.copyback_slot(off))
+                .map(|(_, s)| s)
+        };
+        let page = self
+            .dev
+            .capabilities()
+            .in_device_copy
+            .and_then(|c| c.copyback_slot(lo))
+            .map(|(p, _)| p);
         let cab: Option<(u64, &(dyn SlotOf + Sync))> = match page {
             Some(p) if copyback_aware => Some((p, &slot_fn)),
             _ => None,
@@ -286,7 +296,12 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                     _ => ranges.push((b, block)),
                 }
             }
-            let at = self.dev.copy(&ranges, zone).await?;
+            let copier = self.dev.capabilities().in_device_copy.ok_or(
+                zonedb_device::DeviceError::Unsupported {
+                    command: "simple copy",
+                },
+            )?;
+            let at = copier.copy(&ranges, zone).await?;
             if at != wp {
                 return Err(FsError::Corrupt(format!(
                     "zone {zone}: an internal copy landed at {at}, expected {wp}"

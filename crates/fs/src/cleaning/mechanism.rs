@@ -179,7 +179,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             return Ok(());
         };
         if let crate::fs::ZoneCopy::Izc { copyback_aware } = self.opts.zone_copy
-            && self.dev.capabilities().simple_copy
+            && self.dev.capabilities().in_device_copy.is_some()
         {
             return self.migrate_zone_izc(v, target, copyback_aware).await;
         }

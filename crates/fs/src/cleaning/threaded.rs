@@ -171,7 +171,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         &self,
         lifetime: Lifetime,
     ) -> Result<Option<u32>, FsError> {
-        if !self.opts.threaded_logging || !self.dev.capabilities().sparse_write {
+        if !self.opts.threaded_logging || self.dev.capabilities().in_device_copy.is_none() {
             return Ok(None);
         }
         let block = self.block;
@@ -245,7 +245,11 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             s.open_tokens += 1;
             (cand.0, valid)
         };
-        if self.dev.threaded_open(zone, &valid).await.is_err() {
+        let opened = match self.dev.capabilities().in_device_copy {
+            Some(c) => c.threaded_open(zone, &valid).await.is_ok(),
+            None => false,
+        };
+        if !opened {
             let mut s = self.lock();
             if let Some(z) = s.zone_mut(zone) {
                 z.busy = false;

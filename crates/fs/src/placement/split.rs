@@ -1,6 +1,6 @@
 //! What placement policies see of split zones (SplitZNS) and what they decide about subzones.
 //!
-//! On a device that splits zones ([`zonedb_device::ZonedDevice::split_geometry`]), the file
+//! On a device that splits zones ([`zonedb_device::SplitZones::split_geometry`]), the file
 //! layer asks the placement policy, before the wide-zone decision, whether a complete SST goes
 //! to a subzone ([`super::PlacementPolicy::place_subzone`]), with a [`SplitView`]: the zones
 //! as the wide policy sees them (split zones show busy there, so wide placement, finishes and

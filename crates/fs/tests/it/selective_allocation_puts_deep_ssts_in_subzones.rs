@@ -53,7 +53,12 @@ fn subzone_of(fs: &Fs, name: &str) -> Option<SubzoneId> {
     let g = dev.geometry();
     let start = meta.extents[0].start;
     let zone = u32::try_from(start / g.zone_size_bytes).unwrap();
-    let subs = dev.report_subzones(zone).ok()?;
+    let subs = dev
+        .capabilities()
+        .split_zones
+        .unwrap()
+        .report_subzones(zone)
+        .ok()?;
     assert_eq!(
         meta.extents.len(),
         1,
@@ -69,7 +74,13 @@ fn subzone_of(fs: &Fs, name: &str) -> Option<SubzoneId> {
 /// Zones the device has split now.
 fn split_zones(dev: &Dev) -> Vec<u32> {
     (0..dev.geometry().zone_count)
-        .filter(|&z| dev.report_subzones(z).is_ok())
+        .filter(|&z| {
+            dev.capabilities()
+                .split_zones
+                .unwrap()
+                .report_subzones(z)
+                .is_ok()
+        })
         .collect()
 }
 
@@ -126,7 +137,12 @@ fn deep_ssts_go_to_subzones_and_the_rest_to_wide_zones() {
                 let sub = sub.unwrap_or_else(|| panic!("L{level} SST {name} not in a subzone"));
                 // One split zone, filled from its first subzone: the fullest is taken first.
                 assert_eq!(sub.index, level as u32 - 4, "{name}");
-                let info = dev.report_subzones(sub.zone).unwrap()[sub.index as usize];
+                let info = dev
+                    .capabilities()
+                    .split_zones
+                    .unwrap()
+                    .report_subzones(sub.zone)
+                    .unwrap()[sub.index as usize];
                 // Finished when the file was closed.
                 assert_eq!(info.state, SubzoneState::Full, "{name}");
             }
@@ -222,7 +238,12 @@ fn deleting_an_sst_merges_its_subzone_and_an_empty_split_zone_goes_back_to_wide(
         assert_eq!(sa.zone, sb.zone);
         let zone = sa.zone;
         fs.delete(&a).await.unwrap();
-        let subs = dev.report_subzones(zone).unwrap();
+        let subs = dev
+            .capabilities()
+            .split_zones
+            .unwrap()
+            .report_subzones(zone)
+            .unwrap();
         let merged = subs[sa.index as usize];
         assert_eq!(merged.state, SubzoneState::Empty);
         assert_eq!(merged.write_pointer, merged.start);
@@ -236,7 +257,13 @@ fn deleting_an_sst_merges_its_subzone_and_an_empty_split_zone_goes_back_to_wide(
         fs.delete(&b).await.unwrap();
         fs.delete(&c).await.unwrap();
         // Every subzone empty: RESET back to an empty wide zone.
-        assert!(dev.report_subzones(zone).is_err());
+        assert!(
+            dev.capabilities()
+                .split_zones
+                .unwrap()
+                .report_subzones(zone)
+                .is_err()
+        );
         assert_eq!(dev.report_zones(zone, 1)[0].state, ZoneState::Empty);
         let st = fs.stats();
         assert_eq!(
@@ -276,7 +303,13 @@ fn cleaning_never_picks_a_split_zone() {
         let after: Vec<_> = names.iter().map(|n| fs.stat(n).unwrap().extents).collect();
         assert_eq!(before, after);
         assert_eq!(fs.stats().gc_copied_bytes, 0);
-        assert!(dev.report_subzones(zone).is_ok());
+        assert!(
+            dev.capabilities()
+                .split_zones
+                .unwrap()
+                .report_subzones(zone)
+                .is_ok()
+        );
         assert_eq!(fs.fsck(), Vec::new());
     });
 }
@@ -316,7 +349,12 @@ fn remount_after_power_loss_finds_every_file_and_fsck_is_clean() {
                 .unwrap();
             let sub = subzone_of(&fs, "000006.sst").unwrap();
             assert_eq!(
-                dev2.report_subzones(sub.zone).unwrap()[sub.index as usize].state,
+                dev2.capabilities()
+                    .split_zones
+                    .unwrap()
+                    .report_subzones(sub.zone)
+                    .unwrap()[sub.index as usize]
+                    .state,
                 SubzoneState::Open
             );
             drop(open);
@@ -342,7 +380,12 @@ fn remount_after_power_loss_finds_every_file_and_fsck_is_clean() {
         assert_eq!(got, contents(6, 40 * KIB)[..got.len()]);
         assert_eq!(subzone_of(&fs, "000006.sst"), Some(open_zone));
         // The cut subzone was finished at mount, its split zone deactivated.
-        let info = dev2.report_subzones(open_zone.zone).unwrap()[open_zone.index as usize];
+        let info = dev2
+            .capabilities()
+            .split_zones
+            .unwrap()
+            .report_subzones(open_zone.zone)
+            .unwrap()[open_zone.index as usize];
         assert_eq!(info.state, SubzoneState::Full);
         assert_eq!(
             dev2.report_zones(open_zone.zone, 1)[0].state,
@@ -493,7 +536,12 @@ fn a_shallow_sst_takes_a_free_subzone_when_no_wide_zone_has_room() {
         let _ = fs.delete("000301.sst").await;
         // Deleting it merges its subzone as any other.
         fs.delete(&l1).await.unwrap();
-        let info = dev.report_subzones(sub.zone).unwrap()[sub.index as usize];
+        let info = dev
+            .capabilities()
+            .split_zones
+            .unwrap()
+            .report_subzones(sub.zone)
+            .unwrap()[sub.index as usize];
         assert_eq!(info.state, SubzoneState::Empty);
         for name in shallow.iter().chain([&deep]) {
             let n: u64 = name[..6].parse().unwrap();

@@ -114,7 +114,11 @@ fn churn_full(copy: ZoneCopy, threaded_logging: bool, min_garbage_pct: u32, seed
                 assert!(got == contents(m, len), "file {m} reads back other bytes");
             }
         }
-        let z = dev.znsplus_stats().unwrap();
+        let z = dev
+            .capabilities()
+            .in_device_copy
+            .map(|c| c.znsplus_stats())
+            .unwrap();
         Outcome {
             fs: fs.stats(),
             dev: dev.stats(),

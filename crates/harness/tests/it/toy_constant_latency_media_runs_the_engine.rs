@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use zonedb_device::payload::Payload;
 use zonedb_device::sim::{Completion, Media, MediaKind, SimZonedDevice};
-use zonedb_device::{DeviceError, IoClass, Profile, ZoneGeometry, ZoneOp, ZonedDevice};
+use zonedb_device::{IoClass, Profile, ZoneGeometry, ZoneOp, ZonedDevice};
 use zonedb_env::{Env, SimConfig, SimEnv};
 use zonedb_fs::placement::Lifetime;
 use zonedb_fs::{FsOptions, ZoneFs};
@@ -157,12 +157,9 @@ fn toy_constant_latency_media_runs_the_engine() {
         let t2 = e.now();
         d.manage(last, ZoneOp::Reset).await.unwrap();
         assert_eq!(e.now() - t2, RESET_NS);
-        // Optional commands the toy lacks are refused, typed.
-        assert!(matches!(
-            d.copy(&[(start, 4096)], last).await,
-            Err(DeviceError::Unsupported { .. })
-        ));
-        assert!(!d.capabilities().simple_copy);
+        // The toy has no optional command family.
+        assert!(d.capabilities().in_device_copy.is_none());
+        assert!(d.capabilities().split_zones.is_none());
 
         // The zone file layer: a file read back costs one read latency per device read.
         ZoneFs::<SimEnv, Toy>::mkfs(d.as_ref(), 0).await.unwrap();

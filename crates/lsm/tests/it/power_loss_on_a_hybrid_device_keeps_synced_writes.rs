@@ -92,7 +92,7 @@ fn crash_once(placement: &'static str, seed: u64, crash_at: u64) -> u64 {
         move |db, log| writer(db, log, seed),
     );
     dev.power_cycle().unwrap();
-    let h = dev.hybrid_stats().unwrap();
+    let h = dev.capabilities().tiers.map(|c| c.hybrid_stats()).unwrap();
     if crash_at == u64::MAX {
         assert!(
             h.ssd.bytes_written > 0 && h.hdd.bytes_written > 0,

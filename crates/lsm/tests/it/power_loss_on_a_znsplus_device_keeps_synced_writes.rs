@@ -94,7 +94,11 @@ fn crash_once(cab: bool, seed: u64, crash_at: u64) -> u64 {
     })
     .unwrap();
     if crash_at == u64::MAX {
-        let z = dev.znsplus_stats().unwrap();
+        let z = dev
+            .capabilities()
+            .in_device_copy
+            .map(|c| c.znsplus_stats())
+            .unwrap();
         assert!(
             z.copy_commands > 0 && z.threaded_opens > 0,
             "cab {cab} seed {seed}: both commands used: {z:?}"
