@@ -71,35 +71,18 @@ fn merge_then_write(ack: ResetAck) -> (u64, u64, u64) {
     let e = env.clone();
     env.run(async move {
         let sub = SubzoneId { zone: 0, index: 0 };
-        dev.capabilities()
-            .split_zones
-            .unwrap()
-            .split_zone(0, 4)
-            .await
-            .unwrap();
-        dev.capabilities()
-            .split_zones
-            .unwrap()
+        crate::common::split(&*dev).split_zone(0, 4).await.unwrap();
+        crate::common::split(&*dev)
             .append_subzone(sub, &[7; 32 * 1024])
             .await
             .unwrap();
-        dev.capabilities()
-            .split_zones
-            .unwrap()
+        crate::common::split(&*dev)
             .append_subzone(sub, &[7; 16 * 1024])
             .await
             .unwrap();
-        let chip = dev
-            .capabilities()
-            .split_zones
-            .unwrap()
-            .report_subzones(0)
-            .unwrap()[0]
-            .chip;
+        let chip = crate::common::split(&*dev).report_subzones(0).unwrap()[0].chip;
         let t0 = e.now();
-        dev.capabilities()
-            .split_zones
-            .unwrap()
+        crate::common::split(&*dev)
             .merge_subzone(sub)
             .await
             .unwrap();
@@ -108,37 +91,22 @@ fn merge_then_write(ack: ResetAck) -> (u64, u64, u64) {
         // chips, so subzone 0's next first write lands on the chip just erased.
         for index in 1..4 {
             let other = SubzoneId { zone: 0, index };
-            dev.capabilities()
-                .split_zones
-                .unwrap()
+            crate::common::split(&*dev)
                 .append_subzone(other, &[1; 4096])
                 .await
                 .unwrap();
         }
         let t2 = e.now();
-        dev.capabilities()
-            .split_zones
-            .unwrap()
+        crate::common::split(&*dev)
             .append_subzone(sub, &[8; 8192])
             .await
             .unwrap();
         let t3 = e.now();
         assert_eq!(
-            dev.capabilities()
-                .split_zones
-                .unwrap()
-                .report_subzones(0)
-                .unwrap()[0]
-                .chip,
+            crate::common::split(&*dev).report_subzones(0).unwrap()[0].chip,
             chip
         );
-        let start = dev
-            .capabilities()
-            .split_zones
-            .unwrap()
-            .report_subzones(0)
-            .unwrap()[0]
-            .start;
+        let start = crate::common::split(&*dev).report_subzones(0).unwrap()[0].start;
         let back = dev
             .read(start, 8192, zonedb_device::IoClass::QueryRead)
             .await

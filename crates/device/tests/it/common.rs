@@ -33,3 +33,10 @@ pub fn run_bench_at_1_64(
     env.kill_all_tasks();
     out
 }
+
+/// The split-zone commands of `d`, a device that has the family.
+pub fn split<D: zonedb_device::ZonedDevice>(d: &D) -> &dyn zonedb_device::SplitZones {
+    d.capabilities()
+        .split_zones
+        .expect("the device has the split-zone family")
+}

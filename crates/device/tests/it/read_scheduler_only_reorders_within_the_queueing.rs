@@ -49,18 +49,11 @@ fn burst(queueing: Queueing, read_scheduler: bool, queries: bool) -> Burst {
     let (queries, others) = env
         .run(async move {
             let g = d.geometry().clone();
-            d.capabilities()
-                .split_zones
-                .unwrap()
-                .split_zone(0, 4)
-                .await
-                .unwrap();
+            crate::common::split(&*d).split_zone(0, 4).await.unwrap();
             for i in 0..2u32 {
                 let id = SubzoneId { zone: 0, index: i };
                 for _ in 0..6 {
-                    d.capabilities()
-                        .split_zones
-                        .unwrap()
+                    crate::common::split(&*d)
                         .append_subzone(id, &[i as u8 + 1; 8192])
                         .await
                         .unwrap();
@@ -71,12 +64,7 @@ fn burst(queueing: Queueing, read_scheduler: bool, queries: bool) -> Burst {
                     .await
                     .unwrap();
             }
-            let s = d
-                .capabilities()
-                .split_zones
-                .unwrap()
-                .report_subzones(0)
-                .unwrap();
+            let s = crate::common::split(&*d).report_subzones(0).unwrap();
             let (s0, s1) = (s[0].start, s[1].start);
             e.sleep(1_000_000).await;
             let start = e.now();
@@ -104,9 +92,7 @@ fn burst(queueing: Queueing, read_scheduler: bool, queries: bool) -> Burst {
             let (d2, e2) = (d.clone(), e.clone());
             others.push(e.spawn("subzone append", async move {
                 let id = SubzoneId { zone: 0, index: 2 };
-                d2.capabilities()
-                    .split_zones
-                    .unwrap()
+                crate::common::split(&*d2)
                     .append_subzone(id, &[8u8; 16 * 1024])
                     .await
                     .unwrap();

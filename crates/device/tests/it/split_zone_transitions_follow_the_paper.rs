@@ -65,10 +65,7 @@ fn split_takes_an_empty_wide_zone_and_one_token_pair() {
         );
         let z1 = d.geometry().zone_start(1);
         d.write(z1, &[1; 4096]).await.unwrap();
-        let e = d
-            .capabilities()
-            .split_zones
-            .unwrap()
+        let e = crate::common::split(&*d)
             .split_zone(1, 4)
             .await
             .unwrap_err();
@@ -79,24 +76,13 @@ fn split_takes_an_empty_wide_zone_and_one_token_pair() {
                 SplitRefusal::NotEmpty(ZoneState::ImplicitlyOpen)
             )
         );
-        let e = d
-            .capabilities()
-            .split_zones
-            .unwrap()
+        let e = crate::common::split(&*d)
             .split_zone(0, 3)
             .await
             .unwrap_err();
         assert_eq!(refusal(&e), (SplitOp::Split, SplitRefusal::WrongParts(4)));
-        d.capabilities()
-            .split_zones
-            .unwrap()
-            .split_zone(0, 4)
-            .await
-            .unwrap();
-        let e = d
-            .capabilities()
-            .split_zones
-            .unwrap()
+        crate::common::split(&*d).split_zone(0, 4).await.unwrap();
+        let e = crate::common::split(&*d)
             .split_zone(0, 4)
             .await
             .unwrap_err();
@@ -106,12 +92,7 @@ fn split_takes_an_empty_wide_zone_and_one_token_pair() {
             (z.state, z.write_pointer),
             (ZoneState::ExplicitlyOpen, z.start)
         );
-        let subs = d
-            .capabilities()
-            .split_zones
-            .unwrap()
-            .report_subzones(0)
-            .unwrap();
+        let subs = crate::common::split(&*d).report_subzones(0).unwrap();
         assert_eq!(subs.len(), 4);
         assert!(
             subs.iter()
@@ -120,20 +101,13 @@ fn split_takes_an_empty_wide_zone_and_one_token_pair() {
         assert_eq!(subs[2].start, 2 * 64 * KIB);
         // Open limit 3 on `tiny`: zone 1 (implicitly open), split zone 0 and one more.
         d.manage(2, ZoneOp::Open).await.unwrap();
-        let e = d
-            .capabilities()
-            .split_zones
-            .unwrap()
+        let e = crate::common::split(&*d)
             .split_zone(3, 4)
             .await
             .unwrap_err();
         assert!(matches!(e, DeviceError::TooManyOpen { .. }), "{e:?}");
         assert!(
-            d.capabilities()
-                .split_zones
-                .unwrap()
-                .report_subzones(3)
-                .is_err(),
+            crate::common::split(&*d).report_subzones(3).is_err(),
             "a refused split changes nothing"
         );
         assert_eq!(d.split_stats().unwrap().splits, 1);
@@ -143,25 +117,10 @@ fn split_takes_an_empty_wide_zone_and_one_token_pair() {
 #[test]
 fn subzone_writes_open_fill_and_are_checked() {
     run(async |d| {
-        d.capabilities()
-            .split_zones
-            .unwrap()
-            .split_zone(0, 4)
-            .await
-            .unwrap();
-        let s2 = d
-            .capabilities()
-            .split_zones
-            .unwrap()
-            .report_subzones(0)
-            .unwrap()[2];
+        crate::common::split(&*d).split_zone(0, 4).await.unwrap();
+        let s2 = crate::common::split(&*d).report_subzones(0).unwrap()[2];
         d.write(s2.start, &[7; 8192]).await.unwrap();
-        let s = d
-            .capabilities()
-            .split_zones
-            .unwrap()
-            .report_subzones(0)
-            .unwrap()[2];
+        let s = crate::common::split(&*d).report_subzones(0).unwrap()[2];
         assert_eq!(
             (s.state, s.write_pointer),
             (SubzoneState::Open, s2.start + 8192)
@@ -171,18 +130,12 @@ fn subzone_writes_open_fill_and_are_checked() {
         assert!(matches!(e, DeviceError::NotAtWritePointer { .. }), "{e:?}");
         let e = d.write(s2.start + 8192, &[7; 100]).await.unwrap_err();
         assert!(matches!(e, DeviceError::Unaligned { .. }), "{e:?}");
-        let at = d
-            .capabilities()
-            .split_zones
-            .unwrap()
+        let at = crate::common::split(&*d)
             .append_subzone(sub(0, 2), &[8; 4096])
             .await
             .unwrap();
         assert_eq!(at, s2.start + 8192);
-        let e = d
-            .capabilities()
-            .split_zones
-            .unwrap()
+        let e = crate::common::split(&*d)
             .append_subzone(sub(0, 2), &vec![8; 64 * 1024])
             .await
             .unwrap_err();
@@ -215,34 +168,20 @@ fn subzone_writes_open_fill_and_are_checked() {
             .await
             .unwrap();
         assert_eq!(
-            d.capabilities()
-                .split_zones
-                .unwrap()
-                .report_subzones(0)
-                .unwrap()[2]
-                .state,
+            crate::common::split(&*d).report_subzones(0).unwrap()[2].state,
             SubzoneState::Full
         );
-        let e = d
-            .capabilities()
-            .split_zones
-            .unwrap()
+        let e = crate::common::split(&*d)
             .append_subzone(sub(0, 2), &[1; 4096])
             .await
             .unwrap_err();
         assert_eq!(refusal(&e), (SplitOp::Write, SplitRefusal::SubzoneFull));
-        let e = d
-            .capabilities()
-            .split_zones
-            .unwrap()
+        let e = crate::common::split(&*d)
             .append_subzone(sub(0, 4), &[1; 4096])
             .await
             .unwrap_err();
         assert_eq!(refusal(&e).1, SplitRefusal::NoSuchSubzone);
-        let e = d
-            .capabilities()
-            .split_zones
-            .unwrap()
+        let e = crate::common::split(&*d)
             .append_subzone(sub(5, 0), &[1; 4096])
             .await
             .unwrap_err();
@@ -260,16 +199,8 @@ fn subzone_writes_open_fill_and_are_checked() {
 #[test]
 fn finish_deactivates_only_when_no_subzone_is_open() {
     run(async |d| {
-        d.capabilities()
-            .split_zones
-            .unwrap()
-            .split_zone(0, 4)
-            .await
-            .unwrap();
-        let e = d
-            .capabilities()
-            .split_zones
-            .unwrap()
+        crate::common::split(&*d).split_zone(0, 4).await.unwrap();
+        let e = crate::common::split(&*d)
             .finish_subzone(sub(0, 1))
             .await
             .unwrap_err();
@@ -277,33 +208,22 @@ fn finish_deactivates_only_when_no_subzone_is_open() {
             refusal(&e),
             (SplitOp::FinishSubzone, SplitRefusal::SubzoneEmpty)
         );
-        d.capabilities()
-            .split_zones
-            .unwrap()
+        crate::common::split(&*d)
             .append_subzone(sub(0, 1), &[1; 8192])
             .await
             .unwrap();
         let e = d.manage(0, ZoneOp::Finish).await.unwrap_err();
         assert_eq!(refusal(&e), (SplitOp::Finish, SplitRefusal::SubzonesOpen));
-        d.capabilities()
-            .split_zones
-            .unwrap()
+        crate::common::split(&*d)
             .finish_subzone(sub(0, 1))
             .await
             .unwrap();
-        let s = d
-            .capabilities()
-            .split_zones
-            .unwrap()
-            .report_subzones(0)
-            .unwrap()[1];
+        let s = crate::common::split(&*d).report_subzones(0).unwrap()[1];
         assert_eq!(
             (s.state, s.write_pointer),
             (SubzoneState::Full, s.start + SUB)
         );
-        d.capabilities()
-            .split_zones
-            .unwrap()
+        crate::common::split(&*d)
             .finish_subzone(sub(0, 1))
             .await
             .unwrap();
@@ -332,21 +252,12 @@ fn finish_deactivates_only_when_no_subzone_is_open() {
 #[test]
 fn a_write_to_an_empty_subzone_reactivates_a_finished_split_zone() {
     run(async |d| {
-        d.capabilities()
-            .split_zones
-            .unwrap()
-            .split_zone(0, 4)
-            .await
-            .unwrap();
-        d.capabilities()
-            .split_zones
-            .unwrap()
+        crate::common::split(&*d).split_zone(0, 4).await.unwrap();
+        crate::common::split(&*d)
             .append_subzone(sub(0, 0), &[1; 4096])
             .await
             .unwrap();
-        d.capabilities()
-            .split_zones
-            .unwrap()
+        crate::common::split(&*d)
             .finish_subzone(sub(0, 0))
             .await
             .unwrap();
@@ -355,45 +266,30 @@ fn a_write_to_an_empty_subzone_reactivates_a_finished_split_zone() {
         for zone in 1..4 {
             d.manage(zone, ZoneOp::Open).await.unwrap();
         }
-        let e = d
-            .capabilities()
-            .split_zones
-            .unwrap()
+        let e = crate::common::split(&*d)
             .append_subzone(sub(0, 2), &[2; 4096])
             .await
             .unwrap_err();
         assert!(matches!(e, DeviceError::TooManyOpen { .. }), "{e:?}");
         assert_eq!(
-            d.capabilities()
-                .split_zones
-                .unwrap()
-                .report_subzones(0)
-                .unwrap()[2]
-                .state,
+            crate::common::split(&*d).report_subzones(0).unwrap()[2].state,
             SubzoneState::Empty
         );
         assert_eq!(d.report_zones(0, 1)[0].state, ZoneState::Full);
         d.manage(3, ZoneOp::Close).await.unwrap();
-        d.capabilities()
-            .split_zones
-            .unwrap()
+        crate::common::split(&*d)
             .append_subzone(sub(0, 2), &[2; 4096])
             .await
             .unwrap();
         assert_eq!(d.report_zones(0, 1)[0].state, ZoneState::ExplicitlyOpen);
         assert_eq!(d.split_stats().unwrap().reactivations, 1);
         // A full subzone of a finished split zone stays full.
-        d.capabilities()
-            .split_zones
-            .unwrap()
+        crate::common::split(&*d)
             .finish_subzone(sub(0, 2))
             .await
             .unwrap();
         d.manage(0, ZoneOp::Finish).await.unwrap();
-        let e = d
-            .capabilities()
-            .split_zones
-            .unwrap()
+        let e = crate::common::split(&*d)
             .append_subzone(sub(0, 0), &[2; 4096])
             .await
             .unwrap_err();
@@ -404,27 +300,15 @@ fn a_write_to_an_empty_subzone_reactivates_a_finished_split_zone() {
 #[test]
 fn merge_erases_one_chip_and_reset_turns_an_all_empty_split_zone_back_to_wide() {
     run(async |d| {
-        d.capabilities()
-            .split_zones
-            .unwrap()
-            .split_zone(0, 4)
-            .await
-            .unwrap();
+        crate::common::split(&*d).split_zone(0, 4).await.unwrap();
         for i in 0..4 {
-            d.capabilities()
-                .split_zones
-                .unwrap()
+            crate::common::split(&*d)
                 .append_subzone(sub(0, i), &[i as u8; 8192])
                 .await
                 .unwrap();
         }
         d.write(
-            d.capabilities()
-                .split_zones
-                .unwrap()
-                .report_subzones(0)
-                .unwrap()[0]
-                .write_pointer,
+            crate::common::split(&*d).report_subzones(0).unwrap()[0].write_pointer,
             &vec![0; 40 * 1024],
         )
         .await
@@ -436,19 +320,12 @@ fn merge_erases_one_chip_and_reset_turns_an_all_empty_split_zone_back_to_wide() 
         );
         // A full subzone on one chip: 48 KiB over 2 planes of 8-page blocks = 1 block a plane.
         let erases = d.stats().block_erases;
-        d.capabilities()
-            .split_zones
-            .unwrap()
+        crate::common::split(&*d)
             .merge_subzone(sub(0, 0))
             .await
             .unwrap();
         assert_eq!(d.stats().block_erases - erases, 2);
-        let s = d
-            .capabilities()
-            .split_zones
-            .unwrap()
-            .report_subzones(0)
-            .unwrap()[0];
+        let s = crate::common::split(&*d).report_subzones(0).unwrap()[0];
         assert_eq!(
             (s.state, s.write_pointer, s.chip),
             (SubzoneState::Empty, s.start, None)
@@ -462,25 +339,19 @@ fn merge_erases_one_chip_and_reset_turns_an_all_empty_split_zone_back_to_wide() 
             "{e:?}"
         );
         // Merging an empty subzone is a no-op.
-        d.capabilities()
-            .split_zones
-            .unwrap()
+        crate::common::split(&*d)
             .merge_subzone(sub(0, 0))
             .await
             .unwrap();
         for i in 1..4 {
-            d.capabilities()
-                .split_zones
-                .unwrap()
+            crate::common::split(&*d)
                 .merge_subzone(sub(0, i))
                 .await
                 .unwrap();
         }
         // Rule: all empty, still split until the host resets it.
         assert!(
-            d.capabilities()
-                .split_zones
-                .unwrap()
+            crate::common::split(&*d)
                 .report_subzones(0)
                 .unwrap()
                 .iter()
@@ -488,12 +359,7 @@ fn merge_erases_one_chip_and_reset_turns_an_all_empty_split_zone_back_to_wide() 
         );
         assert_eq!(d.report_zones(0, 1)[0].state, ZoneState::ExplicitlyOpen);
         d.manage(0, ZoneOp::Reset).await.unwrap();
-        let e = d
-            .capabilities()
-            .split_zones
-            .unwrap()
-            .report_subzones(0)
-            .unwrap_err();
+        let e = crate::common::split(&*d).report_subzones(0).unwrap_err();
         assert_eq!(refusal(&e).1, SplitRefusal::NotSplit);
         let z = d.report_zones(0, 1)[0];
         assert_eq!((z.state, z.write_pointer), (ZoneState::Empty, z.start));
@@ -505,12 +371,7 @@ fn merge_erases_one_chip_and_reset_turns_an_all_empty_split_zone_back_to_wide() 
             .unwrap();
         assert!(got.iter().all(|&b| b == 5));
         d.manage(0, ZoneOp::Reset).await.unwrap();
-        d.capabilities()
-            .split_zones
-            .unwrap()
-            .split_zone(0, 4)
-            .await
-            .unwrap();
+        crate::common::split(&*d).split_zone(0, 4).await.unwrap();
         let st = d.split_stats().unwrap();
         assert_eq!((st.splits, st.split_resets, st.merges), (2, 1, 4));
     });
@@ -520,12 +381,7 @@ fn merge_erases_one_chip_and_reset_turns_an_all_empty_split_zone_back_to_wide() 
 fn the_chip_allocator_never_repeats_a_chip_in_a_split_zone() {
     run(async |d| {
         for zone in [0, 5] {
-            d.capabilities()
-                .split_zones
-                .unwrap()
-                .split_zone(zone, 4)
-                .await
-                .unwrap();
+            crate::common::split(&*d).split_zone(zone, 4).await.unwrap();
         }
         // Interleave first writes of two split zones, merges and rewrites.
         let order = [
@@ -539,9 +395,7 @@ fn the_chip_allocator_never_repeats_a_chip_in_a_split_zone() {
             (5, 3),
         ];
         for (zone, i) in order {
-            d.capabilities()
-                .split_zones
-                .unwrap()
+            crate::common::split(&*d)
                 .append_subzone(sub(zone, i), &[1; 4096])
                 .await
                 .unwrap();
@@ -549,10 +403,7 @@ fn the_chip_allocator_never_repeats_a_chip_in_a_split_zone() {
         let mut all_chips = Vec::new();
         for round in 0..3 {
             for zone in [0, 5] {
-                let chips: Vec<u32> = d
-                    .capabilities()
-                    .split_zones
-                    .unwrap()
+                let chips: Vec<u32> = crate::common::split(&*d)
                     .report_subzones(zone)
                     .unwrap()
                     .iter()
@@ -568,38 +419,25 @@ fn the_chip_allocator_never_repeats_a_chip_in_a_split_zone() {
                 );
                 all_chips.push(chips);
             }
-            d.capabilities()
-                .split_zones
-                .unwrap()
+            crate::common::split(&*d)
                 .merge_subzone(sub(0, round))
                 .await
                 .unwrap();
-            d.capabilities()
-                .split_zones
-                .unwrap()
+            crate::common::split(&*d)
                 .merge_subzone(sub(5, 3 - round))
                 .await
                 .unwrap();
-            d.capabilities()
-                .split_zones
-                .unwrap()
+            crate::common::split(&*d)
                 .append_subzone(sub(5, 3 - round), &[2; 4096])
                 .await
                 .unwrap();
-            d.capabilities()
-                .split_zones
-                .unwrap()
+            crate::common::split(&*d)
                 .append_subzone(sub(0, round), &[2; 4096])
                 .await
                 .unwrap();
         }
         // Every subzone of split zone 0 holds a chip again after the rewrites.
-        let first = d
-            .capabilities()
-            .split_zones
-            .unwrap()
-            .report_subzones(0)
-            .unwrap();
+        let first = crate::common::split(&*d).report_subzones(0).unwrap();
         assert!(first.iter().all(|s| s.chip.is_some()));
         let st = d.split_stats().unwrap();
         assert_eq!(st.map_entries, 8);

@@ -20,29 +20,17 @@ fn device(env: &SimEnv, c: SplitZnsConfig) -> Arc<SimDevice<SimEnv>> {
 
 /// Splits zone 0 and fills subzones 0 and 1 (48 KiB each, bytes = subzone index + 1).
 async fn fill(d: &SimDevice<SimEnv>) -> (u64, u64) {
-    d.capabilities()
-        .split_zones
-        .unwrap()
-        .split_zone(0, 4)
-        .await
-        .unwrap();
+    crate::common::split(d).split_zone(0, 4).await.unwrap();
     for i in 0..2u32 {
         let id = SubzoneId { zone: 0, index: i };
         for _ in 0..6 {
-            d.capabilities()
-                .split_zones
-                .unwrap()
+            crate::common::split(d)
                 .append_subzone(id, &[i as u8 + 1; 8192])
                 .await
                 .unwrap();
         }
     }
-    let s = d
-        .capabilities()
-        .split_zones
-        .unwrap()
-        .report_subzones(0)
-        .unwrap();
+    let s = crate::common::split(d).report_subzones(0).unwrap();
     (s[0].start, s[1].start)
 }
 
@@ -86,28 +74,16 @@ fn detection_accuracy_is_counted_against_the_hosts_tags() {
         assert_eq!((st.rs_agreements(), st.rs_disagreements()), (7, 2));
         assert!((st.rs_accuracy() - 7.0 / 9.0).abs() < 1e-12);
         assert_eq!(
-            d.capabilities()
-                .split_zones
-                .unwrap()
-                .report_subzones(0)
-                .unwrap()[0]
-                .read_pointer,
+            crate::common::split(&*d).report_subzones(0).unwrap()[0].read_pointer,
             s0 + 20 * KIB
         );
         // A merge puts the read pointer back at the start.
-        d.capabilities()
-            .split_zones
-            .unwrap()
+        crate::common::split(&*d)
             .merge_subzone(SubzoneId { zone: 0, index: 0 })
             .await
             .unwrap();
         assert_eq!(
-            d.capabilities()
-                .split_zones
-                .unwrap()
-                .report_subzones(0)
-                .unwrap()[0]
-                .read_pointer,
+            crate::common::split(&*d).report_subzones(0).unwrap()[0].read_pointer,
             s0
         );
     })
@@ -239,21 +215,14 @@ fn mixed(seed: u64) -> Vec<u64> {
     let e = env.clone();
     env.run(async move {
         let (s0, s1) = fill(&d).await;
-        d.capabilities()
-            .split_zones
-            .unwrap()
-            .split_zone(1, 4)
-            .await
-            .unwrap();
+        crate::common::split(&*d).split_zone(1, 4).await.unwrap();
         let mut tasks = Vec::new();
         for i in 0..4u32 {
             let (d2, e2) = (d.clone(), e.clone());
             tasks.push(e.spawn("writer", async move {
                 let mut t = Vec::new();
                 for k in 0..6u8 {
-                    d2.capabilities()
-                        .split_zones
-                        .unwrap()
+                    crate::common::split(&*d2)
                         .append_subzone(SubzoneId { zone: 1, index: i }, &[k; 8192])
                         .await
                         .unwrap();
@@ -282,9 +251,7 @@ fn mixed(seed: u64) -> Vec<u64> {
         for t in tasks {
             out.extend(t.await.unwrap());
         }
-        d.capabilities()
-            .split_zones
-            .unwrap()
+        crate::common::split(&*d)
             .merge_subzone(SubzoneId { zone: 0, index: 0 })
             .await
             .unwrap();

@@ -35,27 +35,11 @@ fn reads_of_buffered_data_return_the_written_bytes() {
     let env = SimEnv::new(SimConfig::with_seed(1));
     let d = device(&env, config(true, 64 * KIB));
     env.run(async move {
-        d.capabilities()
-            .split_zones
-            .unwrap()
-            .split_zone(0, 4)
-            .await
-            .unwrap();
-        let s0 = d
-            .capabilities()
-            .split_zones
-            .unwrap()
-            .report_subzones(0)
-            .unwrap()[0]
-            .start;
+        crate::common::split(&*d).split_zone(0, 4).await.unwrap();
+        let s0 = crate::common::split(&*d).report_subzones(0).unwrap()[0].start;
         let data = pattern(3, 40 * KIB);
         d.write(s0, &data).await.unwrap();
-        let info = d
-            .capabilities()
-            .split_zones
-            .unwrap()
-            .report_subzones(0)
-            .unwrap()[0];
+        let info = crate::common::split(&*d).report_subzones(0).unwrap()[0];
         // 5 units, ring of 8: nothing flushed yet.
         assert_eq!(info.write_pointer, s0 + 40 * KIB);
         assert_eq!(info.flushed_pointer, s0);
@@ -65,24 +49,13 @@ fn reads_of_buffered_data_return_the_written_bytes() {
         }
         assert_eq!(d.split_stats().unwrap().ring_reads, 3);
         // Subzone 1 overflows the ring: flush rounds program the oldest units of each chip.
-        let s1 = d
-            .capabilities()
-            .split_zones
-            .unwrap()
-            .report_subzones(0)
-            .unwrap()[1]
-            .start;
+        let s1 = crate::common::split(&*d).report_subzones(0).unwrap()[1].start;
         let more = pattern(9, 48 * KIB);
         d.write(s1, &more).await.unwrap();
         let st = d.split_stats().unwrap();
         assert!(st.ring_flush_rounds >= 1, "{st:?}");
         assert!(st.ring_bytes <= 64 * KIB + 4 * 8 * KIB, "{st:?}");
-        let subs = d
-            .capabilities()
-            .split_zones
-            .unwrap()
-            .report_subzones(0)
-            .unwrap();
+        let subs = crate::common::split(&*d).report_subzones(0).unwrap();
         assert!(subs[0].flushed_pointer > s0, "{subs:?}");
         assert_eq!(subs[0].flushed_pointer % (8 * KIB), 0);
         // Whatever sits where, every byte reads back.
@@ -91,15 +64,11 @@ fn reads_of_buffered_data_return_the_written_bytes() {
         let got = d.read(s1, 48 * KIB, IoClass::QueryRead).await.unwrap();
         assert_eq!(got, more);
         // Finishing pads the last partial unit and lets it flush; merging drops the rest.
-        d.capabilities()
-            .split_zones
-            .unwrap()
+        crate::common::split(&*d)
             .finish_subzone(SubzoneId { zone: 0, index: 0 })
             .await
             .unwrap();
-        d.capabilities()
-            .split_zones
-            .unwrap()
+        crate::common::split(&*d)
             .merge_subzone(SubzoneId { zone: 0, index: 1 })
             .await
             .unwrap();
@@ -116,12 +85,7 @@ fn four_subzones(ring: bool) -> (u64, u64) {
     let d = device(&env, config(ring, 64 * KIB));
     let e = env.clone();
     env.run(async move {
-        d.capabilities()
-            .split_zones
-            .unwrap()
-            .split_zone(0, 4)
-            .await
-            .unwrap();
+        crate::common::split(&*d).split_zone(0, 4).await.unwrap();
         let start = e.now();
         let mut tasks = Vec::new();
         for i in 0..4u32 {
@@ -129,9 +93,7 @@ fn four_subzones(ring: bool) -> (u64, u64) {
             tasks.push(e.spawn("writer", async move {
                 let id = SubzoneId { zone: 0, index: i };
                 for k in 0..6u8 {
-                    d2.capabilities()
-                        .split_zones
-                        .unwrap()
+                    crate::common::split(&*d2)
                         .append_subzone(id, &[k; 8192])
                         .await
                         .unwrap();
@@ -164,37 +126,19 @@ fn a_power_loss_keeps_acknowledged_writes_and_loses_the_waiting_one() {
     let e = env.clone();
     let dev = d.clone();
     env.run(async move {
-        d.capabilities()
-            .split_zones
-            .unwrap()
-            .split_zone(0, 4)
-            .await
-            .unwrap();
+        crate::common::split(&*d).split_zone(0, 4).await.unwrap();
         let id = SubzoneId { zone: 0, index: 0 };
-        let s0 = d
-            .capabilities()
-            .split_zones
-            .unwrap()
-            .report_subzones(0)
-            .unwrap()[0]
-            .start;
+        let s0 = crate::common::split(&*d).report_subzones(0).unwrap()[0].start;
         let acked = pattern(5, 32 * KIB);
         d.write(s0, &acked).await.unwrap();
         assert_eq!(
-            d.capabilities()
-                .split_zones
-                .unwrap()
-                .report_subzones(0)
-                .unwrap()[0]
-                .flushed_pointer,
+            crate::common::split(&*d).report_subzones(0).unwrap()[0].flushed_pointer,
             s0
         );
         // The ring is full: this write issues a flush round and waits for it.
         let d2 = d.clone();
         let w = e.spawn("waiting write", async move {
-            d2.capabilities()
-                .split_zones
-                .unwrap()
+            crate::common::split(&*d2)
                 .append_subzone(id, &[7; 8192])
                 .await
         });
@@ -206,12 +150,7 @@ fn a_power_loss_keeps_acknowledged_writes_and_loses_the_waiting_one() {
     env.kill_all_tasks();
     let d = dev;
     env.run(async move {
-        let s = d
-            .capabilities()
-            .split_zones
-            .unwrap()
-            .report_subzones(0)
-            .unwrap()[0];
+        let s = crate::common::split(&*d).report_subzones(0).unwrap()[0];
         assert_eq!(s.write_pointer - s.start, 32 * KIB, "{s:?}");
         let got = d.read(s.start, 32 * KIB, IoClass::QueryRead).await.unwrap();
         assert_eq!(got, pattern(5, 32 * KIB));
