@@ -41,3 +41,40 @@ pub fn json(wall_ns: u64, sim_ops: Option<u64>) -> serde_json::Value {
         "parallel_computations": zonedb_env::parallel_computations(),
     })
 }
+
+/// The binary's side of the harness's runs ([`zonedb_harness::runner::Host`]): this
+/// process's wall clock, the progress line `display` shows, and [`json`].
+#[derive(Debug)]
+pub struct Host {
+    display: crate::progress::Display,
+    watch: Stopwatch,
+}
+
+impl Host {
+    /// Progress shown as `display` says; the wall clock starts now.
+    pub fn new(display: crate::progress::Display) -> Self {
+        Self {
+            display,
+            watch: Stopwatch::start(),
+        }
+    }
+}
+
+impl zonedb_harness::runner::Host for Host {
+    fn wall_ns(&self) -> u64 {
+        self.watch.elapsed_ns()
+    }
+
+    fn show_progress(
+        &self,
+        label: &str,
+        total: u64,
+        counter: &zonedb_harness::db_bench::ProgressCounter,
+    ) -> Box<dyn std::any::Any> {
+        Box::new(self.display.start(label, total, counter))
+    }
+
+    fn json(&self, wall_ns: u64, sim_ops: Option<u64>) -> serde_json::Value {
+        json(wall_ns, sim_ops)
+    }
+}

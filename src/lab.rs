@@ -4,40 +4,20 @@
 //! (`crates/python`) hands it to Python. Both give the same JSON for the same scenario and
 //! seed (all but `"host"`, the wall clock's part).
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use clap::Parser;
-use zonedb_harness::db_bench::ProgressCounter;
 use zonedb_harness::experiment::RunReport;
+use zonedb_harness::reproduce::Registry;
+use zonedb_harness::runner::run_all_counted;
 use zonedb_harness::scenario::Scenario;
 
+pub use zonedb_harness::reproduce::StudyOutput;
+pub use zonedb_harness::runner::Progress;
+
 use crate::cli::CliError;
-use crate::cli::compare::{apply, run_all_counted, summary};
-use crate::cli::reproduce::{ReproduceArgs, StudyOutput, study};
+use crate::cli::compare::{apply, summary};
+use crate::cli::reproduce::ReproduceArgs;
 use crate::cli::run_flags::RunFlags;
 use crate::host::Stopwatch;
-
-/// How far a run is: operations simulated of the total planned (the total is known once the
-/// run starts). Shared with whoever shows it (a progress bar in Python).
-#[derive(Debug, Clone, Default)]
-pub struct Progress {
-    /// Operations simulated so far.
-    pub done: ProgressCounter,
-    total: Arc<AtomicU64>,
-}
-
-impl Progress {
-    /// Operations planned (0 until the run starts).
-    pub fn total(&self) -> u64 {
-        self.total.load(Ordering::Relaxed)
-    }
-
-    /// Sets the operations planned.
-    pub fn set_total(&self, n: u64) {
-        self.total.store(n, Ordering::Relaxed);
-    }
-}
 
 /// One scenario's run: the JSON `zonedb run --json` prints, and the run's whole report (time
 /// series, latency histograms, counters).
@@ -70,7 +50,8 @@ pub fn run_text(
         Some(p) => (p, crate::progress::Display::off()),
         None => (&own, flags.display()),
     };
-    let report = run_all_counted(&configs, 1, display, p, progress.is_none(), &|_, _| {})?
+    let host = crate::host::Host::new(display);
+    let report = run_all_counted(&configs, 1, &host, p, progress.is_none(), &|_, _| {})?
         .pop()
         .ok_or_else(|| CliError::Usage("empty scenario".into()))?
         .map_err(CliError::Run)?;
@@ -94,7 +75,8 @@ struct ReproduceCommand {
 pub fn reproduce<I: IntoIterator<Item = String>>(args: I) -> Result<StudyOutput, CliError> {
     let cmd = ReproduceCommand::try_parse_from(std::iter::once("reproduce".to_owned()).chain(args))
         .map_err(|e| CliError::Usage(e.to_string()))?;
-    study(&cmd.args)
+    let host = crate::host::Host::new(cmd.args.run.display());
+    Ok(Registry::builtin().reproduce(&cmd.args.request(), &host)?)
 }
 
 /// Runs one cell that `zonedb reproduce --ray` wrote (the text of `cells/pending/<stem>.json`:
@@ -106,23 +88,5 @@ pub fn reproduce<I: IntoIterator<Item = String>>(args: I) -> Result<StudyOutput,
 /// [`CliError::Usage`] for a job that does not read; [`CliError::Failed`] when the run failed
 /// its invariant checks (such a run voids the study and is never stored).
 pub fn study_cell(job: &str) -> Result<String, CliError> {
-    let bad = |e: String| CliError::Usage(format!("study cell: {e}"));
-    let j: serde_json::Value = serde_json::from_str(job).map_err(|e| bad(e.to_string()))?;
-    let field = |k: &str| j[k].as_str().ok_or_else(|| bad(format!("no string `{k}`")));
-    let scenario = Scenario::configurations(field("scenario")?)
-        .map_err(|e| bad(e.to_string()))?
-        .into_iter()
-        .next()
-        .ok_or_else(|| bad("an empty scenario".into()))?;
-    let measured = j["measured"]
-        .as_bool()
-        .ok_or_else(|| bad("no boolean `measured`".into()))?;
-    zonedb_harness::reproduce::cache::run_cell(&scenario, field("key")?, measured).map_err(|e| {
-        match e {
-            zonedb_harness::db_bench::HarnessError::Invariant(_) => {
-                CliError::Failed(format!("{}: {e}", scenario.name))
-            }
-            e => CliError::Usage(e.to_string()),
-        }
-    })
+    Ok(zonedb_harness::reproduce::engine::study_cell(job)?)
 }

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use serde_json::json;
-use zonedb_harness::experiment::{self, RunReport};
+use zonedb_harness::experiment::RunReport;
 use zonedb_harness::report;
 use zonedb_harness::scenario::Scenario;
 
@@ -147,37 +147,12 @@ fn load(path: &Path) -> Result<Vec<Scenario>, CliError> {
     Scenario::configurations(&text).map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))
 }
 
-/// Why a configuration's run failed.
-#[derive(Debug)]
-pub struct RunFailure {
-    /// `<configuration name>: <error>` (or what happened to the thread).
-    pub message: String,
-    /// The harness's error (`None`: the simulation thread panicked, or the run never ran).
-    pub error: Option<zonedb_harness::db_bench::HarnessError>,
-    /// Whether the failure voids the study (a failed invariant check, a panic).
-    void: bool,
-}
+pub use zonedb_harness::runner::{Outcome, RunFailure};
 
-impl RunFailure {
-    /// Whether the failure voids the study (a failed invariant check, a panic): such a run
-    /// is never kept as a result.
-    pub(crate) fn voids(&self) -> bool {
-        self.void
-    }
-}
-
-impl std::fmt::Display for RunFailure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-/// A run's report, or why it failed.
-pub(crate) type Outcome = Result<RunReport, RunFailure>;
-
-/// Runs the configurations, `jobs` at a time; a configuration that fails (a full device, say)
-/// is reported, not fatal. A run whose end-of-run invariant check failed (fsck, scan, sampled
-/// reads) voids the whole study: nothing is printed but the failures.
+/// Runs the configurations, `jobs` at a time (the harness's runner); a configuration that
+/// fails (a full device, say) is reported, not fatal. A run whose end-of-run invariant check
+/// failed (fsck, scan, sampled reads) voids the whole study: nothing is printed but the
+/// failures.
 ///
 /// # Errors
 /// [`CliError::Failed`] naming every run whose invariant check failed.
@@ -186,125 +161,17 @@ pub(crate) fn run_all(
     jobs: usize,
     display: crate::progress::Display,
 ) -> Result<Vec<Result<RunReport, String>>, CliError> {
-    Ok(run_all_counted(
+    Ok(zonedb_harness::runner::run_all_counted(
         configs,
         jobs,
-        display,
-        &crate::lab::Progress::default(),
+        &crate::host::Host::new(display),
+        &zonedb_harness::runner::Progress::default(),
         true,
         &|_, _| {},
     )?
     .into_iter()
     .map(|r| r.map_err(|f| f.message))
     .collect())
-}
-
-/// [`run_all`] advancing `progress` (operations simulated), for callers that show it
-/// themselves (the Python package), with each failure's error kept; `each(i, outcome)` is
-/// called on the worker's thread as configuration `i` ends (a study stores its cells so).
-pub(crate) fn run_all_counted(
-    configs: &[Scenario],
-    jobs: usize,
-    display: crate::progress::Display,
-    progress: &crate::lab::Progress,
-    lines: bool,
-    each: &(dyn Fn(usize, &Outcome) + Sync),
-) -> Result<Vec<Outcome>, CliError> {
-    let watch = Stopwatch::start();
-    let total = configs
-        .iter()
-        .map(|s| experiment::planned_ops(s).unwrap_or(0))
-        .sum();
-    progress.set_total(total);
-    let bar = display.start("simulated", total, &progress.done);
-    let slots: Vec<std::sync::Mutex<Option<Outcome>>> = (0..configs.len())
-        .map(|_| std::sync::Mutex::new(None))
-        .collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let done = std::sync::atomic::AtomicUsize::new(0);
-    // Host parallelism across independent simulations, `jobs` workers taking the next
-    // configuration as they finish one; each stays a pure function of its scenario.
-    #[allow(
-        clippy::disallowed_methods,
-        reason = "independent simulations on host threads"
-    )]
-    std::thread::scope(|sc| {
-        for _ in 0..jobs.max(1).min(configs.len().max(1)) {
-            sc.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                    let Some(s) = configs.get(i) else { break };
-                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        experiment::run_with_progress(s, &progress.done).map_err(|e| {
-                            RunFailure {
-                                message: format!("{}: {e}", s.name),
-                                void: matches!(
-                                    e,
-                                    zonedb_harness::db_bench::HarnessError::Invariant(_)
-                                ),
-                                error: Some(e),
-                            }
-                        })
-                    }))
-                    .unwrap_or_else(|_| {
-                        Err(RunFailure {
-                            message: "simulation thread panicked".into(),
-                            error: None,
-                            void: true,
-                        })
-                    });
-                    each(i, &r);
-                    if let Ok(mut slot) = slots[i].lock() {
-                        *slot = Some(r);
-                    }
-                    // Progress with an estimate of the time left (on stderr), unless the
-                    // caller follows `progress` itself.
-                    let d = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-                    let spent = watch.elapsed_ns() as f64 / 1e9;
-                    let left = spent / d as f64 * (configs.len() - d) as f64;
-                    if lines {
-                        eprintln!(
-                            "[{d}/{}] configurations done, {spent:.1} s elapsed, about {left:.0} s left",
-                            configs.len()
-                        );
-                    }
-                }
-            });
-        }
-    });
-    drop(bar);
-    let out: Vec<Option<Outcome>> = slots
-        .into_iter()
-        .map(|m| m.into_inner().ok().flatten())
-        .collect();
-    let out: Vec<Outcome> = out
-        .into_iter()
-        .map(|r| {
-            r.unwrap_or_else(|| {
-                Err(RunFailure {
-                    message: "not run".into(),
-                    error: None,
-                    void: false,
-                })
-            })
-        })
-        .collect();
-    let void: Vec<&str> = out
-        .iter()
-        .filter_map(|r| match r {
-            Err(f) if f.void => Some(f.message.as_str()),
-            _ => None,
-        })
-        .collect();
-    if !void.is_empty() {
-        return Err(CliError::Failed(format!(
-            "{} of {} runs failed their invariant checks; no figures are reported:\n{}",
-            void.len(),
-            out.len(),
-            void.join("\n")
-        )));
-    }
-    Ok(out)
 }
 
 /// Splits results into the runs that finished and the failures' messages.

@@ -99,6 +99,18 @@ pub enum CliError {
     Output(#[from] serde_json::Error),
 }
 
+impl From<zonedb_harness::runner::LabError> for CliError {
+    fn from(e: zonedb_harness::runner::LabError) -> Self {
+        use zonedb_harness::runner::LabError;
+        match e {
+            LabError::Usage(m) => Self::Usage(m),
+            LabError::Failed(m) => Self::Failed(m),
+            LabError::Harness(e) => Self::Harness(e),
+            LabError::Output(e) => Self::Output(e),
+        }
+    }
+}
+
 /// A mount error with the fix for this command spelled out: a device without a file system
 /// says what to run (`hint`, such as "add --fresh to format it"), not a generic "run mkfs".
 pub fn mount_error(hint: &'static str) -> impl Fn(zonedb_fs::FsError) -> CliError {

@@ -6,6 +6,7 @@
 //! `DIR/runs/`, so running the same command again resumes; then `runs.parquet`, `summary.*`
 //! and the plots are written from every result present.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::Mutex;
@@ -198,22 +199,14 @@ fn run_local(
 
 /// `--ray`: the Python package runs the sweep as Ray tasks.
 fn on_ray(a: &SweepArgs, address: &str, out: &Path) -> Result<ExitCode, CliError> {
-    let python = std::env::var("ZONEDB_PYTHON").unwrap_or_else(|_| "python3".into());
-    let mut cmd = Command::new(&python);
-    cmd.args(["-m", "zonedb", "sweep"])
-        .arg(&a.sweep)
-        .args(["--ray", address, "--out"])
-        .arg(out)
-        .arg(format!("--elide-values={}", a.run.elide_values))
-        .arg(format!("--parallel-compute={}", a.run.parallel_compute));
+    let mut args: Vec<OsString> = vec!["sweep".into(), a.sweep.clone().into()];
+    args.extend(["--ray".into(), address.into(), "--out".into(), out.into()]);
+    args.push(format!("--elide-values={}", a.run.elide_values).into());
+    args.push(format!("--parallel-compute={}", a.run.parallel_compute).into());
     if a.json {
-        cmd.arg("--json");
+        args.push("--json".into());
     }
-    let status = cmd.status().map_err(|e| {
-        CliError::Usage(format!(
-            "--ray needs the Python package (pip install the wheel: see the README) and {python}: {e}"
-        ))
-    })?;
+    let (_, status) = zonedb_harness::runner::python_zonedb(args)?;
     Ok(match status.code() {
         Some(0) => ExitCode::SUCCESS,
         Some(c) => ExitCode::from(u8::try_from(c).unwrap_or(1)),

@@ -55,13 +55,13 @@ fn every_claims_table_is_the_rendering_of_its_json() {
 /// the paper's number, words, rule and unit its study's spec gives.
 #[test]
 fn the_checked_in_claims_are_the_studies_specs() {
-    use zonedb_harness::reproduce::{Study, report};
+    use zonedb_harness::reproduce::{StudyId, report};
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results");
     for (study, name) in [
-        (Study::SameZone, "same-zone"),
-        (Study::Oaza, "oaza"),
-        (Study::SplitZns, "splitzns"),
-        (Study::Hhzs, "hhzs"),
+        (StudyId::SameZone, "same-zone"),
+        (StudyId::Oaza, "oaza"),
+        (StudyId::SplitZns, "splitzns"),
+        (StudyId::Hhzs, "hhzs"),
     ] {
         let specs = report::claim_specs(study);
         for file in [

@@ -62,6 +62,7 @@ pub mod report;
 pub mod reproduce;
 #[cfg(feature = "rocksdb")]
 pub mod rocksdb_peer;
+pub mod runner;
 pub mod scenario;
 pub mod stats;
 pub mod summary;

@@ -23,7 +23,7 @@ use std::collections::BTreeSet;
 use zonedb_fs::placement::caza_artifact::{CazaArtifactConfig, CazaDifference};
 use zonedb_fs::placement::liza_caza::{LizaCazaConfig, LizaDifference};
 
-use super::Study;
+use super::StudyId;
 use super::forms::{self, Form, OAZA_SCHEMES, Policies, SAME_ZONE_SCHEMES, Scheme};
 use crate::db_bench::HarnessError;
 use crate::scenario::Override;
@@ -46,10 +46,10 @@ pub struct Row {
 }
 
 /// The schemes an ablation row runs.
-pub fn compared(study: Study) -> Vec<&'static Scheme> {
+pub fn compared(study: StudyId) -> Vec<&'static Scheme> {
     match study {
-        Study::SameZone => vec![&SAME_ZONE_SCHEMES[0], &SAME_ZONE_SCHEMES[3]],
-        Study::Oaza | Study::SplitZns | Study::Hhzs => OAZA_SCHEMES.iter().collect(),
+        StudyId::SameZone => vec![&SAME_ZONE_SCHEMES[0], &SAME_ZONE_SCHEMES[3]],
+        StudyId::Oaza | StudyId::SplitZns | StudyId::Hhzs => OAZA_SCHEMES.iter().collect(),
     }
 }
 
@@ -78,11 +78,11 @@ enum Step {
 }
 
 /// The policy steps of `study`, in order.
-fn policy_steps(study: Study) -> Vec<Step> {
+fn policy_steps(study: StudyId) -> Vec<Step> {
     let liza = LizaDifference::ALL.into_iter().map(Step::Liza);
     let caza = CazaDifference::ALL.into_iter().map(Step::Caza);
     match study {
-        Study::SameZone => std::iter::once(Step::Compaction {
+        StudyId::SameZone => std::iter::once(Step::Compaction {
             name: "Baseline picker: SICA -> RocksDB 7.4 kMinOverlappingRatio",
             scheme: "Baseline",
             unsplit: None,
@@ -95,7 +95,7 @@ fn policy_steps(study: Study) -> Vec<Step> {
         }])
         .chain(caza)
         .collect(),
-        Study::Oaza | Study::SplitZns | Study::Hhzs => liza
+        StudyId::Oaza | StudyId::SplitZns | StudyId::Hhzs => liza
             .chain(caza)
             .chain([Step::Placement {
                 name: "OAZA: the whole SST must fit the target zone -> it may spill (oaza-spill)",
@@ -159,7 +159,7 @@ impl Placement {
 ///
 /// # Errors
 /// [`HarnessError::Config`] if a set-up value does not fit (a bug).
-pub fn rows(study: Study, div: u64) -> Result<Vec<Row>, HarnessError> {
+pub fn rows(study: StudyId, div: u64) -> Result<Vec<Row>, HarnessError> {
     let schemes = compared(study);
     let mut setup = forms::today()?;
     let mut current: Vec<(&'static str, Policies)> = schemes
@@ -192,8 +192,8 @@ pub fn rows(study: Study, div: u64) -> Result<Vec<Row>, HarnessError> {
             // Compressed, the paper's dataset fits; uncompressed it overfills the device.
             out.push(Row {
                 name: match study {
-                    Study::SameZone => "+ dataset: 0.52x -> the paper's 1.07x the device (fillrandom 69 M puts, scaled)",
-                    Study::Oaza | Study::SplitZns | Study::Hhzs => "+ dataset: 40 K -> the slides' 6 M puts of 8 KiB (1.5x the device), scaled",
+                    StudyId::SameZone => "+ dataset: 0.52x -> the paper's 1.07x the device (fillrandom 69 M puts, scaled)",
+                    StudyId::Oaza | StudyId::SplitZns | StudyId::Hhzs => "+ dataset: 40 K -> the slides' 6 M puts of 8 KiB (1.5x the device), scaled",
                 }
                 .into(),
                 setup: setup.clone(),
@@ -294,7 +294,7 @@ mod tests {
 
     #[test]
     fn the_last_row_is_the_code_form_on_the_authors_setup() {
-        for study in [Study::SameZone, Study::Oaza] {
+        for study in [StudyId::SameZone, StudyId::Oaza] {
             let rows = rows(study, 64).unwrap();
             let last = rows.last().unwrap();
             for (name, pol) in &last.schemes {
@@ -341,13 +341,14 @@ mod tests {
     /// every scheme it moves counts once), unless it says why it cannot be split.
     #[test]
     fn each_row_moves_one_thing() {
-        for study in [Study::SameZone, Study::Oaza] {
+        use crate::reproduce::matrix::{matrix, study_base, workload};
+        for study in [StudyId::SameZone, StudyId::Oaza] {
             let rows = rows(study, 64).unwrap();
-            let w = super::super::matrix(study).1[0];
+            let w = matrix(study).1[0];
             let setup = |r: &Row| {
-                let s = super::super::study_base(study, ReproScale::Small, 1)
+                let s = study_base(study, ReproScale::Small, 1)
                     .unwrap()
-                    .with(r.setup.iter().cloned().chain(super::super::workload(
+                    .with(r.setup.iter().cloned().chain(workload(
                         study,
                         w,
                         ReproScale::Small,
@@ -382,7 +383,7 @@ mod tests {
 
     #[test]
     fn the_placement_rows_walk_each_difference_in_order() {
-        let rows = rows(Study::SameZone, 64).unwrap();
+        let rows = rows(StudyId::SameZone, 64).unwrap();
         let placements: Vec<(&str, &str)> = rows
             .iter()
             .map(|r| (r.schemes[0].1.placement, r.schemes[1].1.placement))
@@ -421,7 +422,7 @@ mod tests {
             }
         }
         // OAZA: CAZA moves its fallback's differences, then v1's; LIZA never moves.
-        let oaza = super::rows(Study::Oaza, 64).unwrap();
+        let oaza = super::rows(StudyId::Oaza, 64).unwrap();
         assert!(oaza.iter().all(|r| r.schemes[0].1.placement == "liza"));
         assert!(oaza.iter().any(|r| r.schemes[1].1.placement
             == "caza+fill-partial+abs-diff+skip-untagged+strict+any-largest+v1"));

@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::Study;
+use super::StudyId;
 use super::seeds::{BySeed, Seeded};
 use crate::stats::Summary;
 
@@ -375,16 +375,16 @@ pub fn insert<R: Seeded>(
 }
 
 /// Whether `--claims` runs a cell of `study` (group, scheme, workload).
-pub fn needed(study: Study, group: &str, scheme: &str, workload: &str) -> bool {
+pub fn needed(study: StudyId, group: &str, scheme: &str, workload: &str) -> bool {
     match study {
-        Study::SameZone => group == "scheme" && matches!(scheme, "Baseline" | "A-CAZA"),
-        Study::Oaza => group == "scheme" && matches!(scheme, "LIZA" | "CAZA" | "OAZA"),
-        Study::SplitZns => match group {
+        StudyId::SameZone => group == "scheme" && matches!(scheme, "Baseline" | "A-CAZA"),
+        StudyId::Oaza => group == "scheme" && matches!(scheme, "LIZA" | "CAZA" | "OAZA"),
+        StudyId::SplitZns => match group {
             "scheme" => matches!(workload, "overwrite" | "ycsb-a"),
             "breakdown" => workload == "overwrite" && matches!(scheme, "native" | "+diff" | "+SZR"),
             _ => false,
         },
-        Study::Hhzs => match group {
+        StudyId::Hhzs => match group {
             "exp1" => matches!(scheme, "B3" | "AUTO" | "HHZS"),
             "exp2" => workload == "W4" && matches!(scheme, "P+M" | "P+M+C"),
             _ => false,
@@ -530,6 +530,10 @@ mod tests {
     impl Seeded for Run {
         fn seed(&self) -> u64 {
             self.0
+        }
+
+        fn finished(&self) -> bool {
+            true
         }
     }
 

@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Cell, Study};
+use super::{Cell, StudyId};
 
 /// A scenario (or a cell's configuration) as dotted keys and values.
 pub type Keys = BTreeMap<String, String>;
@@ -51,12 +51,12 @@ impl std::fmt::Display for Violation {
 /// The keys (dotted, a key or a table prefix) that define `scheme` in `study`: what its paper
 /// claims, and nothing else. `None` for a scheme the study does not declare (then every
 /// difference is a violation).
-pub fn defining_keys(study: Study, scheme: &str) -> Option<&'static [&'static str]> {
+pub fn defining_keys(study: StudyId, scheme: &str) -> Option<&'static [&'static str]> {
     match study {
-        Study::SameZone => same_zone(scheme),
-        Study::Oaza => oaza(scheme),
-        Study::SplitZns => splitzns(scheme),
-        Study::Hhzs => hhzs(scheme),
+        StudyId::SameZone => same_zone(scheme),
+        StudyId::Oaza => oaza(scheme),
+        StudyId::SplitZns => splitzns(scheme),
+        StudyId::Hhzs => hhzs(scheme),
     }
 }
 
@@ -295,7 +295,7 @@ fn declared(keys: &[&str], key: &str) -> bool {
 }
 
 /// Every undeclared difference between two schemes compared side by side in `cells`.
-pub fn check(study: Study, cells: &[Cell]) -> Vec<Violation> {
+pub fn check(study: StudyId, cells: &[Cell]) -> Vec<Violation> {
     let mut groups: BTreeMap<String, Vec<(&Cell, Keys)>> = BTreeMap::new();
     for c in cells {
         groups
@@ -328,11 +328,16 @@ mod tests {
     use super::*;
     use crate::reproduce::{Plan, ReproScale, cells};
 
-    fn study_cells(study: Study) -> Vec<Cell> {
+    fn study_cells(study: StudyId) -> Vec<Cell> {
         cells(study, ReproScale::Small, &Plan::full(1)).unwrap()
     }
 
-    const STUDIES: [Study; 4] = [Study::SameZone, Study::Oaza, Study::SplitZns, Study::Hhzs];
+    const STUDIES: [StudyId; 4] = [
+        StudyId::SameZone,
+        StudyId::Oaza,
+        StudyId::SplitZns,
+        StudyId::Hhzs,
+    ];
 
     #[test]
     fn compared_schemes_differ_only_in_what_defines_them() {
@@ -458,14 +463,14 @@ mod tests {
     #[test]
     fn one_scheme_alone_with_another_scheduler_or_poll_is_caught() {
         type Change = fn(&mut Scenario);
-        let cases: [(Study, &str, Change); 3] = [
-            (Study::SplitZns, "device.scheduler", |s| {
+        let cases: [(StudyId, &str, Change); 3] = [
+            (StudyId::SplitZns, "device.scheduler", |s| {
                 s.device.scheduler = Some("per-die".into());
             }),
-            (Study::SameZone, "fs.zc_blocking_poll_ms", |s| {
+            (StudyId::SameZone, "fs.zc_blocking_poll_ms", |s| {
                 s.fs.zc_blocking_poll_ms = 7;
             }),
-            (Study::Hhzs, "fs.cleaning_interval_ms", |s| {
+            (StudyId::Hhzs, "fs.cleaning_interval_ms", |s| {
                 s.fs.cleaning_interval_ms += 1;
             }),
         ];

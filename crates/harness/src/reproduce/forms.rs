@@ -18,7 +18,7 @@
 //! forms run on it, so the two tables differ only in the policies. The ablation
 //! ([`super::ablation`]) walks from today's set-up and text forms to this, one step at a time.
 
-use super::Study;
+use super::StudyId;
 use crate::db_bench::HarnessError;
 use crate::scenario::Override;
 
@@ -206,9 +206,9 @@ pub const AUTHORS_ALLOC_RETRY_MS: u64 = 1000;
 ///
 /// # Errors
 /// [`HarnessError::Config`] if a value does not fit (a bug).
-pub fn setup_steps(study: Study, div: u64) -> Result<Vec<SetupStep>, HarnessError> {
+pub fn setup_steps(study: StudyId, div: u64) -> Result<Vec<SetupStep>, HarnessError> {
     let int = |v: u64| toml::Value::Integer(i64::try_from(v).unwrap_or(i64::MAX));
-    if study == Study::Oaza {
+    if study == StudyId::Oaza {
         // The slides: db_bench with direct I/O (RocksDB then reads compaction inputs through
         // a 2 MiB readahead) and its default values and compression.
         return Ok(vec![
@@ -301,7 +301,7 @@ pub fn today() -> Result<Vec<Override>, HarnessError> {
 ///
 /// # Errors
 /// As [`setup_steps`].
-pub fn authors_setup(study: Study, div: u64) -> Result<Vec<Override>, HarnessError> {
+pub fn authors_setup(study: StudyId, div: u64) -> Result<Vec<Override>, HarnessError> {
     Ok(today()?
         .into_iter()
         .chain(

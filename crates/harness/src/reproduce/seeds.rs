@@ -17,17 +17,27 @@ use crate::stats::Summary;
 pub trait Seeded: Clone {
     /// The seed it ran with.
     fn seed(&self) -> u64;
+    /// Whether its run finished (it has figures).
+    fn finished(&self) -> bool;
 }
 
 impl Seeded for CellResult {
     fn seed(&self) -> u64 {
         self.seed
     }
+
+    fn finished(&self) -> bool {
+        self.figures.is_ok()
+    }
 }
 
 impl Seeded for ZnsPlusResult {
     fn seed(&self) -> u64 {
         self.seed
+    }
+
+    fn finished(&self) -> bool {
+        self.figures.is_ok()
     }
 }
 

@@ -22,3 +22,4 @@ mod study_invariants_catch_lost_writes;
 mod torture_regressions;
 mod torture_seeds_keep_every_synced_write;
 mod toy_constant_latency_media_runs_the_engine;
+mod toy_study_runs_through_the_registry;

@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
 use zonedb_harness::experiment;
-use zonedb_harness::reproduce::{self, AUTHORS_FILLRANDOM_PUTS, Plan, ReproScale, Study};
+use zonedb_harness::reproduce::{self, AUTHORS_FILLRANDOM_PUTS, Plan, ReproScale, StudyId};
 use zonedb_harness::scenario::Scenario;
 
 fn preset(name: &str) -> Vec<Scenario> {
@@ -33,7 +33,7 @@ fn caza_paper_is_the_same_zone_studys_paper_scale() {
         overwrite_keys: reproduce::splitzns::OverwriteKeys::default(),
         load: reproduce::splitzns::Load::default(),
     };
-    let cells = reproduce::cells(Study::SameZone, ReproScale::Paper, &plan).unwrap();
+    let cells = reproduce::cells(StudyId::SameZone, ReproScale::Paper, &plan).unwrap();
     let fillrandom: Vec<&Scenario> = cells
         .iter()
         .filter(|c| c.group == "scheme")

@@ -12,13 +12,13 @@ use zonedb_harness::experiment::{DeviceSpec, device_spec_of};
 use zonedb_harness::reproduce::splitzns::{
     BREAKDOWN_SCHEMES, FIFO_SCHEMES, MAIN_SCHEMES, QUEUEING,
 };
-use zonedb_harness::reproduce::{self, Plan, ReproScale, Study};
+use zonedb_harness::reproduce::{self, Plan, ReproScale, StudyId};
 use zonedb_harness::scenario::Scenario;
 
 /// Every cell of the study (both scales that matter, breakdown and sweeps on) as emitted:
 /// (scheme, the `[device] queueing` of its TOML, the scheduler its device runs).
 fn emitted(scale: ReproScale) -> Vec<(String, Option<String>, Scheduler)> {
-    let cells = reproduce::cells(Study::SplitZns, scale, &Plan::full(1)).unwrap();
+    let cells = reproduce::cells(StudyId::SplitZns, scale, &Plan::full(1)).unwrap();
     assert!(cells.len() > 100, "{}", cells.len());
     cells
         .iter()
