@@ -17,7 +17,9 @@
 //! phase of the same runs: the load is the same for every workload of a scheme).
 
 mod claims;
+pub(crate) mod draw;
 mod figures;
+mod paper;
 mod plan;
 mod report;
 

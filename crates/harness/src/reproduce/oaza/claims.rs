@@ -1,5 +1,6 @@
 //! The OAZA slides' headline claims, ours from the code forms' matrix.
 
+use super::paper;
 use super::*;
 
 /// The OAZA slides: cleaning copy of LIZA and CAZA over OAZA's, OAZA's resets against LIZA's.
@@ -15,7 +16,7 @@ pub(crate) fn oaza_claims() -> Vec<Spec<CellResult>> {
     vec![
         Spec::new(
             "cleaning copy, LIZA / OAZA",
-            2.7,
+            paper::COPY_OVER_OAZA[0].1,
             "2.7x",
             Judge::Effect,
             Unit::Times,
@@ -23,7 +24,7 @@ pub(crate) fn oaza_claims() -> Vec<Spec<CellResult>> {
         ),
         Spec::new(
             "cleaning copy, CAZA / OAZA",
-            1.7,
+            paper::COPY_OVER_OAZA[1].1,
             "1.7x",
             Judge::Effect,
             Unit::Times,
@@ -31,7 +32,7 @@ pub(crate) fn oaza_claims() -> Vec<Spec<CellResult>> {
         ),
         Spec::new(
             "zone resets, OAZA vs LIZA",
-            -10.0,
+            paper::RESETS_VS_LIZA_PCT,
             "-10%",
             Judge::Effect,
             Unit::Change,

@@ -1,5 +1,6 @@
 //! The same-zone paper's headline claims, ours from the code forms' matrix.
 
+use super::paper;
 use super::*;
 
 /// The mean over the same-zone workloads of `per_workload`, only when every workload gives
@@ -33,32 +34,32 @@ pub(crate) fn same_zone_claims() -> Vec<Spec<CellResult>> {
     vec![
         change_of(
             "cleaning copy, A-CAZA vs Baseline, mean of the four workloads",
-            -70.0,
+            paper::COPY_MEAN_PCT,
             avg(gc),
         ),
         change_of(
             "cleaning copy, A-CAZA vs Baseline, fillrandom",
-            -80.0,
+            paper::COPY_FILLRANDOM_PCT,
             Box::new(move |rs| change(rs, form, pair, "fillrandom", &gc)),
         ),
         change_of(
             "zone resets by cleaning (figure 12), A-CAZA vs Baseline, mean",
-            -8.6,
+            paper::ZC_RESETS_MEAN_PCT,
             avg(|f| f.gc_zone_resets as f64),
         ),
         change_of(
             "PUT throughput, A-CAZA vs Baseline, mean",
-            16.0,
+            paper::PUT_MEAN_PCT,
             avg(|f| f.ops_per_s),
         ),
         change_of(
             "I/O blocking time, A-CAZA vs Baseline, mean",
-            -68.0,
+            paper::IO_BLOCKING_MEAN_PCT,
             avg(|f| f.io_blocking_s),
         ),
         Spec::new(
             "S_inval, A-CAZA minus Baseline, mean",
-            0.10,
+            paper::S_INVAL_DIFF,
             "+0.10",
             Judge::Effect,
             Unit::Diff,

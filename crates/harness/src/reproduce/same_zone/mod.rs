@@ -11,7 +11,9 @@
 //! - `report` — the Markdown.
 
 mod claims;
+pub(crate) mod draw;
 mod figures;
+mod paper;
 mod plan;
 mod report;
 

@@ -1,5 +1,6 @@
 //! The headline claims and the must-show checks, from the results.
 
+use super::paper;
 use super::*;
 
 /// One of the "must show" comparisons.
@@ -102,6 +103,8 @@ pub fn claim_specs() -> Vec<crate::reproduce::claims::Spec<CellResult>> {
 /// The must-show list: gains of at least half the paper's over LDP, direction over
 /// Gear and LLC, the breakdown's two write gains, lower P99 on overwrite.
 pub(super) fn must_show(r: &[CellResult]) -> Vec<Check> {
+    let paper_gain = |competitor, w| paper::gain(competitor, w).unwrap_or(f64::NAN);
+    let paper_breakdown = |scheme| paper::breakdown(scheme).unwrap_or(f64::NAN);
     let gain = |what, paper: f64, half: bool, a, b, w| Check {
         what,
         paper,
@@ -112,7 +115,7 @@ pub(super) fn must_show(r: &[CellResult]) -> Vec<Check> {
     vec![
         gain(
             "overwrite, SplitZNS / LDP",
-            2.77,
+            paper_gain("LDP", "overwrite"),
             true,
             "SplitZNS",
             "LDP",
@@ -120,7 +123,7 @@ pub(super) fn must_show(r: &[CellResult]) -> Vec<Check> {
         ),
         gain(
             "YCSB-A, SplitZNS / LDP",
-            1.79,
+            paper_gain("LDP", "ycsb-a"),
             true,
             "SplitZNS",
             "LDP",
@@ -128,7 +131,7 @@ pub(super) fn must_show(r: &[CellResult]) -> Vec<Check> {
         ),
         gain(
             "overwrite, SplitZNS / Gear",
-            3.55,
+            paper_gain("Gear", "overwrite"),
             false,
             "SplitZNS",
             "Gear",
@@ -136,7 +139,7 @@ pub(super) fn must_show(r: &[CellResult]) -> Vec<Check> {
         ),
         gain(
             "overwrite, SplitZNS / LLC",
-            2.68,
+            paper_gain("LLC", "overwrite"),
             false,
             "SplitZNS",
             "LLC",
@@ -144,7 +147,7 @@ pub(super) fn must_show(r: &[CellResult]) -> Vec<Check> {
         ),
         gain(
             "YCSB-A, SplitZNS / Gear",
-            1.63,
+            paper_gain("Gear", "ycsb-a"),
             false,
             "SplitZNS",
             "Gear",
@@ -152,7 +155,7 @@ pub(super) fn must_show(r: &[CellResult]) -> Vec<Check> {
         ),
         gain(
             "YCSB-A, SplitZNS / LLC",
-            1.23,
+            paper_gain("LLC", "ycsb-a"),
             false,
             "SplitZNS",
             "LLC",
@@ -160,7 +163,7 @@ pub(super) fn must_show(r: &[CellResult]) -> Vec<Check> {
         ),
         gain(
             "overwrite, +diff / native",
-            1.43,
+            paper_breakdown("+diff"),
             true,
             "+diff",
             "native",
@@ -168,7 +171,7 @@ pub(super) fn must_show(r: &[CellResult]) -> Vec<Check> {
         ),
         gain(
             "overwrite, +SZR / native",
-            1.88,
+            paper_breakdown("+SZR"),
             true,
             "+SZR",
             "native",
@@ -176,7 +179,7 @@ pub(super) fn must_show(r: &[CellResult]) -> Vec<Check> {
         ),
         gain(
             "overwrite, +SZR / +diff",
-            1.88,
+            paper::SZR_OVER_DIFF,
             true,
             "+SZR",
             "+diff",
@@ -184,7 +187,7 @@ pub(super) fn must_show(r: &[CellResult]) -> Vec<Check> {
         ),
         Check {
             what: "overwrite P99, SplitZNS / LDP",
-            paper: 1.0 - 0.572,
+            paper: 1.0 + paper::OVERWRITE_P99_CHANGE,
             bar: None,
             ours: ratio(r, "SplitZNS", "LDP", "overwrite", p99),
             lower: true,

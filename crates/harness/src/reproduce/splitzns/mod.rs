@@ -29,8 +29,10 @@
 //! `llc_temp_zones`, both measured apart (see `docs/results/splitzns.md`).
 
 mod claims;
+pub(crate) mod draw;
 mod figures;
 mod load;
+mod paper;
 mod plan;
 mod report;
 

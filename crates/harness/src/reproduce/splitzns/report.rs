@@ -1,5 +1,6 @@
 //! The Markdown beside the paper's figures.
 
+use super::paper;
 use super::*;
 
 /// Figure 10's YCSB tails by operation type (the paper gives YCSB-A's update and read P99 and
@@ -106,25 +107,6 @@ pub(super) fn fifo_rows(md: &mut String, results: &[CellResult], by_seed: &BySee
     }
 }
 
-/// The paper's throughput of SplitZNS over each competitor (figure 9), where §5.2 gives it.
-pub(crate) fn paper_gain(competitor: &str, w: &str) -> Option<f64> {
-    Some(match (competitor, w) {
-        ("LDP", "overwrite") => 2.77,
-        ("LDP", "ycsb-a") => 1.79,
-        ("Gear", "overwrite") => 3.55,
-        ("LLC", "overwrite") => 2.68,
-        ("Gear", "ycsb-a") => 1.63,
-        ("LLC", "ycsb-a") => 1.23,
-        ("LDP", "readrandom") => 1.16,
-        ("Gear", "readrandom") => 2.05,
-        ("LLC", "readrandom") => 1.11,
-        ("LDP", "ycsb-c") => 1.29,
-        ("Gear", "ycsb-c") => 1.21,
-        ("LLC", "ycsb-c") => 1.07,
-        _ => return None,
-    })
-}
-
 pub(super) fn mib(b: u64) -> f64 {
     b as f64 / MIB as f64
 }
@@ -177,7 +159,7 @@ pub fn markdown(scale: ReproScale, results: &[CellResult]) -> String {
         }
         for c in ["LDP", "Gear", "LLC"] {
             let ours = times("SplitZNS", c, w, ops_per_s);
-            let paper = paper_gain(c, w).map_or(String::new(), |p| format!(" ({p:.2}x)"));
+            let paper = paper::gain(c, w).map_or(String::new(), |p| format!(" ({p:.2}x)"));
             let _ = write!(md, " {ours}{paper} |");
         }
         md.push('\n');

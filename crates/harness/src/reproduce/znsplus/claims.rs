@@ -1,5 +1,6 @@
 //! The slides' claims beside ours, and the headline claims judged over seeds.
 
+use super::paper;
 use super::*;
 
 /// One of the slides' claims beside ours.
@@ -220,7 +221,7 @@ pub(super) fn claims(results: &[ZnsPlusResult]) -> Vec<Claim> {
         Claim {
             what: "copyback share of IZC's pages under CAB (IZC, ZNS+)",
             slides: "over 80%",
-            met: all_at_least(&cab_ratio, 0.8),
+            met: all_at_least(&cab_ratio, paper::COPYBACK_SHARE_AT_LEAST),
             ours: cab_ratio,
             unit: Unit::Percent,
         },
@@ -301,7 +302,13 @@ pub fn claim_specs(
         (1, 1.3, Judge::AtLeast, U::Times, false),
         (2, 1.3, Judge::AtLeast, U::Times, false),
         (7, 1.3, Judge::AtLeast, U::Times, false),
-        (3, 0.8, Judge::AtLeast, U::Share, false),
+        (
+            3,
+            paper::COPYBACK_SHARE_AT_LEAST,
+            Judge::AtLeast,
+            U::Share,
+            false,
+        ),
         (5, 0.86, Judge::AtLeast, U::Share, false),
         (8, 0.86, Judge::AtLeast, U::Share, false),
         (6, -48.0, Judge::Effect, U::Change, true),

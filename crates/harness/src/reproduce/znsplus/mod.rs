@@ -25,7 +25,9 @@
 //! scenario runs' checks (fsck, scan, sampled reads); a failed check fails the cell.
 
 mod claims;
+pub(crate) mod draw;
 mod figures;
+mod paper;
 mod plan;
 mod report;
 mod run;
