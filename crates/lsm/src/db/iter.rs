@@ -26,11 +26,12 @@ use crate::version::{LiveFile, Version};
 pub(crate) trait Tables: Send + Sync + 'static {
     /// Where the tables' blocks come from.
     type Source: BlockSource;
-    /// Table `number` of `size` bytes, opened if needed.
+    /// Table `number` of `size` bytes, opened if needed with reads on behalf of `class`.
     fn get(
         &self,
         number: u64,
         size: u64,
+        class: IoClass,
     ) -> impl Future<Output = Result<Arc<Table<Self::Source>>, LsmError>> + Send;
 }
 
@@ -41,8 +42,9 @@ impl<E: Env, D: ZonedDevice> Tables for TableCache<E, D> {
         &self,
         number: u64,
         size: u64,
+        class: IoClass,
     ) -> impl Future<Output = Result<Arc<Table<Self::Source>>, LsmError>> + Send {
-        TableCache::get(self, number, size)
+        TableCache::get(self, number, size, class)
     }
 }
 
@@ -146,7 +148,10 @@ impl<T: Tables> LevelCursor<T> {
         self.idx = idx;
         self.cur = None;
         if let Some(f) = self.files.get(idx) {
-            let t = self.tables.get(f.meta.number, f.meta.file_size).await?;
+            let t = self
+                .tables
+                .get(f.meta.number, f.meta.file_size, self.class)
+                .await?;
             self.cur = Some(
                 TableIter::new(t)
                     .fill_cache(self.fill_cache)

@@ -24,7 +24,7 @@ pub(crate) mod zones;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use zonedb_device::ZonedDevice;
+use zonedb_device::{IoClass, ZonedDevice};
 use zonedb_env::Env;
 use zonedb_fs::ZoneFs;
 
@@ -482,7 +482,7 @@ impl<E: Env, D: ZonedDevice> Db<E, D> {
                 let t = self
                     .inner
                     .tables
-                    .get(f.meta.number, f.meta.file_size)
+                    .get(f.meta.number, f.meta.file_size, IoClass::QueryRead)
                     .await?;
                 if t.filter_excludes(user_key) {
                     continue;

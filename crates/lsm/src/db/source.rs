@@ -67,11 +67,18 @@ impl<E: Env, D: ZonedDevice> TableCache<E, D> {
         }
     }
 
-    /// The open table `number` of `size` bytes, opening it if needed.
+    /// The open table `number` of `size` bytes, opening it if needed with reads on behalf of
+    /// `class` (a compaction's inputs: [`IoClass::BackgroundRead`]; a `get`:
+    /// [`IoClass::QueryRead`]).
     ///
     /// # Errors
     /// Corruption or file layer errors.
-    pub async fn get(&self, number: u64, size: u64) -> Result<Arc<FsTable<E, D>>, LsmError> {
+    pub async fn get(
+        &self,
+        number: u64,
+        size: u64,
+        class: IoClass,
+    ) -> Result<Arc<FsTable<E, D>>, LsmError> {
         if let Some(t) = self.lock().get(&number) {
             return Ok(t.clone());
         }
@@ -79,7 +86,8 @@ impl<E: Env, D: ZonedDevice> TableCache<E, D> {
             fs: self.fs.clone(),
             name: sst_name(number),
         };
-        let t = Arc::new(Table::open(src, number, size, self.block_cache.clone()).await?);
+        let t =
+            Arc::new(Table::open_for(src, number, size, self.block_cache.clone(), class).await?);
         self.lock().insert(number, t.clone());
         Ok(t)
     }

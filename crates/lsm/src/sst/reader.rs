@@ -119,19 +119,38 @@ impl<S: BlockSource> Table<S> {
         file_size: u64,
         cache: Option<Arc<BlockCache>>,
     ) -> Result<Self, LsmError> {
+        Self::open_for(source, number, file_size, cache, IoClass::QueryRead).await
+    }
+
+    /// As [`Table::open`], reading the footer, properties, filter and index on behalf of
+    /// `class`: a table a compaction or flush opens is a background read, one a `get` opens a
+    /// query read, so a device scheduler that serves queries first orders the opening's reads
+    /// as it does the blocks read after it.
+    ///
+    /// # Errors
+    /// As [`Table::open`].
+    pub async fn open_for(
+        source: S,
+        number: u64,
+        file_size: u64,
+        cache: Option<Arc<BlockCache>>,
+        class: IoClass,
+    ) -> Result<Self, LsmError> {
         let name = source.name().to_owned();
         if file_size < FOOTER_LEN as u64 {
             return Err(LsmError::corruption(&name, 0, "file too short for a table"));
         }
         let fbuf = source
-            .read(file_size - FOOTER_LEN as u64, FOOTER_LEN as u64)
+            .read_class(file_size - FOOTER_LEN as u64, FOOTER_LEN as u64, class)
             .await?;
         let footer = Footer::decode(&name, &fbuf, file_size)?;
         let read = |h: BlockHandle| {
             let source = &source;
             let name = &name;
             async move {
-                let raw = source.read(h.offset, h.size + TRAILER_LEN as u64).await?;
+                let raw = source
+                    .read_class(h.offset, h.size + TRAILER_LEN as u64, class)
+                    .await?;
                 verify_block(name, h, raw, footer.version)
             }
         };

@@ -9,7 +9,7 @@ use crate::common;
 
 use std::sync::Arc;
 
-use zonedb_device::ZonedDevice;
+use zonedb_device::{IoClass, ZonedDevice};
 use zonedb_env::{Env, SimConfig, SimEnv, SimRng};
 use zonedb_lsm::batch::WriteBatch;
 use zonedb_lsm::db::source::TableCache;
@@ -105,7 +105,8 @@ fn run(compression: Compression, disable_wal: bool, elide: bool) -> Outcome {
         let tables = TableCache::new(fs.clone(), None);
         let mut elided_entries = 0;
         for &(_, number, size, _, _) in &files {
-            let mut it = TableIter::new(tables.get(number, size).await.unwrap());
+            let mut it =
+                TableIter::new(tables.get(number, size, IoClass::QueryRead).await.unwrap());
             it.seek_to_first().await.unwrap();
             while let Some((k, _)) = it.current() {
                 if key::parse(k).unwrap().value_type == ValueType::ElidedValue {

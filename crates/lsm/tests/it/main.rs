@@ -10,6 +10,7 @@ mod close_stops_a_running_compaction;
 mod common;
 mod compaction_out_of_space_is_a_soft_error;
 mod compaction_readahead_reads_inputs_in_large_reads;
+mod compactions_open_their_inputs_with_background_reads;
 mod corrupt_sst_and_wal_never_return_wrong_data;
 mod dropping_the_store_closes_it;
 mod elided_sst_blocks_round_trip_and_damage_is_corruption;

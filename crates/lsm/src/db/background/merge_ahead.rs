@@ -235,7 +235,12 @@ struct SnapTables {
 impl Tables for SnapTables {
     type Source = SnapSource;
 
-    async fn get(&self, number: u64, size: u64) -> Result<Arc<Table<SnapSource>>, LsmError> {
+    async fn get(
+        &self,
+        number: u64,
+        size: u64,
+        _class: IoClass,
+    ) -> Result<Arc<Table<SnapSource>>, LsmError> {
         self.log.push(Logged::Open { number, size });
         if let Some(t) = lock(&self.open).get(&number) {
             return Ok(t.clone());
@@ -470,7 +475,10 @@ pub(super) async fn replay<E: Env, D: ZonedDevice>(
                     for io in ios {
                         match io {
                             Io::Open { number, size } => {
-                                let t = inner.tables.get(number, size).await?;
+                                let t = inner
+                                    .tables
+                                    .get(number, size, IoClass::BackgroundRead)
+                                    .await?;
                                 let ra = (ra_bytes > 0).then(|| ReadaheadBuffer::new(ra_bytes));
                                 open.insert(number, (t, ra));
                             }
