@@ -139,6 +139,11 @@ impl ExtentIndex {
     }
 }
 
+/// The SST number of an engine file name (`000123.sst`).
+pub(crate) fn sst_number(name: &str) -> Option<u64> {
+    name.strip_suffix(".sst")?.parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

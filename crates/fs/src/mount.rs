@@ -118,7 +118,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 && dev.capabilities().tiers.is_some())
             .then(|| {
                 let n = opts.placement.hybrid_log_zones();
-                Mutex::new(crate::ssd_cache::SsdCache::new(
+                Mutex::new(crate::hybrid::ssd_cache::SsdCache::new(
                     (META_ZONES..META_ZONES + n).collect(),
                 ))
             }),
@@ -152,10 +152,10 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             if fs.dev.capabilities().tiers.is_some()
                 && let Some(settings) = fs.opts.placement.migration()
             {
-                crate::migration::spawn_migrator(&fs, settings);
+                crate::hybrid::migration::spawn_migrator(&fs, settings);
             }
             if fs.ssd_cache.is_some() {
-                crate::ssd_cache::spawn_cache_writer(&fs);
+                crate::hybrid::ssd_cache::spawn_cache_writer(&fs);
             }
         }
         Ok(fs)
@@ -252,7 +252,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             (open, active)
         };
         for id in open {
-            crate::subzone::split_zones(&*self.dev)?
+            crate::split::subzone::split_zones(&*self.dev)?
                 .finish_subzone(id)
                 .await?;
             if let Some(u) = self.lock().sub_mut(id) {

@@ -575,7 +575,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             let landed = match slot {
                 Slot::Zone(zone) => self.dev.append(zone, chunk).await?,
                 Slot::Subzone(id) => {
-                    crate::subzone::split_zones(&*self.dev)?
+                    crate::split::subzone::split_zones(&*self.dev)?
                         .append_subzone(id, chunk)
                         .await?
                 }

@@ -22,7 +22,7 @@ pub(crate) struct Victim<'a, E: Env, D: ZonedDevice> {
     /// Its live files (not being written): id, extents, lifetime.
     pub(crate) files: Vec<(u64, Vec<Extent>, Lifetime)>,
     /// Keeps it from a reset while its extents are copied out.
-    pub(crate) reading: crate::fs::ZoneReaders<'a, E, D>,
+    pub(crate) reading: crate::read::ZoneReaders<'a, E, D>,
     /// Its address range.
     pub(crate) range: (u64, u64),
 }
@@ -166,7 +166,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             .map(|f| (f.meta.id, f.meta.extents.clone(), f.meta.lifetime))
             .collect();
         // Not reset (by a deletion emptying it) while its extents are copied out.
-        let reading = crate::fs::ZoneReaders::new(self, &mut s, std::iter::once(lo));
+        let reading = crate::read::ZoneReaders::new(self, &mut s, std::iter::once(lo));
         Some(Victim {
             files,
             reading,

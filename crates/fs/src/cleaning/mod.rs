@@ -10,11 +10,11 @@
 //! background task.
 
 pub mod greedy;
-pub mod izc;
 pub mod mechanism;
 pub mod none;
-pub mod threaded;
 pub mod zenfs;
+
+pub use crate::znsplus::{izc, threaded};
 
 use crate::placement::ZoneView;
 

@@ -24,17 +24,17 @@
 
 pub mod caza_artifact;
 pub mod compaction_aware;
-pub mod hybrid;
 pub mod level_zones;
 pub mod lifetime;
 pub mod liza_caza;
 pub mod overlap_ratio;
-pub mod selective;
 pub mod split;
 pub mod tree_view;
 
 use std::sync::Arc;
 
+pub use crate::hybrid::placement as hybrid;
+pub use crate::split::selective;
 pub use split::{SplitView, SplitZoneView, SubzonePlacement, WideFallback};
 pub use tree_view::{NewSst, TreeFile, TreeView};
 

@@ -14,13 +14,9 @@ use zonedb_env::Env;
 use crate::FsError;
 use crate::alloc::Token;
 use crate::file::Extent;
+use crate::file::sst_number;
 use crate::fs::{ZoneFs, align_up};
-use crate::placement::hybrid::migration::{Migration, MigrationSettings};
-
-/// The SST number of an engine file name (`000123.sst`).
-pub(crate) fn sst_number(name: &str) -> Option<u64> {
-    name.strip_suffix(".sst")?.parse().ok()
-}
+use crate::hybrid::placement::migration::{Migration, MigrationSettings};
 
 impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     /// Query reads of each live SST so far, by SST number.
@@ -33,40 +29,6 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 Some((n, s.files.get(id)?.query_reads))
             })
             .collect()
-    }
-
-    /// Counts one query read of file `id`.
-    pub(crate) fn count_query_read(&self, id: u64) {
-        if let Some(f) = self.lock().files.get_mut(&id) {
-            f.query_reads += 1;
-        }
-    }
-
-    /// Keeps the query reads of `f`, file `id`, as the state lets go of it (an SST's count
-    /// outlives it for [`ZoneFs::sst_read_counts`]). Called under the state's lock (the
-    /// counters' lock is taken under it, as [`ZoneFs::stats`] does), so that no snapshot
-    /// sees the file in neither place.
-    pub(crate) fn keep_query_reads(&self, id: u64, f: &crate::state::FileEntry) {
-        if f.meta.kind == crate::file::FileKind::Sst && f.query_reads > 0 {
-            self.counters()
-                .deleted_sst_query_reads
-                .insert(id, f.query_reads);
-        }
-    }
-
-    /// Query reads (reads on behalf of a query that reach the zone layer: block-cache misses,
-    /// SSD-cache hits included) of every SST read so far, by file id; SSTs deleted since are
-    /// kept. Two snapshots' difference is how a period's reads spread over SSTs.
-    pub fn sst_read_counts(&self) -> BTreeMap<u64, u64> {
-        let s = self.lock();
-        let mut out = self.counters().deleted_sst_query_reads.clone();
-        out.extend(
-            s.files
-                .iter()
-                .filter(|(_, f)| f.meta.kind == crate::file::FileKind::Sst && f.query_reads > 0)
-                .map(|(&id, f)| (id, f.query_reads)),
-        );
-        out
     }
 
     /// Carries out one migration decision.
@@ -124,7 +86,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 return Ok(());
             }
             let readers =
-                crate::fs::ZoneReaders::new(self, &mut s, extents.iter().map(|e| e.start));
+                crate::read::ZoneReaders::new(self, &mut s, extents.iter().map(|e| e.start));
             (id, extents, readers)
         };
         // The zones written stay busy (no reset can take them while nothing in them is
@@ -248,9 +210,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             let mut view = s.alloc_view(&views);
             view.hybrid = self.hybrid_context();
             let ctx = view.hybrid.ok_or(FsError::NoSpace)?;
-            let logs = crate::placement::hybrid::reserved_log_zones(&view, &ctx.layout, log_zones);
+            let logs = crate::hybrid::placement::reserved_log_zones(&view, &ctx.layout, log_zones);
             let (zone, finish) =
-                crate::placement::hybrid::fresh_zone(&view, &ctx.layout, tier, &logs)
+                crate::hybrid::placement::fresh_zone(&view, &ctx.layout, tier, &logs)
                     .ok_or(FsError::NoSpace)?;
             for &f in &finish {
                 if let Some(a) = s.zone_mut(f) {
@@ -306,7 +268,7 @@ pub(crate) fn spawn_migrator<E: Env, D: ZonedDevice>(
                 s.names
                     .iter()
                     .filter_map(|(name, id)| {
-                        let n = crate::migration::sst_number(name)?;
+                        let n = crate::file::sst_number(name)?;
                         let f = s.files.get(id)?;
                         let first = f.meta.extents.first()?;
                         let hdd = s.zone_of(first.start).and_then(|z| layout.tier_of(z))

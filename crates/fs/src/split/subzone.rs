@@ -23,11 +23,11 @@ use zonedb_env::Env;
 use crate::FsError;
 use crate::file::FileKind;
 use crate::fs::ZoneFs;
-use crate::placement::selective::choose_subzone;
 use crate::placement::{
     Lifetime, PlacementRequest, SplitView, SplitZoneView, SstContext, SubzonePlacement,
     WideFallback,
 };
+use crate::split::selective::choose_subzone;
 use crate::state::{SplitAcct, State};
 
 impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {

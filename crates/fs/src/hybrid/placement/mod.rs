@@ -20,8 +20,8 @@ pub mod tracker;
 
 use zonedb_device::{HybridLayout, Tier};
 
-use super::lifetime::Liza;
-use super::{
+use crate::placement::lifetime::Liza;
+use crate::placement::{
     AllocView, HybridContext, IoType, Placement, PlacementDecision, PlacementPolicy,
     PlacementRequest, ZoneView,
 };

@@ -15,8 +15,8 @@ use zonedb_device::{ElidedBytes, IoClass, Tier, ZoneOp, ZonedDevice};
 use zonedb_env::Env;
 
 use crate::FsError;
+use crate::file::sst_number;
 use crate::fs::ZoneFs;
-use crate::migration::sst_number;
 
 /// Where a cached block lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,7 +167,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         // Not reset under the read (eviction waits for readers).
         let _readers = {
             let mut s = self.lock();
-            crate::fs::ZoneReaders::new(self, &mut s, std::iter::once(slot.dev_offset))
+            crate::read::ZoneReaders::new(self, &mut s, std::iter::once(slot.dev_offset))
         };
         let a = slot.dev_offset / self.block * self.block;
         let b = crate::fs::align_up(slot.dev_offset + len, self.block);

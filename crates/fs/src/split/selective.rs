@@ -18,14 +18,14 @@
 //! (MERGE) the subzone of a deleted SST, and turns a split zone whose subzones are all empty
 //! back into a wide zone (RESET), so split zones hold SSTs and nothing else.
 
-use super::lifetime::{Liza, first_empty_zone, open_token_limit};
-use super::split::{SplitView, SubzonePlacement, WideFallback};
-use super::{
+use crate::placement::lifetime::{Liza, first_empty_zone, open_token_limit};
+use crate::placement::split::{SplitView, SubzonePlacement, WideFallback};
+use crate::placement::{
     AllocView, NewSst, PlacementDecision, PlacementPolicy, PlacementRequest, SstContext, TreeView,
 };
 use zonedb_device::SubzoneId;
 
-/// Name of the policy ([`super::by_name`]).
+/// Name of the policy ([`crate::placement::by_name`]).
 pub const NAME: &str = "selective";
 /// Lowest level whose SSTs go to subzones by default (the paper: L4 and deeper).
 pub const DEFAULT_MIN_LEVEL: u32 = 4;
