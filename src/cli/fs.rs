@@ -473,8 +473,8 @@ fn fill_delete(a: &FillDeleteArgs) -> Result<ExitCode, CliError> {
                 z.plug_pages,
                 z.padding_pages,
                 z.threaded_opens,
-                s.izc_commands,
-                s.threaded_reclaims,
+                s.znsplus.izc_commands,
+                s.znsplus.threaded_reclaims,
                 run.threaded_logging_share() * 100.0
             );
         }

@@ -16,8 +16,8 @@ use crate::page_cache::{PageCache, PageCacheStats};
 use crate::placement::PlacementPolicy;
 use crate::placement::lifetime::Liza;
 use crate::record::Record;
-use crate::state::{State, ZoneAcct};
-use crate::stats::{ByZoneKind, FsStats};
+use crate::state::State;
+use crate::stats::Counters;
 
 /// Zones kept out of the IO zones' open and active budgets: one for metadata, one for cleaning.
 pub const RESERVED_ZONES: u32 = 2;
@@ -115,52 +115,6 @@ impl Default for FsOptions {
             threaded_trigger: crate::cleaning::threaded::ThreadedTrigger::Victim,
         }
     }
-}
-
-#[derive(Debug, Default)]
-pub(crate) struct Counters {
-    pub(crate) user_bytes: u64,
-    pub(crate) device_bytes: u64,
-    pub(crate) metadata_bytes: u64,
-    pub(crate) gc_bytes: u64,
-    pub(crate) resets: u64,
-    pub(crate) gc_resets: u64,
-    pub(crate) finishes: u64,
-    pub(crate) cleaning_runs: u64,
-    pub(crate) cleaning_ns: u64,
-    pub(crate) blocking_ns: u64,
-    pub(crate) alloc_retries: u64,
-    pub(crate) alloc_retry_ns: u64,
-    pub(crate) context_requests: u64,
-    pub(crate) context_placements: u64,
-    pub(crate) last_resort_allocations: u64,
-    pub(crate) last_resort_waits: u64,
-    pub(crate) last_resort_subzones: u64,
-    pub(crate) free_series: Vec<(u64, u64)>,
-    pub(crate) subzone_allocations: u64,
-    pub(crate) subzone_fallbacks: u64,
-    pub(crate) subzone_oversize_fallbacks: u64,
-    pub(crate) subzone_merges: u64,
-    pub(crate) subzone_finishes: u64,
-    pub(crate) zone_splits: u64,
-    pub(crate) split_zone_finishes: u64,
-    pub(crate) split_zone_resets: u64,
-    pub(crate) split_zones_peak: u64,
-    pub(crate) migrated_bytes: u64,
-    pub(crate) migrations: u64,
-    pub(crate) izc_commands: u64,
-    pub(crate) izc_bytes: u64,
-    pub(crate) threaded_reclaims: u64,
-    pub(crate) threaded_bytes: u64,
-    pub(crate) threaded_declined: u64,
-    /// Background (compaction input) file reads by the kind of zone they come from
-    /// (summed device-read latency).
-    pub(crate) background_reads: ByZoneKind,
-    /// SST file writes by the kind of zone they go to (summed device-write latency).
-    pub(crate) sst_writes: ByZoneKind,
-    /// Query reads of the SSTs deleted since mount, by file id (live files count theirs in
-    /// the state: `FileEntry::query_reads`).
-    pub(crate) deleted_sst_query_reads: std::collections::BTreeMap<u64, u64>,
 }
 
 /// A mounted zone file layer on device `D` in environment `E`.
@@ -496,96 +450,6 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     pub fn io_zone_budget(&self) -> (u32, u32) {
         let s = self.lock();
         (s.max_open_io, s.max_active_io)
-    }
-
-    /// Statistics now.
-    pub fn stats(&self) -> FsStats {
-        // The cache's lock is never taken under the state's.
-        let cache = self.ssd_cache_stats().unwrap_or_default();
-        let s = self.lock();
-        let c = self.counters();
-        let free: u64 = s.zones.iter().map(ZoneAcct::remaining).sum();
-        let used: u64 = s.zones.iter().map(|z| z.used).sum();
-        let reclaimable: u64 = s
-            .zones
-            .iter()
-            .filter(|z| z.remaining() == 0)
-            .map(|z| z.capacity.saturating_sub(z.used))
-            .sum();
-        let garbage: u64 = s
-            .zones
-            .iter()
-            .map(|z| z.written().saturating_sub(z.used))
-            .sum();
-        FsStats {
-            user_bytes_written: c.user_bytes,
-            device_bytes_written: c.device_bytes,
-            metadata_bytes_written: c.metadata_bytes,
-            gc_copied_bytes: c.gc_bytes,
-            zone_resets: c.resets,
-            gc_zone_resets: c.gc_resets,
-            zone_finishes: c.finishes,
-            block_erases: self.dev.stats().block_erases,
-            cleaning_runs: c.cleaning_runs,
-            cleaning_ns: c.cleaning_ns,
-            io_blocking_ns: c.blocking_ns,
-            alloc_retries: c.alloc_retries,
-            alloc_retry_blocking_ns: c.alloc_retry_ns,
-            sst_context_allocations: c.context_requests,
-            sst_context_placements: c.context_placements,
-            last_resort_allocations: c.last_resort_allocations,
-            last_resort_waits: c.last_resort_waits,
-            last_resort_subzones: c.last_resort_subzones,
-            free_bytes: free,
-            used_bytes: used,
-            reclaimable_bytes: reclaimable,
-            garbage_bytes: garbage,
-            space_amplification: if used == 0 {
-                1.0
-            } else {
-                (used + garbage) as f64 / used as f64
-            },
-            write_amplification: if c.user_bytes == 0 {
-                0.0
-            } else {
-                c.device_bytes as f64 / c.user_bytes as f64
-            },
-            files: s.files.len() as u64,
-            free_bytes_series: c.free_series.clone(),
-            subzone_allocations: c.subzone_allocations,
-            subzone_fallbacks: c.subzone_fallbacks,
-            subzone_oversize_fallbacks: c.subzone_oversize_fallbacks,
-            subzone_merges: c.subzone_merges,
-            subzone_finishes: c.subzone_finishes,
-            zone_splits: c.zone_splits,
-            split_zone_finishes: c.split_zone_finishes,
-            split_zone_resets: c.split_zone_resets,
-            split_zones: s.split_zone_count() as u64,
-            split_zones_peak: c.split_zones_peak,
-            migrated_bytes: c.migrated_bytes,
-            migrations: c.migrations,
-            izc_commands: c.izc_commands,
-            izc_bytes: c.izc_bytes,
-            threaded_reclaims: c.threaded_reclaims,
-            threaded_bytes: c.threaded_bytes,
-            threaded_declined: c.threaded_declined,
-            background_read_wide_bytes: c.background_reads.wide.bytes,
-            background_read_wide_ns: c.background_reads.wide.ns,
-            background_read_subzone_bytes: c.background_reads.subzone.bytes,
-            background_read_subzone_ns: c.background_reads.subzone.ns,
-            sst_write_wide_bytes: c.sst_writes.wide.bytes,
-            sst_write_wide_ns: c.sst_writes.wide.ns,
-            sst_write_subzone_bytes: c.sst_writes.subzone.bytes,
-            sst_write_subzone_ns: c.sst_writes.subzone.ns,
-            ssd_cache_hits: cache.hits,
-            ssd_cache_admitted_bytes: cache.admitted_bytes,
-            ssd_cache_zone_evictions: cache.zone_evictions,
-            ssd_cache_offered: cache.offered,
-            ssd_cache_offered_not_on_hdd: cache.offered_not_on_hdd,
-            ssd_cache_admissions: cache.admissions,
-            ssd_cache_dropped_no_zone: cache.dropped_no_zone,
-            ssd_cache_lookups: cache.lookups,
-        }
     }
 
     /// Per-zone accounting (index, start, capacity, write pointer, live bytes, lifetime, busy).

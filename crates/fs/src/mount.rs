@@ -11,11 +11,12 @@ use zonedb_env::Env;
 
 use crate::FsError;
 use crate::file::{Extent, FileMeta};
-use crate::fs::{Counters, FsOptions, RESERVED_ZONES, ZoneFs, align_up};
+use crate::fs::{FsOptions, RESERVED_ZONES, ZoneFs, align_up};
 use crate::metalog::{self, META_ZONES, MetaLog};
 use crate::page_cache::PageCache;
 use crate::placement::Lifetime;
 use crate::state::{FileEntry, SplitAcct, State, ZoneAcct};
+use crate::stats::Counters;
 
 impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     /// Formats `dev`: resets every zone and writes a superblock and an empty snapshot.
@@ -258,14 +259,14 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             if let Some(u) = self.lock().sub_mut(id) {
                 u.wp = u.start + u.capacity;
             }
-            self.counters().subzone_finishes += 1;
+            self.counters().split.subzone_finishes += 1;
         }
         for zone in active {
             self.dev.manage(zone, ZoneOp::Finish).await?;
             if let Some(z) = self.lock().zone_mut(zone) {
                 z.active = false;
             }
-            self.counters().split_zone_finishes += 1;
+            self.counters().split.split_zone_finishes += 1;
         }
         Ok(())
     }

@@ -1,4 +1,15 @@
-//! Counters of the file layer, exposed as a snapshot struct and as JSON.
+//! Counters of the file layer, exposed as a snapshot struct and as JSON. Each paper feature
+//! keeps its own part ([`crate::split::SplitStats`], [`crate::hybrid::HybridStats`],
+//! [`crate::znsplus::ZnsPlusStats`]), flattened into [`FsStats`]'s JSON.
+
+use zonedb_device::ZonedDevice;
+use zonedb_env::Env;
+
+use crate::fs::ZoneFs;
+use crate::hybrid::HybridStats;
+use crate::split::SplitStats;
+use crate::state::ZoneAcct;
+use crate::znsplus::ZnsPlusStats;
 
 /// A snapshot of the layer's statistics.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
@@ -61,119 +72,22 @@ pub struct FsStats {
     pub files: u64,
     /// Free bytes over time: `(time_ns, free_bytes)`, sampled at each zone allocation.
     pub free_bytes_series: Vec<(u64, u64)>,
-    /// SplitZNS selective allocation (`selective` placement on a device that splits zones):
-    /// SSTs written into a subzone. Left out of JSON while 0, as every counter below.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub subzone_allocations: u64,
-    /// SSTs the placement policy wanted in a subzone that went to a wide zone (too large for a
-    /// subzone, split-zone cap reached, no active token, no empty zone to split).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub subzone_fallbacks: u64,
-    /// Of `subzone_fallbacks`, SSTs larger than a subzone.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub subzone_oversize_fallbacks: u64,
-    /// MERGE commands: subzones of deleted SSTs reclaimed.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub subzone_merges: u64,
-    /// Subzone finishes (an SST closed before its subzone was full).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub subzone_finishes: u64,
-    /// SPLIT commands: wide zones split.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub zone_splits: u64,
-    /// Split zones deactivated (FINISH) when no writer used them any more.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub split_zone_finishes: u64,
-    /// Split zones turned back into wide zones (RESET) once all their subzones were empty.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub split_zone_resets: u64,
-    /// Split zones now.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub split_zones: u64,
-    /// The most split zones at once.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub split_zones_peak: u64,
-    /// Background file reads (compaction inputs; cleaning's copies are not counted) from wide
-    /// zones: bytes read from the device. Left out of JSON while 0, as the three below.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub background_read_wide_bytes: u64,
-    /// Their device reads' latencies summed, ns (bytes over it: the bandwidth one reader
-    /// stream saw).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub background_read_wide_ns: u64,
-    /// Background file reads from subzones of split zones (SplitZNS): bytes.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub background_read_subzone_bytes: u64,
-    /// Their device reads' latencies summed, ns.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub background_read_subzone_ns: u64,
-    /// SST file writes (flush and compaction outputs) to wide zones: bytes written to the
-    /// device, padding included. Left out of JSON while 0, as the three below.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub sst_write_wide_bytes: u64,
-    /// Their device writes' latencies summed, ns (bytes over it: the bandwidth one SST
-    /// writer saw; the wait for a zone is not in it).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub sst_write_wide_ns: u64,
-    /// SST file writes to subzones of split zones (SplitZNS): bytes.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub sst_write_subzone_bytes: u64,
-    /// Their device writes' latencies summed, ns.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub sst_write_subzone_ns: u64,
-    /// Hybrid migration: bytes copied between the devices. Left out of JSON while 0.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub migrated_bytes: u64,
-    /// Hybrid migration: SSTs moved.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub migrations: u64,
-    /// HHZS's SSD cache: reads served from cache zones.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub ssd_cache_hits: u64,
-    /// HHZS's SSD cache: bytes of evicted blocks written to cache zones.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub ssd_cache_admitted_bytes: u64,
-    /// HHZS's SSD cache: cache zones evicted (FIFO).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub ssd_cache_zone_evictions: u64,
-    /// HHZS's SSD cache: evicted blocks the engine offered.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub ssd_cache_offered: u64,
-    /// HHZS's SSD cache: offered blocks refused because their SST is not on the HDD.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub ssd_cache_offered_not_on_hdd: u64,
-    /// HHZS's SSD cache: blocks written to cache zones.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub ssd_cache_admissions: u64,
-    /// HHZS's SSD cache: queued blocks dropped for want of a cache zone.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub ssd_cache_dropped_no_zone: u64,
-    /// HHZS's SSD cache: query reads of SSTs that looked the cache up.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub ssd_cache_lookups: u64,
-    /// ZNS+: in-device zone compaction commands cleaning issued. Left out of JSON while 0.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub izc_commands: u64,
-    /// ZNS+: bytes cleaning copied inside the device (part of `gc_copied_bytes`).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub izc_bytes: u64,
-    /// ZNS+: zones reclaimed by threaded logging (opened with their garbage to be written
-    /// over); the zones reclaimed by cleaning are `gc_zone_resets`.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub threaded_reclaims: u64,
-    /// ZNS+: file bytes written into threaded zones' garbage blocks.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub threaded_bytes: u64,
-    /// ZNS+: times hybrid recycling's cost rule chose cleaning over threaded logging.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub threaded_declined: u64,
+    /// SplitZNS's counters (left out of JSON while 0).
+    #[serde(flatten)]
+    pub split: SplitStats,
+    /// HHZS's counters (left out of JSON while 0).
+    #[serde(flatten)]
+    pub hybrid: HybridStats,
+    /// ZNS+'s counters (left out of JSON while 0).
+    #[serde(flatten)]
+    pub znsplus: ZnsPlusStats,
 }
 
 #[allow(
     clippy::trivially_copy_pass_by_ref,
     reason = "serde's skip_serializing_if signature"
 )]
-fn is_zero(v: &u64) -> bool {
+pub(crate) fn is_zero(v: &u64) -> bool {
     *v == 0
 }
 
@@ -202,5 +116,126 @@ impl ByZoneKind {
         };
         t.bytes += bytes;
         t.ns += ns;
+    }
+}
+
+#[derive(Debug, Default)]
+/// The layer's counters, under one lock ([`ZoneFs::counters`]).
+pub(crate) struct Counters {
+    pub(crate) user_bytes: u64,
+    pub(crate) device_bytes: u64,
+    pub(crate) metadata_bytes: u64,
+    pub(crate) gc_bytes: u64,
+    pub(crate) resets: u64,
+    pub(crate) gc_resets: u64,
+    pub(crate) finishes: u64,
+    pub(crate) cleaning_runs: u64,
+    pub(crate) cleaning_ns: u64,
+    pub(crate) blocking_ns: u64,
+    pub(crate) alloc_retries: u64,
+    pub(crate) alloc_retry_ns: u64,
+    pub(crate) context_requests: u64,
+    pub(crate) context_placements: u64,
+    pub(crate) last_resort_allocations: u64,
+    pub(crate) last_resort_waits: u64,
+    pub(crate) last_resort_subzones: u64,
+    pub(crate) free_series: Vec<(u64, u64)>,
+    /// SplitZNS's counters (`split_zones` and the reads and writes by kind of zone are filled
+    /// in by [`ZoneFs::stats`]).
+    pub(crate) split: SplitStats,
+    /// HHZS's migration counters (the SSD cache keeps its own).
+    pub(crate) hybrid: HybridStats,
+    /// ZNS+'s counters.
+    pub(crate) znsplus: ZnsPlusStats,
+    /// Background (compaction input) file reads by the kind of zone they come from
+    /// (summed device-read latency).
+    pub(crate) background_reads: ByZoneKind,
+    /// SST file writes by the kind of zone they go to (summed device-write latency).
+    pub(crate) sst_writes: ByZoneKind,
+    /// Query reads of the SSTs deleted since mount, by file id (live files count theirs in
+    /// the state: `FileEntry::query_reads`).
+    pub(crate) deleted_sst_query_reads: std::collections::BTreeMap<u64, u64>,
+}
+
+impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
+    /// Statistics now.
+    pub fn stats(&self) -> FsStats {
+        // The cache's lock is never taken under the state's.
+        let cache = self.ssd_cache_stats().unwrap_or_default();
+        let s = self.lock();
+        let c = self.counters();
+        let free: u64 = s.zones.iter().map(ZoneAcct::remaining).sum();
+        let used: u64 = s.zones.iter().map(|z| z.used).sum();
+        let reclaimable: u64 = s
+            .zones
+            .iter()
+            .filter(|z| z.remaining() == 0)
+            .map(|z| z.capacity.saturating_sub(z.used))
+            .sum();
+        let garbage: u64 = s
+            .zones
+            .iter()
+            .map(|z| z.written().saturating_sub(z.used))
+            .sum();
+        FsStats {
+            user_bytes_written: c.user_bytes,
+            device_bytes_written: c.device_bytes,
+            metadata_bytes_written: c.metadata_bytes,
+            gc_copied_bytes: c.gc_bytes,
+            zone_resets: c.resets,
+            gc_zone_resets: c.gc_resets,
+            zone_finishes: c.finishes,
+            block_erases: self.dev.stats().block_erases,
+            cleaning_runs: c.cleaning_runs,
+            cleaning_ns: c.cleaning_ns,
+            io_blocking_ns: c.blocking_ns,
+            alloc_retries: c.alloc_retries,
+            alloc_retry_blocking_ns: c.alloc_retry_ns,
+            sst_context_allocations: c.context_requests,
+            sst_context_placements: c.context_placements,
+            last_resort_allocations: c.last_resort_allocations,
+            last_resort_waits: c.last_resort_waits,
+            last_resort_subzones: c.last_resort_subzones,
+            free_bytes: free,
+            used_bytes: used,
+            reclaimable_bytes: reclaimable,
+            garbage_bytes: garbage,
+            space_amplification: if used == 0 {
+                1.0
+            } else {
+                (used + garbage) as f64 / used as f64
+            },
+            write_amplification: if c.user_bytes == 0 {
+                0.0
+            } else {
+                c.device_bytes as f64 / c.user_bytes as f64
+            },
+            files: s.files.len() as u64,
+            free_bytes_series: c.free_series.clone(),
+            split: SplitStats {
+                split_zones: s.split_zone_count() as u64,
+                background_read_wide_bytes: c.background_reads.wide.bytes,
+                background_read_wide_ns: c.background_reads.wide.ns,
+                background_read_subzone_bytes: c.background_reads.subzone.bytes,
+                background_read_subzone_ns: c.background_reads.subzone.ns,
+                sst_write_wide_bytes: c.sst_writes.wide.bytes,
+                sst_write_wide_ns: c.sst_writes.wide.ns,
+                sst_write_subzone_bytes: c.sst_writes.subzone.bytes,
+                sst_write_subzone_ns: c.sst_writes.subzone.ns,
+                ..c.split
+            },
+            hybrid: HybridStats {
+                ssd_cache_hits: cache.hits,
+                ssd_cache_admitted_bytes: cache.admitted_bytes,
+                ssd_cache_zone_evictions: cache.zone_evictions,
+                ssd_cache_offered: cache.offered,
+                ssd_cache_offered_not_on_hdd: cache.offered_not_on_hdd,
+                ssd_cache_admissions: cache.admissions,
+                ssd_cache_dropped_no_zone: cache.dropped_no_zone,
+                ssd_cache_lookups: cache.lookups,
+                ..c.hybrid
+            },
+            znsplus: c.znsplus,
+        }
     }
 }

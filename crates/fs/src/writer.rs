@@ -487,7 +487,7 @@ impl<E: Env, D: ZonedDevice> WritableFile<E, D> {
                     c.sst_writes.add(subzone, piece.len(), written_ns);
                 }
                 if threaded {
-                    c.threaded_bytes += n;
+                    c.znsplus.threaded_bytes += n;
                 }
             }
             self.unsynced_bytes += piece.len();

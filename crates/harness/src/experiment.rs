@@ -304,7 +304,7 @@ fn sample<E: Env, D: ZonedDevice>(env: &E, db: &Db<E, D>, fs: &ZoneFs<E, D>) -> 
         stall_ns: d.stall_stop_ns + d.stall_delay_ns,
         level_bytes: d.level_bytes,
         hybrid,
-        migrated_bytes: f.migrated_bytes,
+        migrated_bytes: f.hybrid.migrated_bytes,
         sst_reads: std::collections::BTreeMap::new(),
     }
 }

@@ -221,11 +221,11 @@ impl SimFillDelete {
 
 /// `threaded_reclaims / (threaded_reclaims + gc_zone_resets)`, 0 when both are 0.
 pub fn threaded_logging_share(s: &FsStats) -> f64 {
-    let all = s.threaded_reclaims + s.gc_zone_resets;
+    let all = s.znsplus.threaded_reclaims + s.gc_zone_resets;
     if all == 0 {
         0.0
     } else {
-        s.threaded_reclaims as f64 / all as f64
+        s.znsplus.threaded_reclaims as f64 / all as f64
     }
 }
 

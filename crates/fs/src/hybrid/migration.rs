@@ -107,7 +107,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         };
         let replaced = self.commit_copies(id, &extents, new_extents).await?;
         if replaced {
-            self.counters().migrations += 1;
+            self.counters().hybrid.migrations += 1;
         }
         drop(readers);
         for z in written {
@@ -177,7 +177,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                     {
                         let mut c = self.counters();
                         c.device_bytes += n;
-                        c.migrated_bytes += n;
+                        c.hybrid.migrated_bytes += n;
                     }
                     if full {
                         if let Some(a) = self.lock().zone_mut(zone) {

@@ -153,7 +153,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 if let Some(u) = s.sub_mut(id) {
                     u.writer = true;
                 }
-                self.counters().subzone_allocations += 1;
+                self.counters().split.subzone_allocations += 1;
             }
             SubzonePlacement::Split(zone) => {
                 s.open_tokens += 1;
@@ -165,8 +165,8 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             }
             SubzonePlacement::Wide(why) => {
                 let mut c = self.counters();
-                c.subzone_fallbacks += 1;
-                c.subzone_oversize_fallbacks += u64::from(why == WideFallback::TooLarge);
+                c.split.subzone_fallbacks += 1;
+                c.split.subzone_oversize_fallbacks += u64::from(why == WideFallback::TooLarge);
             }
             SubzonePlacement::WaitForOpenToken => {}
         }
@@ -204,9 +204,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         z.lifetime = Lifetime::NotSet;
         let count = s.split_zone_count() as u64;
         let mut c = self.counters();
-        c.zone_splits += 1;
-        c.subzone_allocations += 1;
-        c.split_zones_peak = c.split_zones_peak.max(count);
+        c.split.zone_splits += 1;
+        c.split.subzone_allocations += 1;
+        c.split.split_zones_peak = c.split.split_zones_peak.max(count);
         Ok(SubzoneId { zone, index: 0 })
     }
 
@@ -230,7 +230,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 if let Some(u) = self.lock().sub_mut(id) {
                     u.wp = u.start + u.capacity;
                 }
-                self.counters().subzone_finishes += 1;
+                self.counters().split.subzone_finishes += 1;
             }
         }
         let deactivate = {
@@ -264,7 +264,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 }
             }
             if finished.is_ok() {
-                self.counters().split_zone_finishes += 1;
+                self.counters().split.split_zone_finishes += 1;
             }
             result = finished.map_err(FsError::from);
         }
@@ -320,7 +320,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 }
             }
             if ok {
-                self.counters().subzone_merges += 1;
+                self.counters().split.subzone_merges += 1;
             }
             if result.is_ok() {
                 result = merged;
@@ -356,7 +356,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 }
             }
             if ok {
-                self.counters().split_zone_resets += 1;
+                self.counters().split.split_zone_resets += 1;
             }
             if result.is_ok() {
                 result = reset.map_err(FsError::from);

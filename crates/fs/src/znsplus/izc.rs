@@ -316,8 +316,8 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 let mut c = self.counters();
                 c.gc_bytes += n;
                 c.device_bytes += n;
-                c.izc_commands += 1;
-                c.izc_bytes += n;
+                c.znsplus.izc_commands += 1;
+                c.znsplus.izc_bytes += n;
             }
             if full {
                 self.hold_filled(zone, filled);

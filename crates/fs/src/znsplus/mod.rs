@@ -8,4 +8,7 @@
 //! Both are reachable as `zonedb_fs::cleaning::{izc, threaded}` too.
 
 pub mod izc;
+mod stats;
 pub mod threaded;
+
+pub use stats::ZnsPlusStats;

@@ -231,7 +231,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             let (cand, valid) = match (choice, candidate) {
                 (Recycling::Threaded, Some(c)) => c,
                 (Recycling::Clean, Some(_)) => {
-                    self.counters().threaded_declined += 1;
+                    self.counters().znsplus.threaded_declined += 1;
                     return Ok(None);
                 }
                 _ => return Ok(None),
@@ -269,7 +269,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             }
             let free: u64 = s.zones.iter().map(ZoneAcct::remaining).sum();
             let mut c = self.counters();
-            c.threaded_reclaims += 1;
+            c.znsplus.threaded_reclaims += 1;
             c.free_series.push((self.env.now(), free));
         }
         self.kick.notify_one();

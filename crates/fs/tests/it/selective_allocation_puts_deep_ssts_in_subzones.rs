@@ -154,14 +154,18 @@ fn deep_ssts_go_to_subzones_and_the_rest_to_wide_zones() {
         }
         let st = fs.stats();
         assert_eq!(
-            (st.subzone_allocations, st.zone_splits, st.split_zones),
+            (
+                st.split.subzone_allocations,
+                st.split.zone_splits,
+                st.split.split_zones
+            ),
             (3, 1, 1)
         );
-        assert_eq!(st.subzone_fallbacks, 0);
+        assert_eq!(st.split.subzone_fallbacks, 0);
         // The split zone no writer uses is deactivated: it shows full, holding no token.
         let zone = split_zones(&dev)[0];
         assert_eq!(dev.report_zones(zone, 1)[0].state, ZoneState::Full);
-        assert!(st.split_zone_finishes >= 1);
+        assert!(st.split.split_zone_finishes >= 1);
         assert_eq!(fs.fsck(), Vec::new());
         let json = serde_json::to_string(&st).unwrap();
         assert!(json.contains("\"subzone_allocations\":3"), "{json}");
@@ -192,7 +196,7 @@ fn split_zones_never_exceed_the_cap_and_oversize_ssts_go_wide() {
         for n in 0..16u64 {
             names.push(write_sst(&fs, 100 + n, 5, 40 * KIB).await);
             assert!(split_zones(&dev).len() <= 3, "after SST {n}");
-            assert!(fs.stats().split_zones <= 3);
+            assert!(fs.stats().split.split_zones <= 3);
         }
         let in_subzones = names
             .iter()
@@ -205,14 +209,18 @@ fn split_zones_never_exceed_the_cap_and_oversize_ssts_go_wide() {
         let st = fs.stats();
         assert_eq!(
             (
-                st.subzone_allocations,
-                st.subzone_fallbacks,
-                st.subzone_oversize_fallbacks
+                st.split.subzone_allocations,
+                st.split.subzone_fallbacks,
+                st.split.subzone_oversize_fallbacks
             ),
             (12, 5, 1)
         );
         assert_eq!(
-            (st.split_zones, st.split_zones_peak, st.zone_splits),
+            (
+                st.split.split_zones,
+                st.split.split_zones_peak,
+                st.split.zone_splits
+            ),
             (3, 3, 3)
         );
         for (i, n) in names.iter().enumerate() {
@@ -249,7 +257,10 @@ fn deleting_an_sst_merges_its_subzone_and_an_empty_split_zone_goes_back_to_wide(
         assert_eq!(merged.write_pointer, merged.start);
         assert_eq!(subs[sb.index as usize].state, SubzoneState::Full);
         let st = fs.stats();
-        assert_eq!((st.subzone_merges, st.split_zone_resets), (1, 0));
+        assert_eq!(
+            (st.split.subzone_merges, st.split.split_zone_resets),
+            (1, 0)
+        );
         assert_eq!(fs.fsck(), Vec::new());
         // The next deep SST takes the freed subzone of the same split zone.
         let c = write_sst(&fs, 4, 5, 30 * KIB).await;
@@ -267,7 +278,11 @@ fn deleting_an_sst_merges_its_subzone_and_an_empty_split_zone_goes_back_to_wide(
         assert_eq!(dev.report_zones(zone, 1)[0].state, ZoneState::Empty);
         let st = fs.stats();
         assert_eq!(
-            (st.subzone_merges, st.split_zone_resets, st.split_zones),
+            (
+                st.split.subzone_merges,
+                st.split.split_zone_resets,
+                st.split.split_zones
+            ),
             (3, 1, 0)
         );
         assert_eq!(
@@ -279,7 +294,7 @@ fn deleting_an_sst_merges_its_subzone_and_an_empty_split_zone_goes_back_to_wide(
         // A deep SST splits a zone again.
         let d = write_sst(&fs, 5, 4, 30 * KIB).await;
         assert!(subzone_of(&fs, &d).is_some());
-        assert_eq!(fs.stats().zone_splits, 2);
+        assert_eq!(fs.stats().split.zone_splits, 2);
     });
 }
 
@@ -563,8 +578,8 @@ fn compaction_reads_are_counted_by_the_kind_of_zone_they_come_from() {
         assert_eq!(subzone_of(&fs, &l1), None);
         assert!(subzone_of(&fs, &l5).is_some());
         let before = fs.stats();
-        assert_eq!(before.background_read_wide_bytes, 0);
-        assert_eq!(before.background_read_subzone_bytes, 0);
+        assert_eq!(before.split.background_read_wide_bytes, 0);
+        assert_eq!(before.split.background_read_subzone_bytes, 0);
         // Queries are not counted.
         fs.read(&l5, 0, 8 * KIB as u64).await.unwrap();
         let got = fs
@@ -579,10 +594,10 @@ fn compaction_reads_are_counted_by_the_kind_of_zone_they_come_from() {
         assert_eq!(got, contents(41, 20 * KIB));
         let st = fs.stats();
         // Device bytes: whole 4 KiB blocks.
-        assert_eq!(st.background_read_wide_bytes, 32 * KIB as u64);
-        assert_eq!(st.background_read_subzone_bytes, 20 * KIB as u64);
-        assert!(st.background_read_wide_ns > 0, "{st:?}");
-        assert!(st.background_read_subzone_ns > 0, "{st:?}");
+        assert_eq!(st.split.background_read_wide_bytes, 32 * KIB as u64);
+        assert_eq!(st.split.background_read_subzone_bytes, 20 * KIB as u64);
+        assert!(st.split.background_read_wide_ns > 0, "{st:?}");
+        assert!(st.split.background_read_subzone_ns > 0, "{st:?}");
         let json = serde_json::to_string(&st).unwrap();
         assert!(
             json.contains("\"background_read_subzone_bytes\":20480"),
@@ -603,7 +618,10 @@ fn sst_writes_are_counted_by_the_kind_of_zone_they_go_to() {
         wal.sync().await.unwrap();
         let st = fs.stats();
         assert_eq!(
-            (st.sst_write_wide_bytes, st.sst_write_subzone_bytes),
+            (
+                st.split.sst_write_wide_bytes,
+                st.split.sst_write_subzone_bytes
+            ),
             (0, 0)
         );
         let l1 = write_sst(&fs, 40, 1, 30 * KIB).await;
@@ -612,10 +630,10 @@ fn sst_writes_are_counted_by_the_kind_of_zone_they_go_to() {
         assert!(subzone_of(&fs, &l5).is_some());
         let st = fs.stats();
         // Device bytes: whole 4 KiB blocks (the 30 KiB SST's last block padded).
-        assert_eq!(st.sst_write_wide_bytes, 32 * KIB as u64, "{st:?}");
-        assert_eq!(st.sst_write_subzone_bytes, 20 * KIB as u64, "{st:?}");
-        assert!(st.sst_write_wide_ns > 0, "{st:?}");
-        assert!(st.sst_write_subzone_ns > 0, "{st:?}");
+        assert_eq!(st.split.sst_write_wide_bytes, 32 * KIB as u64, "{st:?}");
+        assert_eq!(st.split.sst_write_subzone_bytes, 20 * KIB as u64, "{st:?}");
+        assert!(st.split.sst_write_wide_ns > 0, "{st:?}");
+        assert!(st.split.sst_write_subzone_ns > 0, "{st:?}");
         let json = serde_json::to_string(&st).unwrap();
         assert!(json.contains("\"sst_write_subzone_bytes\":20480"), "{json}");
     });

@@ -98,7 +98,7 @@ fn threaded_logging_waits_for_the_cleaners_trigger() {
         // No reclaim is due: an SST writer takes an empty zone, not a half-garbage one.
         write(&fs, "fresh.sst", Lifetime::Long, half).await;
         names.push("fresh.sst".into());
-        assert_eq!(fs.stats().threaded_reclaims, 0, "{:?}", fs.stats());
+        assert_eq!(fs.stats().znsplus.threaded_reclaims, 0, "{:?}", fs.stats());
         assert!(
             zones_of(&fs, "fresh.sst")
                 .iter()
@@ -114,7 +114,7 @@ fn threaded_logging_waits_for_the_cleaners_trigger() {
             let name = format!("more{n:03}.sst");
             write(&fs, &name, Lifetime::Long, half).await;
             names.push(name.clone());
-            let reclaims = fs.stats().threaded_reclaims;
+            let reclaims = fs.stats().znsplus.threaded_reclaims;
             if below {
                 assert_eq!(reclaims, 1, "below the trigger: {:?}", fs.stats());
                 assert!(

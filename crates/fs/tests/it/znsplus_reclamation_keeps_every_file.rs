@@ -143,14 +143,14 @@ fn izc_cleaning_keeps_every_file_and_moves_no_host_bytes() {
             host.fs.gc_copied_bytes > 1 << 20,
             "seed {seed}: little cleaning"
         );
-        assert_eq!(host.fs.izc_commands, 0);
-        assert!(cub.fs.izc_commands > 0);
+        assert_eq!(host.fs.znsplus.izc_commands, 0);
+        assert!(cub.fs.znsplus.izc_commands > 0);
         // Same live data copied in the same order: the same bytes copied ...
         assert_eq!(
             cub.fs.gc_copied_bytes, host.fs.gc_copied_bytes,
             "seed {seed}"
         );
-        assert_eq!(cub.fs.izc_bytes, cub.fs.gc_copied_bytes);
+        assert_eq!(cub.fs.znsplus.izc_bytes, cub.fs.gc_copied_bytes);
         // ... none of them through the host.
         assert_eq!(
             cub.dev.bytes_read + cub.fs.gc_copied_bytes,
@@ -213,8 +213,12 @@ fn threaded_logging_reclaims_most_zones_and_keeps_every_file() {
             true,
             seed,
         );
-        assert!(plus.fs.threaded_bytes > 0, "seed {seed}: {:?}", plus.fs);
-        tl += plus.fs.threaded_reclaims;
+        assert!(
+            plus.fs.znsplus.threaded_bytes > 0,
+            "seed {seed}: {:?}",
+            plus.fs
+        );
+        tl += plus.fs.znsplus.threaded_reclaims;
         cleaned += plus.fs.gc_zone_resets;
         copied_tl += plus.fs.gc_copied_bytes;
         copied_izc += izc.fs.gc_copied_bytes;
@@ -236,9 +240,9 @@ fn a_garbage_floor_keeps_threaded_logging_to_zones_with_that_much_garbage() {
     };
     // No zone is all garbage while it holds live data: a 100% floor leaves it all to cleaning.
     let none = churn_full(izc, true, 100, 1);
-    assert_eq!(none.fs.threaded_reclaims, 0, "{:?}", none.fs);
+    assert_eq!(none.fs.znsplus.threaded_reclaims, 0, "{:?}", none.fs);
     let some = churn_full(izc, true, 50, 1);
     let all = churn_full(izc, true, 0, 1);
-    assert!(some.fs.threaded_reclaims > 0);
-    assert!(some.fs.threaded_reclaims <= all.fs.threaded_reclaims);
+    assert!(some.fs.znsplus.threaded_reclaims > 0);
+    assert!(some.fs.znsplus.threaded_reclaims <= all.fs.znsplus.threaded_reclaims);
 }

@@ -239,14 +239,14 @@ impl HybridFigures {
             phases,
             level_tier_bytes: r.level_tier_bytes.clone().unwrap_or_default(),
             level_max_bytes,
-            ssd_cache_hits: r.fs.ssd_cache_hits,
+            ssd_cache_hits: r.fs.hybrid.ssd_cache_hits,
             ssd_cache: SsdCacheTrace {
-                offered: r.fs.ssd_cache_offered,
-                offered_not_on_hdd: r.fs.ssd_cache_offered_not_on_hdd,
-                admissions: r.fs.ssd_cache_admissions,
-                dropped_no_zone: r.fs.ssd_cache_dropped_no_zone,
-                lookups: r.fs.ssd_cache_lookups,
-                hits: r.fs.ssd_cache_hits,
+                offered: r.fs.hybrid.ssd_cache_offered,
+                offered_not_on_hdd: r.fs.hybrid.ssd_cache_offered_not_on_hdd,
+                admissions: r.fs.hybrid.ssd_cache_admissions,
+                dropped_no_zone: r.fs.hybrid.ssd_cache_dropped_no_zone,
+                lookups: r.fs.hybrid.ssd_cache_lookups,
+                hits: r.fs.hybrid.ssd_cache_hits,
             },
         })
     }
@@ -367,7 +367,7 @@ impl Measured {
             } else {
                 r.db.compaction_bytes_written as f64 / 1e6 / (r.db.compaction_ns as f64 / 1e9)
             },
-            subzone_ssts: r.fs.subzone_allocations,
+            subzone_ssts: r.fs.split.subzone_allocations,
             trivial_moves: r.db.trivial_moves,
             sst_lifetime_s_by_level: percentiles,
             sst_lifetime_cdf_s_by_level: cdfs,

@@ -96,7 +96,7 @@ fn every_hybrid_scheme_verifies_and_uses_both_devices() {
         );
         if placement == "hhzs" {
             assert!(
-                r.fs.ssd_cache_hits > 0,
+                r.fs.hybrid.ssd_cache_hits > 0,
                 "hhzs served nothing from its cache: {:?}",
                 r.fs
             );
@@ -104,20 +104,20 @@ fn every_hybrid_scheme_verifies_and_uses_both_devices() {
             // cached already), written, or dropped for want of a zone; hits are lookups.
             let f = &r.fs;
             assert!(
-                f.ssd_cache_offered
-                    >= f.ssd_cache_offered_not_on_hdd
-                        + f.ssd_cache_admissions
-                        + f.ssd_cache_dropped_no_zone
-                    && f.ssd_cache_admissions > 0
-                    && f.ssd_cache_lookups >= f.ssd_cache_hits,
+                f.hybrid.ssd_cache_offered
+                    >= f.hybrid.ssd_cache_offered_not_on_hdd
+                        + f.hybrid.ssd_cache_admissions
+                        + f.hybrid.ssd_cache_dropped_no_zone
+                    && f.hybrid.ssd_cache_admissions > 0
+                    && f.hybrid.ssd_cache_lookups >= f.hybrid.ssd_cache_hits,
                 "{f:?}"
             );
         } else {
-            assert_eq!(r.fs.ssd_cache_offered, 0, "{placement}");
-            assert_eq!(r.fs.ssd_cache_hits, 0, "{placement}");
+            assert_eq!(r.fs.hybrid.ssd_cache_offered, 0, "{placement}");
+            assert_eq!(r.fs.hybrid.ssd_cache_hits, 0, "{placement}");
         }
         if !matches!(placement, "hybrid-b3-m" | "hhzs-pm" | "hhzs") {
-            assert_eq!(r.fs.migrated_bytes, 0, "{placement}");
+            assert_eq!(r.fs.hybrid.migrated_bytes, 0, "{placement}");
         }
     }
 }
@@ -126,13 +126,13 @@ fn every_hybrid_scheme_verifies_and_uses_both_devices() {
 fn migration_stays_under_its_rate() {
     let r = experiment::run(&scenario("hhzs-pm", 1)).unwrap();
     let secs = r.end_ns as f64 / 1e9;
-    assert!(r.fs.migrated_bytes > 0, "no migration: {:?}", r.fs);
+    assert!(r.fs.hybrid.migrated_bytes > 0, "no migration: {:?}", r.fs);
     // One SST moves at a time, never ahead of 1 MiB/s since its start (its first 128 KiB
     // piece goes out at once).
-    let slack = (r.fs.migrations + 1) as f64 * f64::from(128u32 << 10);
+    let slack = (r.fs.hybrid.migrations + 1) as f64 * f64::from(128u32 << 10);
     assert!(
-        r.fs.migrated_bytes as f64 <= secs * f64::from(1u32 << 20) + slack,
+        r.fs.hybrid.migrated_bytes as f64 <= secs * f64::from(1u32 << 20) + slack,
         "{} bytes in {secs:.1} s",
-        r.fs.migrated_bytes
+        r.fs.hybrid.migrated_bytes
     );
 }

@@ -71,13 +71,13 @@ fn fillrandom_and_overwrite_use_subzones_and_pass_the_invariants() {
         .collect();
     assert_eq!(ops, [("fillrandom", 40_000), ("overwrite", 10_000)]);
     let fs = &r.fs;
-    assert!(fs.subzone_allocations > 0, "{fs:?}");
-    assert!(fs.subzone_merges > 0, "{fs:?}");
-    assert!(fs.zone_splits > 0, "{fs:?}");
+    assert!(fs.split.subzone_allocations > 0, "{fs:?}");
+    assert!(fs.split.subzone_merges > 0, "{fs:?}");
+    assert!(fs.split.zone_splits > 0, "{fs:?}");
     // 60 % of the 157 IO zones.
-    assert!(fs.split_zones_peak <= 94, "{fs:?}");
+    assert!(fs.split.split_zones_peak <= 94, "{fs:?}");
     // 256 KiB SSTs always fit a 512 KiB subzone.
-    assert_eq!(fs.subzone_oversize_fallbacks, 0, "{fs:?}");
+    assert_eq!(fs.split.subzone_oversize_fallbacks, 0, "{fs:?}");
     let json = serde_json::to_string(&r.fs).unwrap();
     assert!(json.contains("\"subzone_allocations\""), "{json}");
 }
@@ -155,10 +155,10 @@ fn selective_with_nothing_split_on_the_splitzns_device_is_liza_on_zns() {
         experiment::run(&split).unwrap(),
         experiment::run(&liza).unwrap(),
     );
-    assert_eq!(a.fs.zone_splits, 0, "{:?}", a.fs);
+    assert_eq!(a.fs.split.zone_splits, 0, "{:?}", a.fs);
     assert!(a.db.compactions > 0, "{:?}", a.db);
     // Deep SSTs were written, and went to wide zones.
-    assert!(a.fs.subzone_fallbacks > 0, "{:?}", a.fs);
+    assert!(a.fs.split.subzone_fallbacks > 0, "{:?}", a.fs);
     // The selective allocator counts its own decisions (SSTs placed with their level known,
     // deep SSTs sent to a wide zone for want of a subzone); LIZA keeps no such counts.
     let (mut ma, mut mb) = (measured(&a), measured(&b));
