@@ -31,20 +31,33 @@
 //! from the zone write pointers. Where new data goes is decided by a [`PlacementPolicy`]
 //! (LIZA by default); which zones are cleaned, by a [`CleaningPolicy`].
 //!
+//! The core:
+//!
 //! - [`fs`] — the mounted layer, its options, file operations; `mount` — mkfs, mount and
-//!   recovery; `alloc` — zone allocation (placement decisions carried out, tokens).
+//!   recovery; `alloc` — zone allocation (placement decisions carried out, tokens); `read` —
+//!   the read path (extent pieces, page-cache reads, zones being read kept from resets).
 //! - [`writer`] — writable files: buffering, alignment, WAL framing, zone switches.
 //! - [`metalog`] — the metadata log: records, rolls, replay.
 //! - [`record`] and [`codec`] hold the on-device encoding.
 //! - [`file`](mod@file) and `state` hold files, extents and zone accounting.
 //! - [`placement`] and [`cleaning`] hold the policies, pure functions over views;
-//!   [`cleaning::mechanism`] carries cleaning out (migration of live extents, resets).
-//! - `subzone` — split zones (SplitZNS) carried out: subzones taken for writers, finished,
-//!   merged, split zones deactivated and turned back into wide zones.
-//! - [`stats`] — counters.
+//!   [`cleaning::mechanism`] carries cleaning out (migration of live extents, resets) through
+//!   `copy`, the copy loop cleaning and HHZS's migration share.
+//! - [`stats`] — counters: [`FsStats`], with one flattened part per paper feature.
 //! - [`page_cache`] — the optional page cache of buffered reads (LRU pages, Linux-style
 //!   readahead), invalidated on delete and migration.
 //! - [`hints`] — what the engine tells the layer and its policies ([`ZoneFs::on_hint`]).
+//! - [`fsck`] — the layer's consistency check.
+//!
+//! One folder per paper feature, owning its code and its counters:
+//!
+//! - [`hybrid`] — HHZS on an SSD + HDD device: the hybrid placement policies
+//!   (`placement::hybrid`), migration between the devices, the SSD cache.
+//! - [`split`] — SplitZNS: the selective allocator (`placement::selective`) and split zones
+//!   carried out (subzones taken for writers, finished, merged; split zones turned back into
+//!   wide zones).
+//! - [`znsplus`] — ZNS+: cleaning through in-device zone compaction and threaded logging
+//!   (`cleaning::{izc, threaded}`).
 #![deny(unsafe_code)]
 #![deny(clippy::disallowed_methods, clippy::disallowed_types)]
 #![warn(clippy::pedantic)]
@@ -60,6 +73,7 @@
 mod alloc;
 pub mod cleaning;
 pub mod codec;
+mod copy;
 mod error;
 pub mod file;
 pub mod fs;

@@ -6,14 +6,15 @@
 
 use std::sync::{Arc, Weak};
 
-use zonedb_device::{IoClass, ZoneOp, ZoneState, ZonedDevice};
+use zonedb_device::{ZoneOp, ZoneState, ZonedDevice};
 use zonedb_env::Env;
 
 use crate::FsError;
 use crate::alloc::Token;
 use crate::cleaning::CleaningView;
+use crate::copy::CopySteps;
 use crate::file::Extent;
-use crate::fs::{GC_COPY_BYTES, ZoneFs, align_up};
+use crate::fs::{GC_COPY_BYTES, ZoneFs};
 use crate::placement::Lifetime;
 use crate::record::Record;
 
@@ -196,8 +197,14 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             let mut filled: Vec<u32> = Vec::new();
             for e in &extents {
                 if e.start >= lo && e.start < hi {
-                    match self.copy_extent(*e, lifetime, target, &mut filled).await {
-                        Ok(pieces) => new_extents.extend(pieces),
+                    // Pieces of one extent merge; those of the next extent start anew.
+                    let mut pieces = Vec::new();
+                    let mut steps = CleaningSteps {
+                        lifetime,
+                        filled: &mut filled,
+                    };
+                    match self.copy_extent(*e, target, &mut pieces, &mut steps).await {
+                        Ok(()) => new_extents.extend(pieces),
                         Err(err) => {
                             for z in filled {
                                 self.release_zone(z, Token::Migration).await?;
@@ -357,15 +364,6 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         Ok(())
     }
 
-    /// Moves the write pointer of `zone`, a zone copies go to (cleaning, IZC, hybrid
-    /// migration), past `n` bytes just written; returns whether it is full.
-    pub(crate) fn advance_copy_target(&self, zone: u32, n: u64) -> bool {
-        self.lock().zone_mut(zone).is_some_and(|z| {
-            z.wp += n;
-            z.remaining() == 0
-        })
-    }
-
     /// Keeps a zone that copies filled busy (no reset of unused zones takes it before the copies
     /// in it are accounted) but gives its active resource back at once: a full zone holds none
     /// on the device, and writers must not wait for it.
@@ -376,73 +374,33 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         filled.push(zone);
         self.tokens.notify_waiters();
     }
+}
 
-    /// Copies one extent into the migration zone (taking new zones as they fill); returns the
-    /// new extents.
-    async fn copy_extent(
-        &self,
-        e: Extent,
-        lifetime: crate::placement::Lifetime,
-        target: &mut Option<u32>,
-        filled: &mut Vec<u32>,
-    ) -> Result<Vec<Extent>, FsError> {
-        let block = self.block;
-        let first = e.start / block * block;
-        let last = align_up(e.start + e.len, block);
-        let mut out: Vec<Extent> = Vec::new();
-        let mut cur = first;
-        while cur < last {
-            let zone = if let Some(z) = *target {
-                z
-            } else {
-                let z = self.acquire_migration_zone(lifetime, block)?;
-                *target = Some(z);
-                z
-            };
-            let (wp, remaining) = self
-                .lock()
-                .zone(zone)
-                .map_or((0, 0), |z| (z.wp, z.remaining()));
-            let n = (last - cur).min(remaining).min(GC_COPY_BYTES);
-            if n == 0 {
-                self.hold_filled(zone, filled);
-                *target = None;
-                continue;
-            }
-            // Holes stay holes: the same read and write, no bytes for what was elided.
-            let data = self
-                .dev
-                .read_elided(cur, n, IoClass::BackgroundRead)
-                .await?;
-            self.dev.write_elided(wp, &data).await?;
-            let file_lo = e.start.max(cur);
-            let file_hi = (e.start + e.len).min(cur + n);
-            let piece = Extent {
-                start: wp + (file_lo - cur),
-                len: file_hi - file_lo,
-            };
-            // Pieces merge only inside one zone: a new migration zone may begin exactly where
-            // the last one ended, and an extent must never cross a zone's end.
-            let zone_start = self.lock().zone(zone).map_or(0, |z| z.start);
-            match out.last_mut() {
-                Some(prev) if prev.start >= zone_start && prev.start + prev.len == piece.start => {
-                    prev.len += piece.len;
-                }
-                _ => out.push(piece),
-            }
-            let full = self.advance_copy_target(zone, n);
-            {
-                let mut c = self.counters();
-                c.gc_bytes += n;
-                c.device_bytes += n;
-            }
-            if full {
-                self.hold_filled(zone, filled);
-                *target = None;
-            }
-            cur += n;
-        }
-        Ok(out)
+/// Cleaning's part of the copy loop ([`ZoneFs::copy_extent`]): zones taken with the migration
+/// token for the victim file's lifetime, 128 KiB steps, filled zones held busy until the
+/// copies in them are accounted.
+struct CleaningSteps<'a> {
+    lifetime: Lifetime,
+    filled: &'a mut Vec<u32>,
+}
+
+impl<E: Env, D: ZonedDevice> CopySteps<E, D> for CleaningSteps<'_> {
+    async fn new_zone(&mut self, fs: &ZoneFs<E, D>) -> Result<u32, FsError> {
+        fs.acquire_migration_zone(self.lifetime, fs.block)
+    }
+
+    fn step_bytes(&self, _fs: &ZoneFs<E, D>) -> u64 {
+        GC_COPY_BYTES
+    }
+
+    fn filled(&mut self, fs: &ZoneFs<E, D>, zone: u32, _full: bool) {
+        fs.hold_filled(zone, self.filled);
+    }
+
+    fn count(&self, fs: &ZoneFs<E, D>, n: u64) {
+        let mut c = fs.counters();
+        c.gc_bytes += n;
+        c.device_bytes += n;
     }
 }
 

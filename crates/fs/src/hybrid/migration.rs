@@ -8,14 +8,15 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Weak};
 
-use zonedb_device::{IoClass, Tier, ZoneOp, ZonedDevice};
+use zonedb_device::{Tier, ZoneOp, ZonedDevice};
 use zonedb_env::Env;
 
 use crate::FsError;
 use crate::alloc::Token;
+use crate::copy::CopySteps;
 use crate::file::Extent;
 use crate::file::sst_number;
-use crate::fs::{ZoneFs, align_up};
+use crate::fs::ZoneFs;
 use crate::hybrid::placement::migration::{Migration, MigrationSettings};
 
 impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
@@ -128,77 +129,21 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         settings: &MigrationSettings,
         written: &mut Vec<u32>,
     ) -> Result<Vec<Extent>, FsError> {
-        let t0 = self.env.now();
-        let mut copied = 0u64;
+        let mut steps = MigrationSteps {
+            to,
+            settings,
+            written,
+            t0: self.env.now(),
+            copied: 0,
+        };
         let mut target: Option<u32> = None;
+        // One list for the whole file: pieces of consecutive extents merge inside a zone.
         let mut new_extents: Vec<Extent> = Vec::with_capacity(extents.len());
-        let result = async {
-            for e in extents {
-                let block = self.block;
-                let (first, last) = (e.start / block * block, align_up(e.start + e.len, block));
-                let mut cur = first;
-                while cur < last {
-                    let zone = if let Some(z) = target {
-                        z
-                    } else {
-                        let z = self.acquire_tier_zone(to, settings.log_zones).await?;
-                        target = Some(z);
-                        written.push(z);
-                        z
-                    };
-                    let (wp, remaining, zone_start) = self
-                        .lock()
-                        .zone(zone)
-                        .map_or((0, 0, 0), |z| (z.wp, z.remaining(), z.start));
-                    let n = (last - cur)
-                        .min(remaining)
-                        .min(settings.chunk_bytes.max(self.block));
-                    if n == 0 {
-                        target = None;
-                        continue;
-                    }
-                    let data = self
-                        .dev
-                        .read_elided(cur, n, IoClass::BackgroundRead)
-                        .await?;
-                    self.dev.write_elided(wp, &data).await?;
-                    let (lo, hi) = (e.start.max(cur), (e.start + e.len).min(cur + n));
-                    let piece = Extent {
-                        start: wp + (lo - cur),
-                        len: hi - lo,
-                    };
-                    match new_extents.last_mut() {
-                        Some(p) if p.start >= zone_start && p.start + p.len == piece.start => {
-                            p.len += piece.len;
-                        }
-                        _ => new_extents.push(piece),
-                    }
-                    let full = self.advance_copy_target(zone, n);
-                    {
-                        let mut c = self.counters();
-                        c.device_bytes += n;
-                        c.hybrid.migrated_bytes += n;
-                    }
-                    if full {
-                        if let Some(a) = self.lock().zone_mut(zone) {
-                            a.active = false;
-                        }
-                        target = None;
-                    }
-                    cur += n;
-                    copied += n;
-                    // The rate limit: never ahead of `rate` since the start.
-                    let due = t0
-                        + copied.saturating_mul(1_000_000_000) / settings.rate_bytes_per_s.max(1);
-                    if due > self.env.now() {
-                        self.env.sleep(due - self.env.now()).await;
-                    }
-                }
-            }
-            Ok::<(), FsError>(())
+        for e in extents {
+            self.copy_extent(*e, &mut target, &mut new_extents, &mut steps)
+                .await?;
         }
-        .await;
-        result.map(|()| new_extents)
+        Ok(new_extents)
     }
 
     /// A fresh zone of `tier` for migrated data (outside the writers' open budget, as the
@@ -236,6 +181,53 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             self.counters().finishes += 1;
         }
         Ok(zone)
+    }
+}
+
+/// Migration's part of the copy loop ([`ZoneFs::copy_extent`]): fresh zones of the target
+/// device, the policy's chunk size, filled zones inactive at once, and the rate limit.
+struct MigrationSteps<'a> {
+    to: Tier,
+    settings: &'a MigrationSettings,
+    /// Every zone taken, busy until the new extents are accounted.
+    written: &'a mut Vec<u32>,
+    t0: u64,
+    copied: u64,
+}
+
+impl<E: Env, D: ZonedDevice> CopySteps<E, D> for MigrationSteps<'_> {
+    async fn new_zone(&mut self, fs: &ZoneFs<E, D>) -> Result<u32, FsError> {
+        let z = fs
+            .acquire_tier_zone(self.to, self.settings.log_zones)
+            .await?;
+        self.written.push(z);
+        Ok(z)
+    }
+
+    fn step_bytes(&self, fs: &ZoneFs<E, D>) -> u64 {
+        self.settings.chunk_bytes.max(fs.block)
+    }
+
+    fn filled(&mut self, fs: &ZoneFs<E, D>, zone: u32, full: bool) {
+        if full && let Some(a) = fs.lock().zone_mut(zone) {
+            a.active = false;
+        }
+    }
+
+    fn count(&self, fs: &ZoneFs<E, D>, n: u64) {
+        let mut c = fs.counters();
+        c.device_bytes += n;
+        c.hybrid.migrated_bytes += n;
+    }
+
+    async fn after_step(&mut self, fs: &ZoneFs<E, D>, n: u64) {
+        self.copied += n;
+        // The rate limit: never ahead of `rate` since the start.
+        let due = self.t0
+            + self.copied.saturating_mul(1_000_000_000) / self.settings.rate_bytes_per_s.max(1);
+        if due > fs.env.now() {
+            fs.env.sleep(due - fs.env.now()).await;
+        }
     }
 }
 
