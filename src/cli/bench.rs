@@ -26,8 +26,8 @@ use crate::host::Stopwatch;
 #[command(rename_all = "snake_case")]
 #[allow(clippy::struct_excessive_bools, reason = "db_bench's flags")]
 pub struct BenchArgs {
-    /// Comma-separated benchmarks, run in order.
-    #[arg(long, default_value = "fillrandom,readrandom")]
+    /// Comma-separated benchmarks, run in order (the accepted names come from the harness).
+    #[arg(long, default_value = "fillrandom,readrandom", help = benchmarks_help())]
     benchmarks: String,
     /// Keys in the key space; writes per thread (at least 1).
     #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
@@ -84,6 +84,14 @@ pub struct BenchArgs {
     /// Print JSON instead of db_bench lines.
     #[arg(long)]
     json: bool,
+}
+
+/// `--benchmarks`' help: every benchmark the harness runs.
+fn benchmarks_help() -> String {
+    format!(
+        "Comma-separated benchmarks, run in order: {}",
+        BENCHMARKS.join(", ")
+    )
 }
 
 /// A `--value_size`: bytes, at most [`db_bench::MAX_VALUE_SIZE`] (64 MiB).

@@ -10,35 +10,28 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use zonedb_harness::reproduce::{Registry, Request};
 
 use super::CliError;
 use super::run_flags::RunFlags;
 
-/// Which experiment.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum StudyArg {
-    /// Same-Zone Compaction: Baseline, A-LIZA, CAZA, A-CAZA; the ACC turning-point sweep.
-    SameZone,
-    /// OAZA vs LIZA and CAZA.
-    Oaza,
-    /// SplitZNS vs LDP, Gear and LLC on db_bench and YCSB; the breakdown native ... +RS.
-    Splitzns,
-    /// HHZS on a hybrid ZNS SSD + HM-SMR HDD vs B1-B4 and SpanDB's AUTO; its breakdown and
-    /// sweeps (motivation, exp1 ... exp6).
-    Hhzs,
-    /// ZNS+ (in-device zone compaction, copyback-aware allocation, threaded logging) vs host
-    /// copy: fill-and-delete at 70% / 80% live and by chip count, the engine's overwrite and
-    /// YCSB-A under cleaning.
-    Znsplus,
+/// The studies the harness's registry holds, each with its line of help: what `study`
+/// accepts and `--help` lists.
+fn study_names() -> clap::builder::PossibleValuesParser {
+    Registry::builtin()
+        .studies()
+        .iter()
+        .map(|s| clap::builder::PossibleValue::new(s.name()).help(s.about()))
+        .collect::<Vec<_>>()
+        .into()
 }
 
 #[derive(Debug, Args)]
 pub struct ReproduceArgs {
-    /// The experiment.
-    #[arg(value_enum)]
-    study: StudyArg,
+    /// The experiment (the accepted names come from the study registry).
+    #[arg(value_parser = study_names())]
+    study: String,
     /// `small` (1/64 of the papers' devices, minutes), `paper` (the papers' own sizes) or
     /// `tiny` (1/1024, seconds; for checks, not figures).
     #[arg(long, default_value = "small")]
@@ -165,11 +158,7 @@ pub fn run(a: &ReproduceArgs) -> Result<ExitCode, CliError> {
 impl ReproduceArgs {
     /// The arguments as the harness takes them.
     pub fn request(&self) -> Request {
-        let study = self
-            .study
-            .to_possible_value()
-            .map(|v| v.get_name().to_owned())
-            .unwrap_or_default();
+        let study = self.study.clone();
         Request {
             study,
             scale: self.scale.clone(),

@@ -68,8 +68,9 @@ pub struct StoreArgs {
     /// stalls, not the scheduler, hold a writer back. Default true; `=false` for equal priority.
     #[arg(long, num_args = 0..=1, default_value = "true", default_missing_value = "true", value_parser = flag_bool)]
     pub lower_background_cpu_priority: bool,
-    /// Device profile (geometry of a new real device; the simulated device in sim mode).
-    #[arg(long, default_value = "splitzns-paper")]
+    /// Device profile (geometry of a new real device; the simulated device in sim mode; the
+    /// accepted names come from the profile list).
+    #[arg(long, default_value = "splitzns-paper", help = profile_help())]
     pub profile: String,
     /// Scale of the profile.
     #[arg(long, default_value = "1/8")]
@@ -100,9 +101,9 @@ pub struct StoreArgs {
     /// Active zone limit of the device (the profile's own if absent; 0 = none).
     #[arg(long)]
     pub max_active_zones: Option<u32>,
-    /// Sim mode: how the simulated SSD orders work queued on a die, fifo or priority (query
-    /// reads first, then background reads, writes, erases). Default: the profile's, fifo.
-    #[arg(long)]
+    /// Sim mode: how the simulated SSD orders work queued on a die (the accepted names come
+    /// from the scheduler list).
+    #[arg(long, help = scheduler_help())]
     pub scheduler: Option<String>,
     /// Page cache of the file layer's reads, bytes (0 = off: every read goes to the device).
     #[arg(long, default_value_t = 0)]
@@ -173,27 +174,29 @@ pub struct EngineArgs {
     /// Flushes and compactions run at once (default 2).
     #[arg(long)]
     max_background_jobs: Option<u32>,
-    /// 0-4 or kByCompensatedSize, kOldestLargestSeqFirst, kOldestSmallestSeqFirst,
-    /// kMinOverlappingRatio, kRoundRobin.
+    /// Start-file order of a compaction: 0-4 or kByCompensatedSize, kOldestLargestSeqFirst,
+    /// kOldestSmallestSeqFirst, kMinOverlappingRatio, kRoundRobin (default
+    /// kMinOverlappingRatio).
     #[arg(long, value_parser = parse_pri)]
     compaction_pri: Option<CompactionPri>,
     /// Victim selection (the accepted names come from the registry).
     #[arg(long, value_parser = parse_scheme, help = scheme_help())]
     compaction_scheme: Option<CompactionScheme>,
-    /// ACC: ZACA only at or below this free space, percent (25).
+    /// ACC: ZACA only at or below this free space, percent (default 25).
     #[arg(long)]
     acc_turning_point: Option<u32>,
-    /// ACC: ZACA only from this start level on (2; 0 = every level).
+    /// ACC: ZACA only from this start level on (default 2; 0 = every level).
     #[arg(long)]
     acc_min_start_level: Option<u32>,
     /// LLC (`llc`, `llc-relocate`): outputs past the start level's new cursor go to a
-    /// temporary zone group (the code's level 7) on `level-zones`
+    /// temporary zone group (the code's level 7) on `level-zones` (default false).
     #[arg(long, value_parser = flag_bool, num_args = 0..=1, default_missing_value = "true")]
     llc_temp_zones: Option<bool>,
-    /// acc-artifact: the code's ZACA only below this free space, percent (25; 101 = always).
+    /// acc-artifact: the code's ZACA only below this free space, percent (default 25; 101 =
+    /// always).
     #[arg(long)]
     max_compaction_kick: Option<u32>,
-    /// acc-artifact: the code's ZACA only from this start level on (2).
+    /// acc-artifact: the code's ZACA only from this start level on (default 2).
     #[arg(long)]
     max_compaction_start_level: Option<u32>,
     /// SST data block size in bytes, before compression (default 4 KiB).
@@ -202,27 +205,27 @@ pub struct EngineArgs {
     /// Bloom bits per key (-1 = engine default 10, 0 = none, at most 64).
     #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(-1..=64))]
     bloom_bits: Option<i64>,
-    /// Block cache bytes.
+    /// Block cache bytes (default 32 MiB).
     #[arg(long)]
     cache_size: Option<u64>,
-    /// Compaction input readahead, bytes (2 MiB; 0 = one read per data block).
+    /// Compaction input readahead, bytes (default 2 MiB; 0 = one read per data block).
     #[arg(long)]
     compaction_readahead_size: Option<u64>,
-    /// Sync the WAL on every write.
+    /// Sync the WAL on every write (default false).
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = flag_bool)]
     sync: Option<bool>,
-    /// Skip the WAL.
+    /// Skip the WAL (default false).
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = flag_bool)]
     disable_wal: Option<bool>,
     /// Keep WAL write groups in the WAL's buffer until a sync or a full buffer (ZenFS's
     /// semantics; false: each group reaches the file-backed device's host cache before the
-    /// write returns, as RocksDB's default).
+    /// write returns, as RocksDB's default; default false).
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = flag_bool)]
     manual_wal_flush: Option<bool>,
-    /// Data block compression (db_bench's flag): none, snappy, lz4 (option `compression`).
-    #[arg(long = "compression_type", value_parser = parse_compression)]
+    /// Data block compression (db_bench's flag; option `compression`).
+    #[arg(long = "compression_type", value_parser = parse_compression, help = compression_help())]
     compression: Option<Compression>,
-    /// Allow L0 → L0 compactions when L0 → base is blocked (true; the MSST'24 fork's
+    /// Allow L0 → L0 compactions when L0 → base is blocked (default true; the MSST'24 fork's
     /// db_bench spells it --enable_intraL0_compaction, also accepted).
     #[arg(long, alias = "enable_intraL0_compaction", num_args = 0..=1, default_missing_value = "true", value_parser = flag_bool)]
     enable_intra_l0_compaction: Option<bool>,
@@ -305,7 +308,8 @@ pub fn fs_options(a: &StoreArgs) -> Result<FsOptions, CliError> {
     Ok(FsOptions {
         cleaner: zonedb_fs::cleaning::by_name(&a.cleaner, 20)
             .map_err(|e| CliError::Usage(e.to_string()))?,
-        placement: zonedb_fs::placement::by_name(&a.placement).map_err(CliError::Usage)?,
+        placement: zonedb_fs::placement::by_name(&a.placement)
+            .map_err(|e| CliError::Usage(e.to_string()))?,
         zone_append: a.zone_append,
         zc_blocking_poll_ns: scaled(a.zc_blocking_poll_ms),
         alloc_retry_blocking_ns: scaled(a.alloc_retry_blocking_ms),
@@ -422,18 +426,16 @@ pub fn enable_zone_append(dev: &RealDevice) -> Result<(), CliError> {
 
 /// `--cleaner`'s help: every name the cleaner registry accepts.
 fn cleaner_help() -> String {
-    format!(
-        "Zone cleaner of the file layer: {}",
-        zonedb_fs::cleaning::NAMES.join(", ")
-    )
+    let names: Vec<&str> = zonedb_fs::cleaning::names().collect();
+    format!("Zone cleaner of the file layer: {}", names.join(", "))
 }
 
 /// `--placement`'s help: every name the placement registry accepts.
 fn placement_help() -> String {
     format!(
-        "Zone placement of the file layer: {} (also liza+KEY+... and caza+KEY+..., the \
-         Same-Zone paper's text-to-code steps)",
-        zonedb_fs::placement::NAMES.join(", ")
+        "Zone placement of the file layer: {} (the families liza+KEY+... and caza+KEY+... are \
+         the Same-Zone paper's text-to-code steps)",
+        zonedb_fs::placement::registry::names().join(", ")
     )
 }
 
@@ -442,7 +444,34 @@ fn scheme_help() -> String {
     format!(
         "Victim selection: {} (rocksdb: compaction_pri order, the MSST'24 Baseline; sica, zaca, \
          acc: the Same-Zone paper's text; *-artifact: its code; llc: Lifetime-Leveling \
-         Compaction, llc-relocate with its code's cursor sweep; gear: GearDB's cascade)",
+         Compaction, llc-relocate with its code's cursor sweep; gear: GearDB's cascade; \
+         default rocksdb)",
         CompactionScheme::NAMES.join(", ")
+    )
+}
+
+/// `--profile`'s help: every flash profile the device crate knows.
+fn profile_help() -> String {
+    format!(
+        "Device profile (geometry of a new real device; the simulated device in sim mode): {}",
+        zonedb_device::profile::PROFILE_NAMES.join(", ")
+    )
+}
+
+/// `--scheduler`'s help: every scheduler the simulated SSD accepts.
+fn scheduler_help() -> String {
+    format!(
+        "Sim mode: how the simulated SSD orders work queued on a die: {} (priority: query \
+         reads first, then background reads, writes, erases; query-first: query reads first). \
+         Default: the profile's, fifo",
+        Scheduler::names().join(", ")
+    )
+}
+
+/// `--compression_type`'s help: every compression the engine accepts.
+fn compression_help() -> String {
+    format!(
+        "Data block compression (db_bench's flag; option `compression`): {} (default none)",
+        Compression::NAMES.join(", ")
     )
 }

@@ -17,6 +17,7 @@ mod crafted_device_dirs_fail_fsck_within_memory;
 mod damaged_wal_is_reported_by_open_and_fsck;
 mod device_bench_cli;
 mod elided_values_change_no_result;
+mod every_accepted_value_appears_in_help;
 mod front_door_matches_a_btreemap_oracle;
 mod fs_cli;
 mod fsck_finds_damaged_ssts_manifest_and_current;

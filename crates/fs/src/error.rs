@@ -30,6 +30,9 @@ pub enum FsError {
     /// Bad argument (name, offset, option).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// A name no registry row has (a cleaner).
+    #[error(transparent)]
+    UnknownName(#[from] UnknownName),
     /// The device is too small or its limits too tight for the layer.
     #[error("unsupported device: {0}")]
     Unsupported(String),
@@ -77,6 +80,34 @@ pub enum FsError {
         /// Capacity of a metadata zone.
         capacity: u64,
     },
+}
+
+/// A name no registry row has (a placement, a cleaner): what was asked for and what is
+/// accepted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} '{name}'; known: {}", known.join(", "))]
+pub struct UnknownName {
+    /// What the name names (`placement`, `cleaner`).
+    pub what: &'static str,
+    /// The name asked for.
+    pub name: String,
+    /// The accepted names, in the registry's order.
+    pub known: Vec<String>,
+}
+
+impl UnknownName {
+    /// `name` is not one of `known`.
+    pub fn new<S: Into<String>>(
+        what: &'static str,
+        name: &str,
+        known: impl IntoIterator<Item = S>,
+    ) -> Self {
+        Self {
+            what,
+            name: name.to_owned(),
+            known: known.into_iter().map(Into::into).collect(),
+        }
+    }
 }
 
 /// Small, stable classification of [`FsError`].

@@ -94,7 +94,7 @@ pub mod writer;
 pub mod znsplus;
 
 pub use cleaning::CleaningPolicy;
-pub use error::{FsError, FsErrorKind};
+pub use error::{FsError, FsErrorKind, UnknownName};
 pub use fs::{FsOptions, RESERVED_ZONES, ZoneCopy, ZoneFs};
 pub use hybrid::SsdCacheStats;
 pub use metalog::META_ZONES;

@@ -161,7 +161,7 @@ impl Default for DeviceSection {
     reason = "a scenario file's independent [fs] switches, each under its own name"
 )]
 pub struct FsSection {
-    /// Placement policy (one of `zonedb_fs::placement::NAMES`).
+    /// Placement policy (a name of `zonedb_fs::placement::registry`).
     pub placement: String,
     /// Cleaner: `none`, `greedy`, `zenfs`.
     pub cleaner: String,
@@ -308,33 +308,30 @@ impl FsSection {
         &self,
         time_div: u64,
     ) -> Result<std::sync::Arc<dyn zonedb_fs::PlacementPolicy>, HarnessError> {
-        use zonedb_fs::placement::selective::{NAME, Selective};
+        use zonedb_fs::placement::hybrid::HybridSettings;
+        use zonedb_fs::placement::registry::{self, PlacementSettings};
         let bad = |e: String| HarnessError::Config(format!("fs.placement: {e}"));
-        if self.placement == NAME {
-            return Ok(std::sync::Arc::new(
-                Selective::new(self.selective_min_level, self.selective_max_split_pct)
-                    .map_err(bad)?,
-            ));
-        }
-        if self.migration_rate_mib_s == 0 || self.migration_chunk_kib == 0 {
+        let entry = registry::entry(&self.placement).map_err(|e| bad(e.to_string()))?;
+        if entry.pattern != registry::Pattern::Exact(zonedb_fs::placement::selective::NAME)
+            && (self.migration_rate_mib_s == 0 || self.migration_chunk_kib == 0)
+        {
             return Err(bad(
                 "migration_rate_mib_s and migration_chunk_kib must be at least 1".into(),
             ));
         }
-        if let Some(p) = zonedb_fs::placement::hybrid::by_name_at(
-            &self.placement,
-            zonedb_fs::placement::hybrid::HybridSettings {
+        let settings = PlacementSettings {
+            selective_min_level: self.selective_min_level,
+            selective_max_split_pct: self.selective_max_split_pct,
+            hybrid: HybridSettings {
                 rate_bytes_per_s: self.migration_rate_mib_s.saturating_mul(1 << 20),
                 chunk_bytes: self.migration_chunk_kib.saturating_mul(1 << 10),
-                period_ns: (zonedb_fs::placement::hybrid::HybridSettings::default().period_ns
-                    / time_div.max(1))
-                .max(1),
+                period_ns: (HybridSettings::default().period_ns / time_div.max(1)).max(1),
                 compaction_demand: self.hhzs_compaction_demand,
             },
-        ) {
-            return Ok(p);
-        }
-        zonedb_fs::placement::by_name(&self.placement).map_err(bad)
+        };
+        entry
+            .make(&self.placement, &settings)
+            .map_err(|e| bad(e.to_string()))
     }
 }
 

@@ -103,7 +103,8 @@ fn open_options(options: Option<&Bound<'_, PyDict>>) -> PyResult<OpenOptions> {
     let fs = FsOptions {
         cleaner: zonedb_fs::cleaning::by_name(&text("cleaner", "zenfs")?, gc_threshold)
             .map_err(|e| invalid(e.to_string()))?,
-        placement: zonedb_fs::placement::by_name(&text("placement", "liza")?).map_err(invalid)?,
+        placement: zonedb_fs::placement::by_name(&text("placement", "liza")?)
+            .map_err(|e| invalid(e.to_string()))?,
         ..FsOptions::default()
     };
     let engine_text = toml::to_string(&engine).map_err(|e| invalid(e.to_string()))?;

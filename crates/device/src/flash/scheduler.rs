@@ -188,25 +188,35 @@ impl Scheduler {
         }
     }
 
+    /// Every scheduler, in the order help texts and errors list them.
+    pub const ALL: [Scheduler; 6] = [
+        Scheduler::Fifo,
+        Scheduler::Priority,
+        Scheduler::QueryFirst,
+        Scheduler::PerDie,
+        Scheduler::FifoQueryFirst,
+        Scheduler::FifoPriority,
+    ];
+
+    /// The names [`Scheduler::by_name`] accepts, in [`Scheduler::ALL`] order.
+    pub fn names() -> [&'static str; 6] {
+        Self::ALL.map(Scheduler::name)
+    }
+
     /// The scheduler called `name` (see [`Scheduler::name`]).
     ///
     /// # Errors
     /// [`crate::DeviceError::InvalidConfig`] naming the known ones.
     pub fn by_name(name: &str) -> Result<Self, crate::DeviceError> {
-        const ALL: [Scheduler; 6] = [
-            Scheduler::Fifo,
-            Scheduler::Priority,
-            Scheduler::QueryFirst,
-            Scheduler::PerDie,
-            Scheduler::FifoQueryFirst,
-            Scheduler::FifoPriority,
-        ];
-        ALL.into_iter().find(|s| s.name() == name).ok_or_else(|| {
-            crate::DeviceError::InvalidConfig(format!(
-                "unknown scheduler '{name}'; known: {}",
-                ALL.map(Scheduler::name).join(", ")
-            ))
-        })
+        Self::ALL
+            .into_iter()
+            .find(|s| s.name() == name)
+            .ok_or_else(|| {
+                crate::DeviceError::InvalidConfig(format!(
+                    "unknown scheduler '{name}'; known: {}",
+                    Self::names().join(", ")
+                ))
+            })
     }
 }
 
@@ -979,15 +989,7 @@ mod tests {
         assert_eq!(Scheduler::by_name("priority").unwrap(), Scheduler::Priority);
         assert!(Scheduler::by_name("lifo").is_err());
         assert!(Scheduler::default().is_fifo());
-        let all = [
-            Scheduler::Fifo,
-            Scheduler::Priority,
-            Scheduler::QueryFirst,
-            Scheduler::PerDie,
-            Scheduler::FifoQueryFirst,
-            Scheduler::FifoPriority,
-        ];
-        for s in all {
+        for s in Scheduler::ALL {
             assert_eq!(Scheduler::by_name(s.name()).unwrap(), s);
             assert_eq!(engine(s).scheduler(), s);
             for q in [Queueing::Fifo, Queueing::PerDie] {

@@ -70,31 +70,61 @@ pub trait CleaningPolicy: Send + Sync + std::fmt::Debug {
     fn on_hint(&self, _hint: &crate::hints::Hint) {}
 }
 
-/// Cleaner names accepted by [`by_name`].
-pub const NAMES: [&str; 3] = ["none", "greedy", "zenfs"];
-
-/// The cleaner called `name` (`none`, `greedy`, `zenfs`); `threshold_pct` is greedy's
+/// One row of the cleaner registry: a name, a line of help, a builder taking greedy's
 /// free-space trigger.
+#[derive(Debug, Clone, Copy)]
+pub struct Entry {
+    /// The name on the command line and in scenarios.
+    pub name: &'static str,
+    /// One line of help.
+    pub help: &'static str,
+    /// Makes the cleaner; the argument is the free-space trigger, percent.
+    pub build: fn(u32) -> std::sync::Arc<dyn CleaningPolicy>,
+}
+
+/// The cleaners by name, in the order help texts list them. A new cleaner is its own file
+/// plus one row here.
+pub static ENTRIES: &[Entry] = &[
+    Entry {
+        name: "none",
+        help: "no cleaning",
+        build: |_| std::sync::Arc::new(none::NoCleaner),
+    },
+    Entry {
+        name: "greedy",
+        help: "below the free-space trigger, the zone with the least valid data (LDP)",
+        build: |threshold_pct| {
+            std::sync::Arc::new(greedy::GreedyCleaner {
+                free_threshold_pct: threshold_pct,
+            })
+        },
+    },
+    Entry {
+        name: "zenfs",
+        help: "ZenFS's rules (free space at or below 20 %, garbage threshold sweep)",
+        build: |_| std::sync::Arc::new(zenfs::ZenFsCleaner),
+    },
+];
+
+/// The cleaners' names, in [`ENTRIES`] order.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    ENTRIES.iter().map(|e| e.name)
+}
+
+/// The cleaner called `name` (a row of [`ENTRIES`]); `threshold_pct` is greedy's free-space
+/// trigger.
 ///
 /// # Errors
-/// [`crate::FsError::InvalidArgument`] for an unknown name.
+/// [`crate::FsError::UnknownName`] listing the known cleaners.
 pub fn by_name(
     name: &str,
     threshold_pct: u32,
 ) -> Result<std::sync::Arc<dyn CleaningPolicy>, crate::FsError> {
-    Ok(match name {
-        "none" => std::sync::Arc::new(none::NoCleaner),
-        "greedy" => std::sync::Arc::new(greedy::GreedyCleaner {
-            free_threshold_pct: threshold_pct,
-        }),
-        "zenfs" => std::sync::Arc::new(zenfs::ZenFsCleaner),
-        _ => {
-            return Err(crate::FsError::InvalidArgument(format!(
-                "unknown cleaner '{name}'; known: {}",
-                NAMES.join(", ")
-            )));
-        }
-    })
+    let e = ENTRIES
+        .iter()
+        .find(|e| e.name == name)
+        .ok_or_else(|| crate::UnknownName::new("cleaner", name, names()))?;
+    Ok((e.build)(threshold_pct))
 }
 
 /// Zones for the cleaners' unit tests.

@@ -14,6 +14,8 @@
 //! - [`level_zones`]: dedicated zones per level (GearDB's layout; the zone side of the
 //!   SplitZNS paper's Gear and LLC baselines).
 //!
+//! [`registry`] holds them by name: one row per policy (name, help, builder).
+//!
 //! CAZA and OAZA need what only the engine knows (the SST's level and key range, the
 //! overlapping SSTs of the neighbour levels and the zones holding them, the level scores). When
 //! an SST is complete, the engine asks the policy to plan it ([`PlacementPolicy::plan_sst`])
@@ -28,6 +30,7 @@ pub mod level_zones;
 pub mod lifetime;
 pub mod liza_caza;
 pub mod overlap_ratio;
+pub mod registry;
 pub mod split;
 pub mod tree_view;
 
@@ -35,80 +38,22 @@ use std::sync::Arc;
 
 pub use crate::hybrid::placement as hybrid;
 pub use crate::split::selective;
+
 pub use split::{SplitView, SplitZoneView, SubzonePlacement, WideFallback};
 pub use tree_view::{NewSst, TreeFile, TreeView};
 
 use crate::hints::Hint;
 
-/// Placement policy names accepted by [`by_name`]. It also accepts the forms between the
-/// Same-Zone Compaction paper's text and its authors' code, one name per subset of the code's
-/// differences: `liza+key+…` ([`liza_caza::LizaCaza::by_name`]) and `caza+key+…`
-/// ([`caza_artifact::CazaArtifact::by_name`]).
-pub const NAMES: [&str; 23] = [
-    "liza",
-    "caza",
-    "oaza",
-    "oaza-bytes",
-    "oaza-spill",
-    "oaza-band",
-    "liza-caza",
-    "caza-artifact",
-    "caza-v1-artifact",
-    selective::NAME,
-    level_zones::NAME,
-    hybrid::basic::NAMES[0],
-    hybrid::basic::NAMES[1],
-    hybrid::basic::NAMES[2],
-    hybrid::basic::NAMES[3],
-    hybrid::basic::NAMES_M[0],
-    hybrid::basic::NAMES_M[1],
-    hybrid::basic::NAMES_M[2],
-    hybrid::basic::NAMES_M[3],
-    hybrid::spandb_auto::NAME,
-    hybrid::hhzs::NAMES[0],
-    hybrid::hhzs::NAMES[1],
-    hybrid::hhzs::NAMES[2],
-];
+pub use registry::{PlacementError, PlacementSettings};
 
-/// The placement policy called `name` (one of [`NAMES`]; `selective` with its default
-/// settings, see [`selective::Selective::new`]).
+/// The placement policy called `name` (a row of [`registry::ENTRIES`]) with each policy's
+/// default settings ([`registry::build`] takes others).
 ///
 /// # Errors
-/// A message naming the known policies.
-pub fn by_name(name: &str) -> Result<Arc<dyn PlacementPolicy>, String> {
-    match name {
-        "liza" => Ok(Arc::new(lifetime::Liza)),
-        "caza" => Ok(Arc::new(compaction_aware::Caza)),
-        "oaza" => Ok(Arc::new(overlap_ratio::Oaza)),
-        "oaza-bytes" => Ok(Arc::new(overlap_ratio::OazaBytes)),
-        "oaza-spill" => Ok(Arc::new(overlap_ratio::OazaSpill)),
-        "oaza-band" => Ok(Arc::new(overlap_ratio::OazaBand::default())),
-        selective::NAME => Ok(Arc::new(selective::Selective::default())),
-        level_zones::NAME => Ok(Arc::new(level_zones::LevelZones::default())),
-        hybrid::spandb_auto::NAME => Ok(Arc::new(hybrid::spandb_auto::SpanDbAuto::default())),
-        other => {
-            if let Some(p) = liza_caza::LizaCaza::by_name(other) {
-                return Ok(Arc::new(
-                    p.map_err(|e| format!("placement '{other}': {e}"))?,
-                ));
-            }
-            if let Some(p) = caza_artifact::CazaArtifact::by_name(other) {
-                return Ok(Arc::new(
-                    p.map_err(|e| format!("placement '{other}': {e}"))?,
-                ));
-            }
-            if let Some(b) = hybrid::basic::Basic::by_name(other) {
-                return Ok(Arc::new(b));
-            }
-            if let Some(h) = hybrid::hhzs::Hhzs::by_name(other) {
-                return Ok(Arc::new(h));
-            }
-            Err(format!(
-                "unknown placement '{other}'; known: {}, liza+KEY+..., caza+KEY+...",
-                NAMES.join(", ")
-            ))
-        }
-    }
+/// [`PlacementError::Unknown`] naming the known policies; [`PlacementError::Invalid`] for a
+/// `liza+…` or `caza+…` name with keys unknown or out of order.
+pub fn by_name(name: &str) -> registry::Built {
+    registry::build(name, &PlacementSettings::default())
 }
 
 /// Same-level SSTs CAZA's key search and OAZA's ratio search list: the nearest this many.

@@ -25,6 +25,8 @@ use crate::scenario::{Scenario, merge_tables};
 pub trait EngineStudy: Sync {
     /// The name on the command line (`zonedb reproduce <name>`).
     const NAME: &'static str;
+    /// One line on what it reproduces.
+    const ABOUT: &'static str;
     /// Whose cells the plan builds ([`super::cells`]).
     const ID: StudyId;
     /// Whether a cell's figures are its measured phase's ([`Figures::of_cell`]).
@@ -60,6 +62,10 @@ impl<E: EngineStudy> Study for E {
 
     fn name(&self) -> &'static str {
         E::NAME
+    }
+
+    fn about(&self) -> &'static str {
+        E::ABOUT
     }
 
     fn plan(&self, req: &Request) -> Result<Planned<Cell>, LabError> {

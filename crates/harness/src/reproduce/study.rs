@@ -49,6 +49,9 @@ pub trait Study: Sync {
     /// The name on the command line (`zonedb reproduce <name>`).
     fn name(&self) -> &'static str;
 
+    /// One line on what it reproduces (the command line's help lists it by the name).
+    fn about(&self) -> &'static str;
+
     /// What the plan line calls the cells (`configurations`).
     fn cells_word(&self) -> &'static str {
         "configurations"
@@ -123,6 +126,9 @@ pub trait Registered: Sync {
     /// The name on the command line.
     fn name(&self) -> &'static str;
 
+    /// One line on what it reproduces.
+    fn about(&self) -> &'static str;
+
     /// Runs the study as `req` says and writes its report ([`super::run::reproduce`]).
     ///
     /// # Errors
@@ -133,6 +139,10 @@ pub trait Registered: Sync {
 impl<S: Study> Registered for S {
     fn name(&self) -> &'static str {
         Study::name(self)
+    }
+
+    fn about(&self) -> &'static str {
+        Study::about(self)
     }
 
     fn reproduce(&self, req: &Request, host: &dyn Host) -> Result<StudyOutput, LabError> {
@@ -170,6 +180,11 @@ impl Registry {
     pub fn add(&mut self, study: &'static dyn Registered) -> &mut Self {
         self.studies.push(study);
         self
+    }
+
+    /// The studies, in order.
+    pub fn studies(&self) -> &[&'static dyn Registered] {
+        &self.studies
     }
 
     /// The studies' names, in order.

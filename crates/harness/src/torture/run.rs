@@ -162,7 +162,7 @@ fn fs_options(cfg: &TortureConfig) -> Result<FsOptions, String> {
     Ok(FsOptions {
         cleaner: zonedb_fs::cleaning::by_name(cfg.cleaner, cfg.gc_threshold)
             .map_err(|e| e.to_string())?,
-        placement: zonedb_fs::placement::by_name(cfg.placement)?,
+        placement: zonedb_fs::placement::by_name(cfg.placement).map_err(|e| e.to_string())?,
         write_buffer_bytes: cfg.fs_write_buffer,
         cleaning_interval_ns: cfg.cleaning_interval_ns,
         zone_append: cfg.zone_append,

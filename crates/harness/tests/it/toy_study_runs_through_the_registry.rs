@@ -40,6 +40,10 @@ impl Study for Doubling {
         "doubling"
     }
 
+    fn about(&self) -> &'static str {
+        "doubles each seed"
+    }
+
     fn plan(&self, req: &Request) -> Result<Planned<u64>, LabError> {
         let scale = ReproScale::parse(&req.scale).map_err(|e| LabError::Usage(e.to_string()))?;
         let seeds: Vec<u64> = (req.seed..req.seed + req.seeds).collect();

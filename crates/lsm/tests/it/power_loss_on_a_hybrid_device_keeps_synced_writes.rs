@@ -42,11 +42,7 @@ fn device(env: &SimEnv) -> Arc<Dev> {
 
 fn fs_options(placement: &str) -> FsOptions {
     FsOptions {
-        placement: zonedb_fs::placement::hybrid::by_name_at(
-            placement,
-            zonedb_fs::placement::hybrid::HybridSettings::default(),
-        )
-        .unwrap(),
+        placement: zonedb_fs::placement::by_name(placement).unwrap(),
         cleaner: zonedb_fs::cleaning::by_name("none", 0).unwrap(),
         ..common::fs_options()
     }

@@ -46,6 +46,7 @@ pub struct Hhzs;
 
 impl EngineStudy for Hhzs {
     const NAME: &'static str = "hhzs";
+    const ABOUT: &'static str = "HHZS on a hybrid ZNS SSD + HM-SMR HDD vs B1-B4 and SpanDB's AUTO; its breakdown and sweeps (motivation, exp1 ... exp6)";
     const ID: StudyId = StudyId::Hhzs;
     const MEASURED: bool = MEASURED;
 

@@ -38,6 +38,7 @@ pub struct Oaza;
 
 impl EngineStudy for Oaza {
     const NAME: &'static str = "oaza";
+    const ABOUT: &'static str = "OAZA vs LIZA and CAZA";
     const ID: StudyId = StudyId::Oaza;
     const MEASURED: bool = figures::MEASURED;
 

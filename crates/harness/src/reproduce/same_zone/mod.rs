@@ -42,6 +42,8 @@ pub struct SameZone;
 
 impl EngineStudy for SameZone {
     const NAME: &'static str = "same-zone";
+    const ABOUT: &'static str =
+        "Same-Zone Compaction: Baseline, A-LIZA, CAZA, A-CAZA; the ACC turning-point sweep";
     const ID: StudyId = StudyId::SameZone;
     const MEASURED: bool = figures::MEASURED;
 

@@ -61,6 +61,8 @@ pub struct SplitZns;
 
 impl EngineStudy for SplitZns {
     const NAME: &'static str = "splitzns";
+    const ABOUT: &'static str =
+        "SplitZNS vs LDP, Gear and LLC on db_bench and YCSB; the breakdown native ... +RS";
     const ID: StudyId = StudyId::SplitZns;
     const MEASURED: bool = MEASURED;
 

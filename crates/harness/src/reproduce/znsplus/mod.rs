@@ -73,6 +73,12 @@ impl Study for ZnsPlus {
         "znsplus"
     }
 
+    fn about(&self) -> &'static str {
+        "ZNS+ (in-device zone compaction, copyback-aware allocation, threaded logging) vs host \
+         copy: fill-and-delete at 70% / 80% live and by chip count, the engine's overwrite and \
+         YCSB-A under cleaning"
+    }
+
     fn cells_word(&self) -> &'static str {
         "cells"
     }
