@@ -560,8 +560,7 @@ fn run_peer<S: zonedb_harness::kv::KvStore>(
     let wall = Stopwatch::start();
     let fresh = |dir: &std::path::Path| -> Result<S, CliError> {
         if dir.exists() {
-            std::fs::remove_dir_all(dir)
-                .map_err(|e| CliError::Usage(format!("{}: {e}", dir.display())))?;
+            std::fs::remove_dir_all(dir).map_err(CliError::io(dir))?;
         }
         open(dir, cache).map_err(harness)
     };

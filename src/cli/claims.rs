@@ -29,8 +29,7 @@ pub struct ClaimsArgs {
 }
 
 fn read_json(p: &Path) -> Result<serde_json::Value, CliError> {
-    let text =
-        std::fs::read_to_string(p).map_err(|e| CliError::Usage(format!("{}: {e}", p.display())))?;
+    let text = std::fs::read_to_string(p).map_err(CliError::io(p))?;
     let j: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| CliError::Usage(format!("{}: {e}", p.display())))?;
     if j.get("claims").is_none_or(|c| !c.is_array()) {
@@ -70,8 +69,7 @@ pub fn run(a: &ClaimsArgs) -> Result<ExitCode, CliError> {
         print!("{table}");
         return Ok(ExitCode::SUCCESS);
     };
-    let text = std::fs::read_to_string(page)
-        .map_err(|e| CliError::Usage(format!("{}: {e}", page.display())))?;
+    let text = std::fs::read_to_string(page).map_err(CliError::io(page))?;
     let new = claims::splice(&text, &table).ok_or_else(|| {
         CliError::Usage(format!(
             "{}: no claims markers (`{}` ... `{}`)",

@@ -70,7 +70,7 @@ fn study_json(name: &str) -> Option<(&'static str, Option<&str>)> {
 pub fn report(a: &ReportArgs) -> Result<ExitCode, CliError> {
     let usage = |e: zonedb_harness::db_bench::HarnessError| CliError::Usage(e.to_string());
     let mut names: Vec<String> = std::fs::read_dir(&a.dir)
-        .map_err(|e| CliError::Usage(format!("{}: {e}", a.dir.display())))?
+        .map_err(CliError::io(&a.dir))?
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .filter(|n| study_json(n).is_some())
         .collect();
@@ -81,8 +81,7 @@ pub fn report(a: &ReportArgs) -> Result<ExitCode, CliError> {
             continue;
         };
         let path = a.dir.join(name);
-        let text = zonedb_harness::input::read_to_string(&path)
-            .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
+        let text = zonedb_harness::input::read_to_string(&path).map_err(CliError::io(&path))?;
         let j: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
         if j["study"].as_str() != Some(study) {
@@ -142,8 +141,7 @@ pub(crate) fn apply(flags: &RunFlags, configs: &mut [Scenario]) {
 }
 
 fn load(path: &Path) -> Result<Vec<Scenario>, CliError> {
-    let text = zonedb_harness::input::read_to_string(path)
-        .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
+    let text = zonedb_harness::input::read_to_string(path).map_err(CliError::io(path))?;
     Scenario::configurations(&text).map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))
 }
 
@@ -244,8 +242,8 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode, CliError> {
 }
 
 pub fn run(a: &RunArgs) -> Result<ExitCode, CliError> {
-    let text = zonedb_harness::input::read_to_string(&a.scenario)
-        .map_err(|e| CliError::Usage(format!("{}: {e}", a.scenario.display())))?;
+    let text =
+        zonedb_harness::input::read_to_string(&a.scenario).map_err(CliError::io(&a.scenario))?;
     // A failed invariant check stays a failure (exit status 1); anything else is named with
     // the scenario file (exit status 2).
     let out = crate::lab::run_text(&text, &a.run, None).map_err(|e| match e {

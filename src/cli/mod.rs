@@ -87,6 +87,15 @@ pub enum CliError {
     /// Bad arguments.
     #[error("{0}")]
     Usage(String),
+    /// A file or directory the arguments name could not be read, written or removed: exit
+    /// status 2, as bad arguments.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or directory.
+        path: std::path::PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
     /// A check failed (a verified read, a crash test): exit status 1, not 2.
     #[error("{0}")]
     Failed(String),
@@ -107,6 +116,16 @@ impl From<zonedb_harness::runner::LabError> for CliError {
             LabError::Failed(m) => Self::Failed(m),
             LabError::Harness(e) => Self::Harness(e),
             LabError::Output(e) => Self::Output(e),
+        }
+    }
+}
+
+impl CliError {
+    /// The [`CliError::Io`] of an operation on `path`.
+    pub fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> Self + '_ {
+        move |source| Self::Io {
+            path: path.to_owned(),
+            source,
         }
     }
 }

@@ -243,8 +243,7 @@ pub struct EngineArgs {
 pub fn engine_options(a: &EngineArgs, use_existing_db: bool) -> Result<DbOptions, CliError> {
     let mut o = match &a.options_file {
         Some(p) => {
-            let text = zonedb_harness::input::read_to_string(p)
-                .map_err(|e| CliError::Usage(format!("{}: {e}", p.display())))?;
+            let text = zonedb_harness::input::read_to_string(p).map_err(CliError::io(p))?;
             DbOptions::from_toml(&text).map_err(|e| CliError::Usage(e.to_string()))?
         }
         None => DbOptions::default(),

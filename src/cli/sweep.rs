@@ -120,8 +120,7 @@ fn run_local(
 ) -> Result<(), CliError> {
     let exe = std::env::current_exe().map_err(|e| CliError::Usage(format!("zonedb: {e}")))?;
     let scenarios = dir.root().join("scenarios");
-    std::fs::create_dir_all(&scenarios)
-        .map_err(|e| CliError::Usage(format!("{}: {e}", scenarios.display())))?;
+    std::fs::create_dir_all(&scenarios).map_err(CliError::io(&scenarios))?;
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let first_error: Mutex<Option<CliError>> = Mutex::new(None);

@@ -123,8 +123,8 @@ impl StoreJob for YcsbJob<'_> {
 
 pub fn run(a: &YcsbArgs) -> Result<ExitCode, CliError> {
     a.run.apply_process();
-    let text = zonedb_harness::input::read_to_string(&a.workload)
-        .map_err(|e| CliError::Usage(format!("{}: {e}", a.workload.display())))?;
+    let text =
+        zonedb_harness::input::read_to_string(&a.workload).map_err(CliError::io(&a.workload))?;
     let mut props = parse_properties(&text);
     for p in &a.props {
         let (k, v) = p
@@ -231,8 +231,7 @@ fn run_peer<S: zonedb_harness::kv::KvStore>(
     let cache = engine_options(&a.engine, true)?.block_cache_size;
     let wall = Stopwatch::start();
     if load && !a.store.use_existing_db && dir.exists() {
-        std::fs::remove_dir_all(&dir)
-            .map_err(|e| CliError::Usage(format!("{}: {e}", dir.display())))?;
+        std::fs::remove_dir_all(&dir).map_err(CliError::io(&dir))?;
     }
     let store = open(&dir, cache).map_err(harness)?;
     let env = RealEnv::new(a.seed);

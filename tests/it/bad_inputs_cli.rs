@@ -24,6 +24,26 @@ const BAD: &[(&[&str], &str)] = &[
     (&["bench", "--key_size", "4"], "--key_size"),
     (&["bench", "--scale", "1/0"], "scale"),
     (&["bench", "--profile", "nosuch"], "unknown profile"),
+    (
+        &["bench", "--placement", "nosuch"],
+        "unknown placement 'nosuch'; known: liza,",
+    ),
+    (
+        &["bench", "--placement", "liza+nosuch"],
+        "placement 'liza+nosuch': unknown key 'nosuch'",
+    ),
+    (
+        &["bench", "--cleaner", "nosuch"],
+        "unknown cleaner 'nosuch'; known: none, greedy, zenfs",
+    ),
+    (
+        &["bench", "--scheduler", "nosuch"],
+        "unknown scheduler 'nosuch'; known: fifo, priority, query-first",
+    ),
+    (
+        &["ycsb", "-P", "/nonexistent/workload", "load"],
+        "/nonexistent/workload: No such file or directory",
+    ),
     (&["bench", "--write_buffer_size", "0"], "write_buffer_size"),
     (
         &["bench", "--max_bytes_for_level_multiplier", "0.5"],

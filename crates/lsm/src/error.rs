@@ -16,6 +16,8 @@ pub enum LsmError {
     /// restore the database from elsewhere (`wal_recovery_mode` decides what an open drops).
     #[error("corruption in {file} at byte {offset}: {what}")]
     Corruption {
+        /// What kind of damage.
+        kind: CorruptionKind,
         /// File (or "memory" for in-memory buffers).
         file: String,
         /// Byte offset in the file.
@@ -52,12 +54,48 @@ impl LsmError {
         }
     }
 
-    /// A corruption error.
+    /// A corruption error of data that does not decode ([`CorruptionKind::Malformed`]).
     pub fn corruption(file: &str, offset: u64, what: impl Into<String>) -> Self {
+        Self::corrupt(CorruptionKind::Malformed, file, offset, what)
+    }
+
+    /// A corruption error of `kind`.
+    pub fn corrupt(kind: CorruptionKind, file: &str, offset: u64, what: impl Into<String>) -> Self {
         Self::Corruption {
+            kind,
             file: file.to_owned(),
             offset,
             what: what.into(),
+        }
+    }
+}
+
+/// What kind of damage an [`LsmError::Corruption`] is (its message says the details).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CorruptionKind {
+    /// A checksum does not match its data.
+    Checksum,
+    /// Data ends before what it says it holds: a short read, a file or record cut short.
+    Truncated,
+    /// Data does not decode: a bad magic, an unknown type, a malformed record, batch or
+    /// version edit, an edit the tree cannot apply.
+    Malformed,
+    /// A file the metadata names is not there (or not in the version or snapshot that should
+    /// hold it).
+    Missing,
+}
+
+impl CorruptionKind {
+    /// The kind a log reader's damage message names (`truncated ...`, `... checksum
+    /// mismatch`, anything else malformed).
+    pub fn of_message(what: &str) -> Self {
+        if what.starts_with("truncated") {
+            Self::Truncated
+        } else if what.contains("checksum mismatch") {
+            Self::Checksum
+        } else {
+            Self::Malformed
         }
     }
 }
@@ -163,6 +201,40 @@ impl LsmError {
             Self::Shared(e) => e.kind(),
             Self::Fs(_) | Self::Closed => LsmErrorKind::Io,
             Self::InvalidArgument(_) => LsmErrorKind::InvalidArgument,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn corruption_keeps_its_message_and_names_its_kind() {
+        let e = LsmError::corrupt(
+            CorruptionKind::Checksum,
+            "000007.sst",
+            4096,
+            "block checksum mismatch",
+        );
+        assert_eq!(
+            e.to_string(),
+            "corruption in 000007.sst at byte 4096: block checksum mismatch"
+        );
+        assert!(matches!(
+            e,
+            LsmError::Corruption {
+                kind: CorruptionKind::Checksum,
+                ..
+            }
+        ));
+        assert_eq!(e.kind(), LsmErrorKind::Corruption);
+        for (what, kind) in [
+            ("truncated fragment", CorruptionKind::Truncated),
+            ("fragment checksum mismatch", CorruptionKind::Checksum),
+            ("unknown fragment type 9", CorruptionKind::Malformed),
+        ] {
+            assert_eq!(CorruptionKind::of_message(what), kind, "{what}");
         }
     }
 }

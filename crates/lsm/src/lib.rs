@@ -74,4 +74,4 @@ pub use db::{
     Db, DbConfig, DbIter, DbStats, FlushPhases, RunningCompactionInfo, Snapshot, WalDrop,
     WalRecovery,
 };
-pub use error::{BackgroundError, LsmError, LsmErrorKind};
+pub use error::{BackgroundError, CorruptionKind, LsmError, LsmErrorKind};

@@ -11,8 +11,8 @@
 //! as with the full record and the reader resumes where the full record would end. The hole
 //! may read back as zeros or as a hole; it is never read.
 
-use crate::LsmError;
 use crate::sst::format::{mask_crc, unmask_crc};
+use crate::{CorruptionKind, LsmError};
 
 /// Block size of the log format.
 pub const LOG_BLOCK: usize = 32 << 10;
@@ -297,10 +297,20 @@ pub fn read_log(file: &str, data: &[u8], mode: RecoveryMode) -> Result<LogConten
                         && data.len() - pos <= LOG_BLOCK);
                 match mode {
                     RecoveryMode::AbsoluteConsistency => {
-                        return Err(LsmError::corruption(file, at, what));
+                        return Err(LsmError::corrupt(
+                            CorruptionKind::of_message(&what),
+                            file,
+                            at,
+                            what,
+                        ));
                     }
                     RecoveryMode::TolerateCorruptedTailRecords if !is_tail => {
-                        return Err(LsmError::corruption(file, at, what));
+                        return Err(LsmError::corrupt(
+                            CorruptionKind::of_message(&what),
+                            file,
+                            at,
+                            what,
+                        ));
                     }
                     RecoveryMode::SkipAnyCorruptedRecords => {
                         out.skipped.push((at, what));
@@ -325,7 +335,12 @@ pub fn read_log(file: &str, data: &[u8], mode: RecoveryMode) -> Result<LogConten
     }
     if mode == RecoveryMode::AbsoluteConsistency && !out.skipped.is_empty() {
         let (at, what) = out.skipped[0].clone();
-        return Err(LsmError::corruption(file, at, what));
+        return Err(LsmError::corrupt(
+            CorruptionKind::of_message(&what),
+            file,
+            at,
+            what,
+        ));
     }
     Ok(out)
 }

@@ -71,7 +71,9 @@ impl DbCheck {
 /// `file: what` of an engine error, naming the damaged file when the error does.
 fn finding_of(default_file: &str, e: &LsmError) -> Finding {
     match e {
-        LsmError::Corruption { file, offset, what } => Finding {
+        LsmError::Corruption {
+            file, offset, what, ..
+        } => Finding {
             file: file.clone(),
             what: format!("offset {offset}: {what}"),
         },

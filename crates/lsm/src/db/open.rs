@@ -23,7 +23,7 @@ use crate::options::DbOptions;
 use crate::sst::TableBuilder;
 use crate::version::manifest::{self, ManifestWriter, parse_name, sst_name, wal_name};
 use crate::version::{Graveyard, Version, VersionEdit};
-use crate::{LsmError, LsmErrorKind};
+use crate::{CorruptionKind, LsmError, LsmErrorKind};
 
 /// Open zones the engine needs for writing: the WAL's, the MANIFEST's (held while it is
 /// open), one for everything else (a flush or compaction output, CURRENT), and the slot LIZA
@@ -92,7 +92,8 @@ async fn recover_version<E: Env, D: ZonedDevice>(
     graveyard.forget_dead();
     for (_, f) in version.all_files() {
         if !fs.exists(&sst_name(f.meta.number)) {
-            return Err(LsmError::corruption(
+            return Err(LsmError::corrupt(
+                CorruptionKind::Missing,
                 &sst_name(f.meta.number),
                 0,
                 "file named by the MANIFEST is missing",

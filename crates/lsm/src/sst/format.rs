@@ -1,7 +1,7 @@
 //! On-disk pieces shared by the SST builder and reader: varints, block handles, the block
 //! trailer (compression byte and masked CRC32C), properties and the fixed-size footer.
 
-use crate::LsmError;
+use crate::{CorruptionKind, LsmError};
 
 /// Magic number at the very end of every ZoneDB SST.
 pub const TABLE_MAGIC: u64 = 0x5a6f_6e65_4442_5354; // "ZoneDBST"
@@ -207,7 +207,12 @@ pub fn decode_elided_block(
     let stored = u32::from_le_bytes([trailer[1], trailer[2], trailer[3], trailer[4]]);
     let crc = crc32c::crc32c_append(crc32c::crc32c(&tail[start..body_end]), &[ELIDED_BLOCK]);
     if unmask_crc(stored) != crc {
-        return Err(bad("checksum mismatch"));
+        return Err(LsmError::corrupt(
+            CorruptionKind::Checksum,
+            file,
+            handle.offset,
+            "elided block: checksum mismatch",
+        ));
     }
     Ok((tail[start..meta_at].to_vec(), u64::from(full)))
 }
@@ -230,7 +235,8 @@ pub fn verify_elided_bytes(
     };
     let n = usize::try_from(handle.size).unwrap_or(usize::MAX);
     if raw.len() != n.saturating_add(TRAILER_LEN) as u64 {
-        return Err(LsmError::corruption(
+        return Err(LsmError::corrupt(
+            CorruptionKind::Truncated,
             file,
             handle.offset,
             "short block read",
@@ -265,7 +271,8 @@ pub fn verify_elided_range(
     use zonedb_device::RangeView;
     let len = handle.size.saturating_add(TRAILER_LEN as u64);
     if at.saturating_add(len) > bytes.len() {
-        return Err(LsmError::corruption(
+        return Err(LsmError::corrupt(
+            CorruptionKind::Truncated,
             file,
             handle.offset,
             "short block read",
@@ -295,7 +302,8 @@ pub fn verify_block_charged(
 ) -> Result<(Vec<u8>, u64), LsmError> {
     let n = usize::try_from(handle.size).unwrap_or(usize::MAX);
     if raw.len() != n.saturating_add(TRAILER_LEN) {
-        return Err(LsmError::corruption(
+        return Err(LsmError::corrupt(
+            CorruptionKind::Truncated,
             file,
             handle.offset,
             "short block read",
@@ -309,7 +317,8 @@ pub fn verify_block_charged(
     let stored = u32::from_le_bytes([trailer[1], trailer[2], trailer[3], trailer[4]]);
     let crc = crc32c::crc32c_append(crc32c::crc32c(body), &[ctype]);
     if unmask_crc(stored) != crc {
-        return Err(LsmError::corruption(
+        return Err(LsmError::corrupt(
+            CorruptionKind::Checksum,
             file,
             handle.offset,
             "block checksum mismatch",
@@ -469,7 +478,12 @@ impl Footer {
         let at = file_size.saturating_sub(FOOTER_LEN as u64);
         let bad = |what: &str| LsmError::corruption(file, at, what.to_owned());
         if buf.len() != FOOTER_LEN {
-            return Err(bad("file too short for a footer"));
+            return Err(LsmError::corrupt(
+                CorruptionKind::Truncated,
+                file,
+                at,
+                "file too short for a footer",
+            ));
         }
         if get_u64(buf, 56) != Some(TABLE_MAGIC) {
             return Err(bad("bad table magic"));
@@ -479,7 +493,12 @@ impl Footer {
             return Err(bad("unknown table format version"));
         }
         if get_u32(buf, 48).map(unmask_crc) != Some(crc32c::crc32c(&buf[..48])) {
-            return Err(bad("footer checksum mismatch"));
+            return Err(LsmError::corrupt(
+                CorruptionKind::Checksum,
+                file,
+                at,
+                "footer checksum mismatch",
+            ));
         }
         let f = |i: usize| get_u64(buf, i * 8).unwrap_or(u64::MAX);
         let h = |i: usize| BlockHandle {

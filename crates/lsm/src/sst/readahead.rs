@@ -12,7 +12,7 @@
 use zonedb_device::{ElidedBytes, IoClass};
 
 use super::reader::BlockSource;
-use crate::LsmError;
+use crate::{CorruptionKind, LsmError};
 
 /// Alignment of readahead windows (a device block, as RocksDB aligns prefetches for direct
 /// I/O).
@@ -91,8 +91,14 @@ impl ReadaheadBuffer {
         let (start, end) = self.next_window(offset, len, data_end_bytes);
         self.data = src.read_elided(start, end - start, class).await?;
         (self.offset, self.window) = (start, self.data.len());
-        self.held(offset, len)
-            .ok_or_else(|| LsmError::corruption(src.name(), offset, "short readahead read"))
+        self.held(offset, len).ok_or_else(|| {
+            LsmError::corrupt(
+                CorruptionKind::Truncated,
+                src.name(),
+                offset,
+                "short readahead read",
+            )
+        })
     }
 
     /// The I/O of [`ReadaheadBuffer::read`] without taking the bytes out of the buffer.

@@ -15,9 +15,9 @@ use super::format::{
     BlockHandle, FOOTER_LEN, Footer, Properties, TRAILER_LEN, verify_block, verify_elided_bytes,
 };
 use super::readahead::ReadaheadBuffer;
-use crate::LsmError;
 use crate::block_cache::BlockCache;
 use crate::key;
+use crate::{CorruptionKind, LsmError};
 
 /// Where a table's bytes come from.
 pub trait BlockSource: Send + Sync + 'static {
@@ -83,10 +83,14 @@ impl BlockSource for MemSource {
     async fn read(&self, offset: u64, len: u64) -> Result<Vec<u8>, LsmError> {
         let s = usize::try_from(offset).unwrap_or(usize::MAX);
         let e = s.saturating_add(usize::try_from(len).unwrap_or(usize::MAX));
-        self.0
-            .get(s..e)
-            .map(<[u8]>::to_vec)
-            .ok_or_else(|| LsmError::corruption(&self.1, offset, "read beyond the end"))
+        self.0.get(s..e).map(<[u8]>::to_vec).ok_or_else(|| {
+            LsmError::corrupt(
+                CorruptionKind::Truncated,
+                &self.1,
+                offset,
+                "read beyond the end",
+            )
+        })
     }
 
     fn name(&self) -> &str {
@@ -138,7 +142,12 @@ impl<S: BlockSource> Table<S> {
     ) -> Result<Self, LsmError> {
         let name = source.name().to_owned();
         if file_size < FOOTER_LEN as u64 {
-            return Err(LsmError::corruption(&name, 0, "file too short for a table"));
+            return Err(LsmError::corrupt(
+                CorruptionKind::Truncated,
+                &name,
+                0,
+                "file too short for a table",
+            ));
         }
         let fbuf = source
             .read_class(file_size - FOOTER_LEN as u64, FOOTER_LEN as u64, class)

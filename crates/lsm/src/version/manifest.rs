@@ -10,8 +10,8 @@ use zonedb_fs::placement::Lifetime;
 use zonedb_fs::{WritableFile, ZoneFs};
 
 use super::edit::VersionEdit;
-use crate::LsmError;
 use crate::log_format::{LogWriter, RecoveryMode, read_log};
+use crate::{CorruptionKind, LsmError};
 
 /// Name of the file naming the live MANIFEST.
 pub const CURRENT: &str = "CURRENT";
@@ -150,7 +150,8 @@ pub async fn read_manifest<E: Env, D: ZonedDevice>(
         .map(|(n, _)| n)
         .ok_or_else(|| LsmError::corruption(CURRENT, 0, "bad MANIFEST name"))?;
     if !fs.exists(&name) {
-        return Err(LsmError::corruption(
+        return Err(LsmError::corrupt(
+            CorruptionKind::Missing,
             CURRENT,
             0,
             format!("{name} is missing"),
@@ -161,7 +162,7 @@ pub async fn read_manifest<E: Env, D: ZonedDevice>(
     let mut edits = Vec::with_capacity(log.records.len());
     for (at, r) in log.records {
         edits.push(VersionEdit::decode(&r).map_err(|e| match e {
-            LsmError::Corruption { what, .. } => LsmError::corruption(&name, at, what),
+            LsmError::Corruption { kind, what, .. } => LsmError::corrupt(kind, &name, at, what),
             other => other,
         })?);
     }

@@ -32,7 +32,7 @@ use crate::key;
 use crate::sst::TableBuilder;
 use crate::version::manifest::sst_name;
 use crate::version::{FileMeta, LiveFile, Version, VersionEdit};
-use crate::{LsmError, LsmErrorKind};
+use crate::{CorruptionKind, LsmError, LsmErrorKind};
 
 /// How a compaction ended without a hard error.
 pub(super) enum Compacted {
@@ -358,7 +358,14 @@ pub(super) fn find_input(version: &Version, level: u32, n: u64) -> Result<Arc<Li
         .iter()
         .find(|f| f.meta.number == n)
         .cloned()
-        .ok_or_else(|| LsmError::corruption(&sst_name(n), 0, "compaction input not in the version"))
+        .ok_or_else(|| {
+            LsmError::corrupt(
+                CorruptionKind::Missing,
+                &sst_name(n),
+                0,
+                "compaction input not in the version",
+            )
+        })
 }
 
 /// The inputs' bytes; the inputs are recorded as deleted in `edit`.

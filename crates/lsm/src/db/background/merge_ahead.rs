@@ -35,12 +35,12 @@ use super::compaction_job::{
     MergeContext, MergeOutcome, MergeSink, ReplaySink, children_of, find_input, merge_loop,
 };
 use super::output::Builders;
-use crate::LsmError;
 use crate::compaction::CompactionPlan;
 use crate::sst::format::{BlockHandle, TRAILER_LEN, verify_elided_range};
 use crate::sst::{BlockSource, BuiltTable, ReadaheadBuffer, Table, TableBuilder};
 use crate::version::Version;
 use crate::version::manifest::sst_name;
+use crate::{CorruptionKind, LsmError};
 
 /// Entries merged before the first batch is sent to the task (which waits for it), and the
 /// most between two batches (each batch doubles the next one's size up to it).
@@ -154,7 +154,8 @@ impl SnapSource {
             .checked_add(len)
             .is_none_or(|end| end > self.bytes.len())
         {
-            return Err(LsmError::corruption(
+            return Err(LsmError::corrupt(
+                CorruptionKind::Truncated,
                 &self.name,
                 offset,
                 "read beyond the end",
@@ -200,7 +201,8 @@ impl BlockSource for SnapSource {
             .checked_add(len)
             .is_none_or(|end| end > self.bytes.len())
         {
-            return Err(LsmError::corruption(
+            return Err(LsmError::corrupt(
+                CorruptionKind::Truncated,
                 &self.name,
                 handle.offset,
                 "read beyond the end",
@@ -247,7 +249,12 @@ impl Tables for SnapTables {
         }
         let name = sst_name(number);
         let bytes = self.snapshot.files.get(&number).cloned().ok_or_else(|| {
-            LsmError::corruption(&name, 0, "compaction input not in the snapshot")
+            LsmError::corrupt(
+                CorruptionKind::Missing,
+                &name,
+                0,
+                "compaction input not in the snapshot",
+            )
         })?;
         let src = SnapSource {
             bytes,
