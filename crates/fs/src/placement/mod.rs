@@ -34,8 +34,6 @@ pub mod registry;
 pub mod split;
 pub mod tree_view;
 
-use std::sync::Arc;
-
 pub use crate::hybrid::placement as hybrid;
 pub use crate::split::selective;
 

@@ -52,29 +52,6 @@ impl Default for HybridSettings {
     }
 }
 
-/// The hybrid policy called `name` (a basic scheme, AUTO or HHZS) with `settings`; `None` for
-/// other names.
-pub fn by_name_at(
-    name: &str,
-    settings: HybridSettings,
-) -> Option<std::sync::Arc<dyn PlacementPolicy>> {
-    if let Some(mut b) = basic::Basic::by_name(name) {
-        b.migration_rate_bytes_per_s = settings.rate_bytes_per_s;
-        b.migration_chunk_bytes = settings.chunk_bytes;
-        b.migration_period_ns = settings.period_ns;
-        return Some(std::sync::Arc::new(b));
-    }
-    if let Some(h) = hhzs::Hhzs::by_name_at(name, settings) {
-        return Some(std::sync::Arc::new(h));
-    }
-    (name == spandb_auto::NAME).then(|| {
-        std::sync::Arc::new(spandb_auto::SpanDbAuto::new(spandb_auto::AutoConfig {
-            period_ns: settings.period_ns,
-            ..spandb_auto::AutoConfig::default()
-        })) as _
-    })
-}
-
 /// Where a file of a hybrid scheme goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
