@@ -1,7 +1,8 @@
-//! Scheduling: one flush at a time, up to
-//! `max(1, max_background_jobs − max(1, max_background_jobs / 4))` compactions in parallel (as
-//! RocksDB splits its job budget); a finished job releases its inputs, refreshes the scores
-//! and schedules again. Under the authors' ZenFS blocking model
+//! Scheduling: one flush at a time, and one compaction at a time unless the tree needs
+//! compactions sped up, then up to
+//! `max(1, max_background_jobs − max(1, max_background_jobs / 4))` in parallel (as RocksDB
+//! splits its job budget and throttles it, [`compaction_limit`]); a finished job releases its
+//! inputs, refreshes the scores and schedules again. Under the authors' ZenFS blocking model
 //! (`FsOptions::zc_blocking_poll_ns`) nothing new starts while zone cleaning runs: one waiter
 //! polls the file layer and schedules when cleaning has stopped.
 
@@ -40,6 +41,41 @@ pub(super) fn max_compactions(opts: &DbOptions) -> u32 {
     opts.max_background_jobs.saturating_sub(flushes).max(1)
 }
 
+/// How many compactions may run now: RocksDB's `GetBGJobLimits`, which allows one
+/// ("throttle background compactions until we deem necessary") unless the write controller
+/// needs compactions sped up (`WriteController::NeedSpeedupCompaction`): writes are stopped
+/// or delayed, or the tree holds a compaction-pressure token
+/// (`RecalculateWriteStallConditions`: L0 at `GetL0ThresholdSpeedupCompaction`, the lesser
+/// of twice `level0_file_num_compaction_trigger` and a quarter of the way from it to
+/// `level0_slowdown_writes_trigger`; or pending compaction bytes at a quarter of
+/// `soft_pending_compaction_bytes_limit`); then [`max_compactions`].
+///
+/// Every running compaction holds the version it started from, and with it every file
+/// compacted away since: sixteen long compactions at once pin a quarter of a full device.
+pub(crate) fn compaction_limit(opts: &DbOptions, st: &State) -> u32 {
+    let l0 = st.version.levels.first().map_or(0, Vec::len) as u64;
+    let trigger = u64::from(opts.level0_file_num_compaction_trigger);
+    let slowdown = u64::from(opts.level0_slowdown_writes_trigger);
+    let speedup_l0 = (2 * trigger).min(trigger + slowdown.saturating_sub(trigger) / 4);
+    let imm = st.imm.len() as u64;
+    let max_wb = u64::from(opts.max_write_buffer_number);
+    let pending = st.pending_compaction_bytes;
+    let soft = opts.soft_pending_compaction_bytes_limit;
+    let stopped_or_delayed = imm >= max_wb
+        || l0 >= u64::from(opts.level0_stop_writes_trigger)
+        || (opts.hard_pending_compaction_bytes_limit > 0
+            && pending >= opts.hard_pending_compaction_bytes_limit)
+        || l0 >= slowdown
+        || (soft > 0 && pending >= soft)
+        || (max_wb > 3 && imm + 1 >= max_wb);
+    let pressure = l0 >= speedup_l0 || (soft > 0 && pending >= soft / 4);
+    if stopped_or_delayed || pressure {
+        max_compactions(opts)
+    } else {
+        1
+    }
+}
+
 /// Starts whatever background work is due and allowed.
 pub(crate) fn maybe_schedule<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
     let mut st = inner.lock();
@@ -69,7 +105,7 @@ pub(crate) fn maybe_schedule<E: Env, D: ZonedDevice>(inner: &Arc<Inner<E, D>>) {
         let numbers: Vec<u64> = st.version.all_files().map(|(_, f)| f.meta.number).collect();
         zone_layout(&inner.fs, &numbers)
     });
-    while st.compactions_running < max_compactions(&inner.opts) {
+    while st.compactions_running < compaction_limit(&inner.opts, &st) {
         let version = st.version.clone();
         let levels = level_view(&version, &st.being_compacted);
         let running: Vec<PickerRunning> = st.running.iter().map(|r| r.view.clone()).collect();
