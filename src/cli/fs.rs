@@ -357,8 +357,11 @@ fn fill_delete(a: &FillDeleteArgs) -> Result<ExitCode, CliError> {
         } else {
             ZoneCopy::Host
         },
-        threaded_logging: a.threaded_logging,
-        threaded_min_garbage_pct: a.threaded_min_garbage_pct,
+        znsplus: zonedb_fs::ZnsPlusOptions {
+            threaded_logging: a.threaded_logging,
+            threaded_min_garbage_pct: a.threaded_min_garbage_pct,
+            ..zonedb_fs::ZnsPlusOptions::default()
+        },
         ..FsOptions::default()
     };
     let fd = FillDeleteOptions {

@@ -12,7 +12,7 @@ use crate::FsError;
 use crate::file::FileKind;
 use crate::fs::ZoneFs;
 use crate::placement::lifetime::{best_open_zone_match, first_empty_zone};
-use crate::placement::{
+use crate::placement::policy::{
     HybridContext, Lifetime, Placement, PlacementDecision, PlacementRequest, SstContext, ZoneView,
 };
 use crate::record::Record;
@@ -40,11 +40,7 @@ pub(crate) enum Token {
 impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     /// What placement policies see of a hybrid device now (`None` on one device).
     pub(crate) fn hybrid_context(&self) -> Option<HybridContext> {
-        let layout = self
-            .dev
-            .capabilities()
-            .tiers
-            .map(zonedb_device::Tiers::hybrid_layout)?;
+        let layout = self.hybrid_layout()?;
         Some(HybridContext {
             layout,
             stats: self

@@ -1,6 +1,6 @@
 //! Files as lists of extents, and the offset index that maps a file offset to its extent.
 
-use crate::placement::{IoType, Lifetime};
+use crate::placement::policy::{IoType, Lifetime};
 
 /// A contiguous run of file bytes on the device. Never spans zones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

@@ -1,5 +1,5 @@
-//! The mounted zone file layer: options, file operations (list, stat, read, delete, rename),
-//! statistics. Formatting and mounting are in `mount`, zone allocation in `alloc`, writers in
+//! The mounted zone file layer: its state and file operations (list, stat, read, delete,
+//! rename). Options are in [`crate::options`], statistics in [`crate::stats`]. Formatting and mounting are in `mount`, zone allocation in `alloc`, writers in
 //! [`crate::writer`], cleaning and resets in [`crate::cleaning::mechanism`].
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -8,13 +8,10 @@ use zonedb_device::ZonedDevice;
 use zonedb_env::Env;
 
 use crate::FsError;
-use crate::cleaning::CleaningPolicy;
-use crate::cleaning::none::NoCleaner;
 use crate::file::{Extent, FileKind, FileMeta};
 use crate::metalog::MetaLog;
+pub use crate::options::{FsOptions, ZoneCopy};
 use crate::page_cache::{PageCache, PageCacheStats};
-use crate::placement::PlacementPolicy;
-use crate::placement::lifetime::Liza;
 use crate::record::Record;
 use crate::state::State;
 use crate::stats::Counters;
@@ -23,99 +20,6 @@ use crate::stats::Counters;
 pub const RESERVED_ZONES: u32 = 2;
 /// Bytes copied per cleaning step (ZenFS).
 pub const GC_COPY_BYTES: u64 = 128 << 10;
-
-/// Options of a mounted file layer.
-#[derive(Debug, Clone)]
-pub struct FsOptions {
-    /// Where new extents go.
-    pub placement: Arc<dyn PlacementPolicy>,
-    /// Which zones are cleaned.
-    pub cleaner: Arc<dyn CleaningPolicy>,
-    /// Finish threshold in percent (used by mkfs; stored in the superblock).
-    pub finish_threshold_pct: u32,
-    /// Write buffer of each writable file (rounded up to the device block).
-    pub write_buffer_bytes: u64,
-    /// Period of the background cleaner (ZenFS: 10 s); 0 = no background cleaning.
-    pub cleaning_interval_ns: u64,
-    /// Mount without writing anything (tools); writes are refused.
-    pub read_only: bool,
-    /// Write file data (WAL and SST pieces) with zone append instead of writes at the write
-    /// pointer; the offset the device assigns must be the write pointer the layer expects.
-    pub zone_append: bool,
-    /// The authors' ZenFS blocking model (0 = off): while zone cleaning runs, the engine starts
-    /// no flush or compaction and checks again every this many nanoseconds. Their
-    /// `ZenFS::GetFreeSpace` sleeps 1 s at a time while cleaning runs, and RocksDB's
-    /// `MaybeScheduleFlushOrCompaction` calls it; [`ZoneFs::wait_for_cleaning`] counts the
-    /// wait as I/O blocking.
-    pub zc_blocking_poll_ns: u64,
-    /// The authors' allocation-retry blocking model (their ZenFS fork,
-    /// `ZoneFile::AllocateNewZone`): when a writer's zone allocation finds no space, sleep
-    /// this long, try again, reset unused zones, and repeat while more than an eighth of a
-    /// zone is unwritten (their 128 MiB of 1 GiB zones); every attempt in the loop costs one
-    /// sleep, the successful one included, and the loop counts as I/O blocking. 0 = off: clean
-    /// in the foreground instead (the fork: 1 s). Nanoseconds, so that a scaled run divides it
-    /// without rounding it away.
-    pub alloc_retry_blocking_ns: u64,
-    /// Page cache for reads, bytes (0 = off: every read goes to the device). Models ZenFS's
-    /// buffered reads through the kernel's page cache ([`crate::page_cache`]).
-    pub page_cache_size_bytes: u64,
-    /// Largest readahead window of the page cache, KiB (Linux's `read_ahead_kb`, 128).
-    pub readahead_kb: u64,
-    /// How cleaning moves live data ([`ZoneCopy`]).
-    pub zone_copy: ZoneCopy,
-    /// ZNS+'s hybrid recycling (needs a device with
-    /// [`zonedb_device::InDeviceCopy`]): when a reclaim is due (the
-    /// cleaner picks a victim), an SST writer's new zone may be a zone with garbage opened for
-    /// threaded logging, when that costs less than cleaning the victim
-    /// ([`crate::cleaning::threaded`]).
-    pub threaded_logging: bool,
-    /// A zone is opened for threaded logging only with at least this percentage of its
-    /// capacity garbage (0: any garbage block, the ZNS+ artifact's rule; above 0 is this
-    /// store's addition).
-    pub threaded_min_garbage_pct: u32,
-    /// When hybrid recycling weighs threaded logging
-    /// ([`crate::cleaning::threaded::ThreadedTrigger`]): whenever the cleaner has a victim
-    /// (the default), or also only near F2FS's reserve (`need_SSR`).
-    pub threaded_trigger: crate::cleaning::threaded::ThreadedTrigger,
-}
-
-/// How zone cleaning moves live data.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ZoneCopy {
-    /// Read into the host and written back (ZenFS), 128 KiB at a time.
-    #[default]
-    Host,
-    /// ZNS+'s in-device zone compaction ([`zonedb_device::InDeviceCopy::copy`]), a command of
-    /// at most the device's block limit at a time; no byte crosses the host link.
-    Izc {
-        /// Copyback-aware destination allocation (CAB): each destination page takes a fully
-        /// live source page on its own die and plane when there is one; `false` (CUB): the
-        /// live data's own order.
-        copyback_aware: bool,
-    },
-}
-
-impl Default for FsOptions {
-    fn default() -> Self {
-        Self {
-            placement: Arc::new(Liza),
-            cleaner: Arc::new(NoCleaner),
-            finish_threshold_pct: 0,
-            write_buffer_bytes: 1 << 20,
-            cleaning_interval_ns: 10_000_000_000,
-            read_only: false,
-            zone_append: false,
-            zc_blocking_poll_ns: 0,
-            alloc_retry_blocking_ns: 0,
-            page_cache_size_bytes: 0,
-            readahead_kb: 128,
-            zone_copy: ZoneCopy::Host,
-            threaded_logging: false,
-            threaded_min_garbage_pct: 0,
-            threaded_trigger: crate::cleaning::threaded::ThreadedTrigger::Victim,
-        }
-    }
-}
 
 /// A mounted zone file layer on device `D` in environment `E`.
 #[derive(Debug)]
@@ -137,12 +41,13 @@ pub struct ZoneFs<E: Env, D: ZonedDevice> {
     pub(crate) split_geo: Option<zonedb_device::splitzns::SplitZnsGeometry>,
     /// The page cache of buffered reads (`None`: off).
     pub(crate) page_cache: Option<Mutex<PageCache>>,
-    /// HHZS's SSD cache of evicted blocks (`None`: off).
-    pub(crate) ssd_cache: Option<Mutex<crate::hybrid::ssd_cache::SsdCache>>,
-    /// Wakes the SSD cache's writer.
-    pub(crate) cache_kick: Arc<tokio::sync::Notify>,
-    /// Held across each SSD cache write and zone eviction (a quiesced fsck waits for them).
-    pub(crate) cache_io: tokio::sync::Mutex<()>,
+    /// The paper features' own state (HHZS's SSD cache, ...), put in at mount by
+    /// [`crate::features::attach`].
+    pub(crate) extensions: crate::extensions::Extensions,
+    /// Held by a feature's background writer across each write and zone reset outside the
+    /// files (the SSD cache's admissions and evictions), so that a quiesced fsck waits for
+    /// them.
+    pub(crate) feature_io: tokio::sync::Mutex<()>,
     /// Set when a mount for writing found no room for its own metadata: why the layer is
     /// read-only after all ([`ZoneFs::is_read_only`]).
     pub(crate) full_read_only: std::sync::OnceLock<String>,
@@ -159,6 +64,28 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
 
     pub(crate) fn counters(&self) -> MutexGuard<'_, Counters> {
         self.counters.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The device's split-zone commands ([`zonedb_device::SplitZones`]); refused, typed, on a
+    /// device without them.
+    pub(crate) fn split_zones(
+        &self,
+    ) -> Result<&dyn zonedb_device::SplitZones, zonedb_device::DeviceError> {
+        self.dev
+            .capabilities()
+            .split_zones
+            .ok_or(zonedb_device::DeviceError::Unsupported {
+                command: "zone split",
+            })
+    }
+
+    /// How the device's zones split into SSD and HDD zones (`None`: not a hybrid device,
+    /// [`zonedb_device::Tiers`]).
+    pub(crate) fn hybrid_layout(&self) -> Option<zonedb_device::HybridLayout> {
+        self.dev
+            .capabilities()
+            .tiers
+            .map(zonedb_device::Tiers::hybrid_layout)
     }
 
     /// The page cache, if on.
@@ -453,7 +380,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     }
 
     /// Per-zone accounting (index, start, capacity, write pointer, live bytes, lifetime, busy).
-    pub fn zone_report(&self) -> Vec<crate::placement::ZoneView> {
+    pub fn zone_report(&self) -> Vec<crate::placement::policy::ZoneView> {
         self.lock().views()
     }
 

@@ -26,7 +26,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     pub async fn fsck_quiesced(&self) -> Vec<Problem> {
         // Hybrid migration holds the cleaning lock too, the SSD cache its own.
         let _no_cleaning = self.gc.lock().await;
-        let _no_cache_io = self.cache_io.lock().await;
+        let _no_feature_io = self.feature_io.lock().await;
         self.fsck()
     }
 

@@ -6,7 +6,7 @@
 //! policies that keep state from them (HHZS-style migration, hot-block caching) read them
 //! there.
 
-use crate::placement::Lifetime;
+use crate::placement::policy::Lifetime;
 
 /// What a created file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

@@ -49,15 +49,19 @@
 //! - [`hints`] — what the engine tells the layer and its policies ([`ZoneFs::on_hint`]).
 //! - [`fsck`] — the layer's consistency check.
 //!
-//! One folder per paper feature, owning its code and its counters:
+//! One folder per paper feature, owning its code, its counters and its options:
 //!
 //! - [`hybrid`] — HHZS on an SSD + HDD device: the hybrid placement policies
-//!   (`placement::hybrid`), migration between the devices, the SSD cache.
-//! - [`split`] — SplitZNS: the selective allocator (`placement::selective`) and split zones
+//!   (`hybrid::placement`), migration between the devices, the SSD cache.
+//! - [`split`] — SplitZNS: the selective allocator (`split::selective`) and split zones
 //!   carried out (subzones taken for writers, finished, merged; split zones turned back into
 //!   wide zones).
 //! - [`znsplus`] — ZNS+: cleaning through in-device zone compaction and threaded logging
-//!   (`cleaning::{izc, threaded}`).
+//!   (`znsplus::{izc, threaded}`, options in [`ZnsPlusOptions`]).
+//!
+//! The core layer (the files at the crate's root) names no feature folder: a mount attaches
+//! the features' state and tasks through `features.rs`, the one registry of them; `options.rs`
+//! and `stats.rs` compose the features' option and counter parts.
 #![deny(unsafe_code)]
 #![deny(clippy::disallowed_methods, clippy::disallowed_types)]
 #![warn(clippy::pedantic)]
@@ -75,6 +79,8 @@ pub mod cleaning;
 pub mod codec;
 mod copy;
 mod error;
+mod extensions;
+mod features;
 pub mod file;
 pub mod fs;
 pub mod fsck;
@@ -82,6 +88,7 @@ pub mod hints;
 pub mod hybrid;
 pub mod metalog;
 mod mount;
+pub mod options;
 pub mod page_cache;
 pub mod placement;
 mod read;
@@ -95,9 +102,11 @@ pub mod znsplus;
 
 pub use cleaning::CleaningPolicy;
 pub use error::{FsError, FsErrorKind, UnknownName};
-pub use fs::{FsOptions, RESERVED_ZONES, ZoneCopy, ZoneFs};
+pub use fs::{RESERVED_ZONES, ZoneFs};
 pub use hybrid::SsdCacheStats;
 pub use metalog::META_ZONES;
+pub use options::{FsOptions, ZoneCopy};
 pub use placement::PlacementPolicy;
 pub use stats::FsStats;
 pub use writer::WritableFile;
+pub use znsplus::{ThreadedTrigger, ZnsPlusOptions};

@@ -9,7 +9,7 @@ use zonedb_env::Env;
 use crate::FsError;
 use crate::file::FileMeta;
 use crate::fs::ZoneFs;
-use crate::placement::Lifetime;
+use crate::placement::policy::Lifetime;
 use crate::record::{FRAME_HEADER_BYTES, Record, Superblock, Unframed, unframe};
 use crate::state::State;
 

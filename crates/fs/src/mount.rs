@@ -14,7 +14,7 @@ use crate::file::{Extent, FileMeta};
 use crate::fs::{FsOptions, RESERVED_ZONES, ZoneFs, align_up};
 use crate::metalog::{self, META_ZONES, MetaLog};
 use crate::page_cache::PageCache;
-use crate::placement::Lifetime;
+use crate::placement::policy::Lifetime;
 use crate::state::{FileEntry, SplitAcct, State, ZoneAcct};
 use crate::stats::Counters;
 
@@ -115,16 +115,8 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             kick: Arc::new(tokio::sync::Notify::new()),
             zc_running: std::sync::atomic::AtomicBool::new(false),
             counters: Mutex::new(Counters::default()),
-            ssd_cache: (opts.placement.caches_evicted_blocks()
-                && dev.capabilities().tiers.is_some())
-            .then(|| {
-                let n = opts.placement.hybrid_log_zones();
-                Mutex::new(crate::hybrid::ssd_cache::SsdCache::new(
-                    (META_ZONES..META_ZONES + n).collect(),
-                ))
-            }),
-            cache_kick: Arc::new(tokio::sync::Notify::new()),
-            cache_io: tokio::sync::Mutex::new(()),
+            extensions: crate::features::attach(&opts, &*dev),
+            feature_io: tokio::sync::Mutex::new(()),
             full_read_only: std::sync::OnceLock::new(),
             page_cache: (opts.page_cache_size_bytes > 0).then(|| {
                 Mutex::new(PageCache::new(
@@ -150,14 +142,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             if fs.opts.cleaning_interval_ns > 0 && fs.opts.cleaner.name() != "none" {
                 crate::cleaning::mechanism::spawn_background(&fs);
             }
-            if fs.dev.capabilities().tiers.is_some()
-                && let Some(settings) = fs.opts.placement.migration()
-            {
-                crate::hybrid::migration::spawn_migrator(&fs, settings);
-            }
-            if fs.ssd_cache.is_some() {
-                crate::hybrid::ssd_cache::spawn_cache_writer(&fs);
-            }
+            crate::features::start(&fs);
         }
         Ok(fs)
     }
@@ -253,9 +238,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             (open, active)
         };
         for id in open {
-            crate::split::subzone::split_zones(&*self.dev)?
-                .finish_subzone(id)
-                .await?;
+            self.split_zones()?.finish_subzone(id).await?;
             if let Some(u) = self.lock().sub_mut(id) {
                 u.wp = u.start + u.capacity;
             }

@@ -7,7 +7,7 @@
 
 use crate::codec::{DecodeError, Decoder, Encoder};
 use crate::file::{Extent, FileKind, FileMeta};
-use crate::placement::Lifetime;
+use crate::placement::policy::Lifetime;
 
 /// "ZDBF".
 pub const MAGIC: u32 = 0x5a44_4246;

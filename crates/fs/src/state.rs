@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use zonedb_device::SubzoneId;
 
 use crate::file::{Extent, ExtentIndex, FileKind, FileMeta};
-use crate::placement::{AllocView, Lifetime, ZoneView};
+use crate::placement::policy::{AllocView, Lifetime, ZoneView};
 
 /// Accounting of one IO zone.
 #[derive(Debug, Clone)]

@@ -6,10 +6,10 @@ use zonedb_device::ZonedDevice;
 use zonedb_env::Env;
 
 use crate::fs::ZoneFs;
-use crate::hybrid::HybridStats;
-use crate::split::SplitStats;
+use crate::hybrid::stats::HybridStats;
+use crate::split::stats::SplitStats;
 use crate::state::ZoneAcct;
-use crate::znsplus::ZnsPlusStats;
+use crate::znsplus::stats::ZnsPlusStats;
 
 /// A snapshot of the layer's statistics.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]

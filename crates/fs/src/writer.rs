@@ -17,7 +17,7 @@ use crate::FsError;
 use crate::alloc::Token;
 use crate::file::{Extent, FileKind, FileMeta};
 use crate::fs::{ZoneFs, align_up, kind_of};
-use crate::placement::{Lifetime, SstContext};
+use crate::placement::policy::{Lifetime, SstContext};
 use crate::record::Record;
 use crate::state::{FileEntry, Slot};
 
@@ -574,11 +574,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         for chunk in piece.chunks(usize::try_from(step).unwrap_or(usize::MAX)) {
             let landed = match slot {
                 Slot::Zone(zone) => self.dev.append(zone, chunk).await?,
-                Slot::Subzone(id) => {
-                    crate::split::subzone::split_zones(&*self.dev)?
-                        .append_subzone(id, chunk)
-                        .await?
-                }
+                Slot::Subzone(id) => self.split_zones()?.append_subzone(id, chunk).await?,
             };
             if landed != at {
                 return Err(FsError::Corrupt(format!(

@@ -633,11 +633,12 @@ fn fs_options_of(s: &Scenario) -> Result<FsOptions, HarnessError> {
                 )));
             }
         },
-        threaded_logging: s.fs.threaded_logging,
-        threaded_trigger: zonedb_fs::cleaning::threaded::ThreadedTrigger::by_name(
-            &s.fs.threaded_trigger,
-        )
-        .map_err(|e| HarnessError::Config(format!("fs.threaded_trigger: {e}")))?,
+        znsplus: zonedb_fs::ZnsPlusOptions {
+            threaded_logging: s.fs.threaded_logging,
+            threaded_trigger: zonedb_fs::ThreadedTrigger::by_name(&s.fs.threaded_trigger)
+                .map_err(|e| HarnessError::Config(format!("fs.threaded_trigger: {e}")))?,
+            ..zonedb_fs::ZnsPlusOptions::default()
+        },
         ..FsOptions::default()
     })
 }

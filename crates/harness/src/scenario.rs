@@ -308,11 +308,11 @@ impl FsSection {
         &self,
         time_div: u64,
     ) -> Result<std::sync::Arc<dyn zonedb_fs::PlacementPolicy>, HarnessError> {
-        use zonedb_fs::placement::hybrid::HybridSettings;
+        use zonedb_fs::hybrid::placement::HybridSettings;
         use zonedb_fs::placement::registry::{self, PlacementSettings};
         let bad = |e: String| HarnessError::Config(format!("fs.placement: {e}"));
         let entry = registry::entry(&self.placement).map_err(|e| bad(e.to_string()))?;
-        if entry.pattern != registry::Pattern::Exact(zonedb_fs::placement::selective::NAME)
+        if entry.pattern != registry::Pattern::Exact(zonedb_fs::split::selective::NAME)
             && (self.migration_rate_mib_s == 0 || self.migration_chunk_kib == 0)
         {
             return Err(bad(
@@ -340,7 +340,7 @@ impl FsSection {
     reason = "serde's skip_serializing_if signature"
 )]
 fn is_default_selective_min_level(v: &u32) -> bool {
-    *v == zonedb_fs::placement::selective::DEFAULT_MIN_LEVEL
+    *v == zonedb_fs::split::selective::DEFAULT_MIN_LEVEL
 }
 
 #[allow(
@@ -348,7 +348,7 @@ fn is_default_selective_min_level(v: &u32) -> bool {
     reason = "serde's skip_serializing_if signature"
 )]
 fn is_default_selective_max_split_pct(v: &u32) -> bool {
-    *v == zonedb_fs::placement::selective::DEFAULT_MAX_SPLIT_PCT
+    *v == zonedb_fs::split::selective::DEFAULT_MAX_SPLIT_PCT
 }
 
 #[allow(
@@ -383,8 +383,8 @@ impl Default for FsSection {
             scale_time_constants: true,
             page_cache_size: 0,
             readahead_kb: DEFAULT_READAHEAD_KB,
-            selective_min_level: zonedb_fs::placement::selective::DEFAULT_MIN_LEVEL,
-            selective_max_split_pct: zonedb_fs::placement::selective::DEFAULT_MAX_SPLIT_PCT,
+            selective_min_level: zonedb_fs::split::selective::DEFAULT_MIN_LEVEL,
+            selective_max_split_pct: zonedb_fs::split::selective::DEFAULT_MAX_SPLIT_PCT,
             migration_rate_mib_s: DEFAULT_MIGRATION_RATE_MIB_S,
             migration_chunk_kib: DEFAULT_MIGRATION_CHUNK_KIB,
             hhzs_compaction_demand: true,

@@ -54,7 +54,7 @@ pub(crate) struct State<M> {
     pub(crate) stats: DeviceStats,
     pub(crate) faults: Faults,
     /// Zones open for ZNS+'s threaded logging.
-    pub(crate) threaded: std::collections::BTreeMap<u32, super::threaded::ThreadedZone>,
+    pub(crate) threaded: std::collections::BTreeMap<u32, super::threaded_zone::ThreadedZone>,
 }
 
 /// A simulated zoned device over the media `M`.

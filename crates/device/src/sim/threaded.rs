@@ -18,17 +18,10 @@ use zonedb_env::Env;
 
 use super::device::{SimZonedDevice, State};
 use super::media::{Completion, Media};
+use super::threaded_zone::{Source, ThreadedZone};
 use crate::flash::ThreadedBlocks;
 use crate::zone::ZoneState;
 use crate::{DeviceError, ElidedBytes};
-
-/// A zone open for threaded logging.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct ThreadedZone {
-    pub(crate) blocks: ThreadedBlocks,
-    /// The host's writes since the open: device offset -> bytes.
-    pub(crate) overlay: BTreeMap<u64, ElidedBytes>,
-}
 
 fn refused(zone: u32, command: &'static str, reason: &'static str) -> DeviceError {
     DeviceError::ZnsPlus {
@@ -40,50 +33,6 @@ fn refused(zone: u32, command: &'static str, reason: &'static str) -> DeviceErro
 
 fn unsupported(command: &'static str) -> DeviceError {
     DeviceError::Unsupported { command }
-}
-
-/// Where the bytes of one block run of a threaded zone come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Source {
-    /// The old bytes (valid when the zone opened).
-    Old,
-    /// The host's new bytes.
-    New,
-    /// Nothing: padding (reads as zeros).
-    Pad,
-}
-
-impl ThreadedZone {
-    fn source(&self, b: usize) -> Source {
-        if self.blocks.written.get(b).copied().unwrap_or(false) {
-            Source::New
-        } else if self.blocks.valid.get(b).copied().unwrap_or(false) {
-            Source::Old
-        } else {
-            Source::Pad
-        }
-    }
-
-    /// The overlay's bytes of `[at, at + len)` (all written).
-    fn overlay_range(&self, at: u64, len: u64, out: &mut ElidedBytes) {
-        let end = at + len;
-        let mut cur = at;
-        while cur < end {
-            let Some((&off, bytes)) = self.overlay.range(..=cur).next_back() else {
-                break;
-            };
-            let from = cur - off;
-            let n = (bytes.len().saturating_sub(from)).min(end - cur);
-            if n == 0 {
-                break;
-            }
-            out.push_range(bytes, from, n);
-            cur += n;
-        }
-        if cur < end {
-            out.push_hole(end - cur);
-        }
-    }
 }
 
 impl<E: Env, M: Media> SimZonedDevice<E, M> {

@@ -71,7 +71,7 @@ impl CleaningPolicy for GreedyCleaner {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::placement::ZoneView;
+    use crate::placement::policy::ZoneView;
 
     use crate::cleaning::test_zones::{CAP, zone};
 

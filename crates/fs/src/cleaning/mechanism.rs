@@ -15,7 +15,7 @@ use crate::cleaning::CleaningView;
 use crate::copy::CopySteps;
 use crate::file::Extent;
 use crate::fs::{GC_COPY_BYTES, ZoneFs};
-use crate::placement::Lifetime;
+use crate::placement::policy::Lifetime;
 use crate::record::Record;
 
 /// A victim zone being cleaned.
@@ -464,7 +464,7 @@ mod tests {
     use zonedb_env::{Env, SimConfig, SimEnv};
 
     use crate::metalog::META_ZONES;
-    use crate::placement::Lifetime;
+    use crate::placement::policy::Lifetime;
     use crate::{FsOptions, ZoneFs};
 
     type Dev = DelayedResets<SimEnv, ZnsSsd<SimEnv>>;

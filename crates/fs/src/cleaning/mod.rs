@@ -14,9 +14,7 @@ pub mod mechanism;
 pub mod none;
 pub mod zenfs;
 
-pub use crate::znsplus::{izc, threaded};
-
-use crate::placement::ZoneView;
+use crate::placement::policy::ZoneView;
 
 /// Zones as a cleaner sees them.
 #[derive(Debug, Clone, Copy)]
@@ -130,7 +128,7 @@ pub fn by_name(
 /// Zones for the cleaners' unit tests.
 #[cfg(test)]
 pub(crate) mod test_zones {
-    use crate::placement::{Lifetime, ZoneView};
+    use crate::placement::policy::{Lifetime, ZoneView};
 
     /// Capacity of every test zone.
     pub const CAP: u64 = 100;

@@ -19,7 +19,7 @@ impl CleaningPolicy for NoCleaner {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::placement::{Lifetime, ZoneView};
+    use crate::placement::policy::{Lifetime, ZoneView};
 
     #[test]
     fn never_cleans() {

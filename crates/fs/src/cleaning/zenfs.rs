@@ -14,7 +14,7 @@
 //! migration) are skipped.
 
 use super::{CleaningPolicy, CleaningView};
-use crate::placement::ZoneView;
+use crate::placement::policy::ZoneView;
 
 /// Free-space percentage at or below which GC runs (`GC_START_LEVEL`, `fs/fs_zenfs.h:462`).
 pub const GC_START_LEVEL: u64 = 20;

@@ -57,12 +57,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         to: Tier,
         settings: &MigrationSettings,
     ) -> Result<(), FsError> {
-        let Some(layout) = self
-            .dev
-            .capabilities()
-            .tiers
-            .map(zonedb_device::Tiers::hybrid_layout)
-        else {
+        let Some(layout) = self.hybrid_layout() else {
             return Ok(());
         };
         let (id, extents, readers) = {
@@ -234,10 +229,13 @@ impl<E: Env, D: ZonedDevice> CopySteps<E, D> for MigrationSteps<'_> {
 /// Starts the migrator of a policy that migrates, on a hybrid device: every period it measures
 /// the HDD's query read rate, asks the policy and carries out its decision. It stops when the
 /// file layer is dropped.
-pub(crate) fn spawn_migrator<E: Env, D: ZonedDevice>(
-    fs: &Arc<ZoneFs<E, D>>,
-    settings: MigrationSettings,
-) {
+pub(crate) fn start<E: Env, D: ZonedDevice>(fs: &Arc<ZoneFs<E, D>>) {
+    if fs.dev.capabilities().tiers.is_none() {
+        return;
+    }
+    let Some(settings) = fs.opts.placement.migration() else {
+        return;
+    };
     let weak: Weak<ZoneFs<E, D>> = Arc::downgrade(fs);
     let env = fs.env.clone();
     let _handle = fs.env.spawn_background("hybrid-migrator", async move {
@@ -245,12 +243,7 @@ pub(crate) fn spawn_migrator<E: Env, D: ZonedDevice>(
         loop {
             env.sleep(settings.period_ns).await;
             let Some(fs) = weak.upgrade() else { break };
-            let Some(layout) = fs
-                .dev
-                .capabilities()
-                .tiers
-                .map(zonedb_device::Tiers::hybrid_layout)
-            else {
+            let Some(layout) = fs.hybrid_layout() else {
                 break;
             };
             let reads = fs.sst_query_reads();

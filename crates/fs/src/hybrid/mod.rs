@@ -18,6 +18,6 @@ pub mod placement;
 pub(crate) mod ssd_cache;
 
 pub use ssd_cache::SsdCacheStats;
-mod stats;
+pub(crate) mod stats;
 
 pub use stats::HybridStats;

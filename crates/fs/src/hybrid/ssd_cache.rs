@@ -9,14 +9,16 @@
 //! are queued by the hint and written by a background task.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, Mutex, Weak};
 
 use zonedb_device::{ElidedBytes, IoClass, Tier, ZoneOp, ZonedDevice};
 use zonedb_env::Env;
 
 use crate::FsError;
+use crate::extensions::Extensions;
 use crate::file::sst_number;
-use crate::fs::ZoneFs;
+use crate::fs::{FsOptions, ZoneFs};
+use crate::metalog::META_ZONES;
 
 /// Where a cached block lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,11 +78,37 @@ impl SsdCache {
     }
 }
 
+/// The cache's per-mount state, kept in the layer's [`Extensions`].
+#[derive(Debug)]
+struct CacheState {
+    cache: Mutex<SsdCache>,
+    /// Wakes the cache's writer.
+    kick: Arc<tokio::sync::Notify>,
+}
+
+/// Puts the SSD cache in when the placement policy caches evicted blocks on a hybrid
+/// device: its zones are the policy's reserved WAL zones, the first IO zones.
+pub(crate) fn attach<D: ZonedDevice>(opts: &FsOptions, dev: &D, ext: &mut Extensions) {
+    if opts.placement.caches_evicted_blocks() && dev.capabilities().tiers.is_some() {
+        let n = opts.placement.hybrid_log_zones();
+        ext.insert(CacheState {
+            cache: Mutex::new(SsdCache::new((META_ZONES..META_ZONES + n).collect())),
+            kick: Arc::new(tokio::sync::Notify::new()),
+        });
+    }
+}
+
 impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
+    fn cache_state(&self) -> Option<&CacheState> {
+        self.extensions.get::<CacheState>()
+    }
+
     fn cache(&self) -> Option<std::sync::MutexGuard<'_, SsdCache>> {
-        self.ssd_cache
-            .as_ref()
-            .map(|c| c.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
+        self.cache_state().map(|c| {
+            c.cache
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        })
     }
 
     /// The SSD cache's counters (`None` when off).
@@ -90,18 +118,13 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
 
     /// Whether the engine should hand evicted blocks' bytes over (the SSD cache is on).
     pub fn wants_evicted_blocks(&self) -> bool {
-        self.ssd_cache.is_some()
+        self.cache_state().is_some()
     }
 
     /// Takes an evicted block (`data`: its stored bytes at `offset` of SST `file`): queued
     /// for the cache if its SST is on the HDD and the block is not cached yet.
     pub(crate) fn offer_evicted_block(&self, file: u64, offset: u64, data: &ElidedBytes) {
-        let Some(layout) = self
-            .dev
-            .capabilities()
-            .tiers
-            .map(zonedb_device::Tiers::hybrid_layout)
-        else {
+        let Some(layout) = self.hybrid_layout() else {
             return;
         };
         let on_hdd = {
@@ -129,7 +152,9 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         }
         c.pending.push_back((file, offset, data.clone()));
         drop(c);
-        self.cache_kick.notify_one();
+        if let Some(c) = self.cache_state() {
+            c.kick.notify_one();
+        }
     }
 
     /// Drops every cached block of SST `number` (deleted).
@@ -227,7 +252,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 c.stats.wal_evictions += 1;
             }
         }
-        let _io = self.cache_io.lock().await;
+        let _io = self.feature_io.lock().await;
         // Reads that looked a block up before the entries went finish first.
         while self.lock().zone(zone).is_some_and(|a| a.readers > 0) {
             self.env.sleep(10_000).await;
@@ -313,7 +338,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 }
                 continue;
             };
-            let io = self.cache_io.lock().await;
+            let io = self.feature_io.lock().await;
             let wp = self.lock().zone(zone).map_or(0, |a| a.wp);
             let mut padded = data.clone();
             if stored > len {
@@ -352,14 +377,18 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     }
 }
 
-/// Starts the task that writes admitted blocks to cache zones.
-pub(crate) fn spawn_cache_writer<E: Env, D: ZonedDevice>(fs: &Arc<ZoneFs<E, D>>) {
+/// Starts the task that writes admitted blocks to cache zones, when the cache is on.
+pub(crate) fn start<E: Env, D: ZonedDevice>(fs: &Arc<ZoneFs<E, D>>) {
+    if fs.cache_state().is_none() {
+        return;
+    }
     let weak: Weak<ZoneFs<E, D>> = Arc::downgrade(fs);
     let _handle = fs.env.spawn_background("ssd-cache-writer", async move {
         loop {
             let kick = {
                 let Some(fs) = weak.upgrade() else { break };
-                fs.cache_kick.clone()
+                let Some(c) = fs.cache_state() else { break };
+                c.kick.clone()
             };
             kick.notified().await;
             let Some(fs) = weak.upgrade() else { break };

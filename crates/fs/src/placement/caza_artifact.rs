@@ -78,11 +78,12 @@ use super::lifetime::{first_empty_zone, open_token_limit};
 use super::liza_caza::{
     LizaCaza, LizaCazaConfig, LizaDifference, apply_finish_threshold, composed_name, parse_keys,
 };
-use super::tree_view::{idle_numbers, overlapping};
-use super::{
-    AllocView, NewSst, Placement, PlacementDecision, PlacementPolicy, PlacementRequest, SstContext,
-    TreeFile, TreeView, first_fitting, first_with_room,
+use super::policy::{
+    AllocView, Placement, PlacementDecision, PlacementPolicy, PlacementRequest, SstContext,
+    first_fitting, first_with_room,
 };
+use super::tree_view::{idle_numbers, overlapping};
+use super::{NewSst, TreeFile, TreeView};
 
 /// CAZA as the authors' code does it (`AllocateCompactionAwaredZoneV2`, or v1), or as §VI
 /// states it with some of the code's differences ([`CazaArtifactConfig`]; the default: all of

@@ -22,11 +22,12 @@
 //! same-level list by position instead of file number, and its MSST'24 version walks the
 //! same-level list in priority order rather than key order.
 
-use super::tree_view::overlapping;
-use super::{
-    AllocView, NEIGHBOURS_LISTED, NeighbourSst, NewSst, PlacementDecision, PlacementPolicy,
-    PlacementRequest, SstContext, TreeFile, TreeView, candidate_or_liza, zones_of,
+use super::policy::{
+    AllocView, NEIGHBOURS_LISTED, NeighbourSst, PlacementDecision, PlacementPolicy,
+    PlacementRequest, SstContext, candidate_or_liza, zones_of,
 };
+use super::tree_view::overlapping;
+use super::{NewSst, TreeFile, TreeView};
 
 /// CAZA. Stateless: everything it needs is in the tree view, the zone view and the request.
 #[derive(Debug, Default, Clone, Copy)]

@@ -22,10 +22,11 @@ use std::sync::{Mutex, PoisonError};
 use super::lifetime::{Liza, mark_finished, open_empty_zone, open_token_limit};
 use crate::hints::Hint;
 
-use super::{
-    AllocView, Lifetime, NewSst, Placement, PlacementDecision, PlacementPolicy, PlacementRequest,
-    SstContext, TreeView, ZoneView,
+use super::policy::{
+    AllocView, Lifetime, Placement, PlacementDecision, PlacementPolicy, PlacementRequest,
+    SstContext, ZoneView,
 };
+use super::{NewSst, TreeView};
 
 /// Name of the policy ([`super::by_name`]).
 pub const NAME: &str = "level-zones";

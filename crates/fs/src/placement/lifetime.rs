@@ -27,7 +27,7 @@
 
 use std::cmp::Ordering;
 
-use super::{
+use super::policy::{
     AllocView, IoType, Lifetime, Placement, PlacementDecision, PlacementPolicy, PlacementRequest,
     ZoneView,
 };

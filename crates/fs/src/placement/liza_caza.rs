@@ -56,7 +56,7 @@ use super::lifetime::{
     LIFETIME_DIFF_COULD_BE_WORSE, LIFETIME_DIFF_NOT_GOOD, cheapest_zone_to_finish,
     first_empty_zone, lifetime_diff, mark_finished, open_token_limit, zones_below_finish_threshold,
 };
-use super::{
+use super::policy::{
     AllocView, IoType, Lifetime, Placement, PlacementDecision, PlacementPolicy, PlacementRequest,
     ZoneView,
 };

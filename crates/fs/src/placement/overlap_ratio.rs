@@ -54,12 +54,12 @@ use std::sync::{Mutex, PoisonError};
 use super::lifetime::{
     Liza, mark_finished, open_empty_zone, open_token_limit, zones_below_finish_threshold,
 };
-use super::tree_view::{overlap_bytes, overlapping};
-use super::{
-    AllocView, NEIGHBOURS_LISTED, NeighbourSst, NewSst, Placement, PlacementDecision,
-    PlacementPolicy, PlacementRequest, SstContext, TreeFile, TreeView, candidate_or_liza,
-    first_fitting, zones_of,
+use super::policy::{
+    AllocView, NEIGHBOURS_LISTED, NeighbourSst, Placement, PlacementDecision, PlacementPolicy,
+    PlacementRequest, SstContext, candidate_or_liza, first_fitting, zones_of,
 };
+use super::tree_view::{overlap_bytes, overlapping};
+use super::{NewSst, TreeFile, TreeView};
 
 /// OAZA as the slides define the ratio (key ranges). Stateless: the lists are built from the
 /// tree view.

@@ -8,12 +8,11 @@
 
 use std::sync::Arc;
 
-use super::hybrid::{self, HybridSettings};
-use super::{
-    PlacementPolicy, caza_artifact, compaction_aware, level_zones, lifetime, liza_caza,
-    overlap_ratio, selective,
-};
+use super::policy::PlacementPolicy;
+use super::{caza_artifact, compaction_aware, level_zones, lifetime, liza_caza, overlap_ratio};
 use crate::error::UnknownName;
+use crate::hybrid::placement::{self as hybrid, HybridSettings};
+use crate::split::selective;
 
 /// What a builder may need beyond the name (a scenario's `[fs]` keys); the defaults are each
 /// policy's own.

@@ -9,7 +9,7 @@
 //!   zones deactivated and turned back into wide zones.
 
 pub mod selective;
-mod stats;
+pub(crate) mod stats;
 pub(crate) mod subzone;
 
 pub use stats::SplitStats;

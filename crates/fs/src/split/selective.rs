@@ -19,10 +19,11 @@
 //! back into a wide zone (RESET), so split zones hold SSTs and nothing else.
 
 use crate::placement::lifetime::{Liza, first_empty_zone, open_token_limit};
-use crate::placement::split::{SplitView, SubzonePlacement, WideFallback};
-use crate::placement::{
-    AllocView, NewSst, PlacementDecision, PlacementPolicy, PlacementRequest, SstContext, TreeView,
+use crate::placement::policy::{
+    AllocView, PlacementDecision, PlacementPolicy, PlacementRequest, SstContext,
 };
+use crate::placement::split::{SplitView, SubzonePlacement, WideFallback};
+use crate::placement::{NewSst, TreeView};
 use zonedb_device::SubzoneId;
 
 /// Name of the policy ([`crate::placement::by_name`]).
@@ -152,8 +153,8 @@ pub fn choose_subzone(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::placement::policy::{IoType, Lifetime, ZoneView};
     use crate::placement::split::SplitZoneView;
-    use crate::placement::{IoType, Lifetime, ZoneView};
 
     const CAP: u64 = 1000;
 

@@ -23,10 +23,8 @@ use zonedb_env::Env;
 use crate::FsError;
 use crate::file::FileKind;
 use crate::fs::ZoneFs;
-use crate::placement::{
-    Lifetime, PlacementRequest, SplitView, SplitZoneView, SstContext, SubzonePlacement,
-    WideFallback,
-};
+use crate::placement::policy::{Lifetime, PlacementRequest, SstContext};
+use crate::placement::{SplitView, SplitZoneView, SubzonePlacement, WideFallback};
 use crate::split::selective::choose_subzone;
 use crate::state::{SplitAcct, State};
 
@@ -178,12 +176,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         zone: u32,
         geo: zonedb_device::splitzns::SplitZnsGeometry,
     ) -> Result<SubzoneId, FsError> {
-        let result = async {
-            split_zones(&*self.dev)?
-                .split_zone(zone, geo.subzones)
-                .await
-        }
-        .await;
+        let result = async { self.split_zones()?.split_zone(zone, geo.subzones).await }.await;
         let mut s = self.lock();
         let Some(z) = s.zone_mut(zone) else {
             return Err(FsError::Corrupt(format!("split of unknown zone {zone}")));
@@ -223,7 +216,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             .is_some_and(|u| u.written() > 0 && u.remaining() > 0);
         let mut result = Ok(());
         if open {
-            result = async { split_zones(&*self.dev)?.finish_subzone(id).await }
+            result = async { self.split_zones()?.finish_subzone(id).await }
                 .await
                 .map_err(FsError::from);
             if result.is_ok() {
@@ -306,7 +299,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         };
         for &id in &victims {
             let merged = if result.is_ok() {
-                async { split_zones(&*self.dev)?.merge_subzone(id).await }
+                async { self.split_zones()?.merge_subzone(id).await }
                     .await
                     .map_err(FsError::from)
             } else {
@@ -393,16 +386,4 @@ pub(crate) fn split_zone_views(s: &State) -> Vec<SplitZoneView> {
             })
         })
         .collect()
-}
-
-/// The device's split-zone commands ([`zonedb_device::SplitZones`]); refused, typed, on a
-/// device without them.
-pub(crate) fn split_zones<D: ZonedDevice>(
-    dev: &D,
-) -> Result<&dyn zonedb_device::SplitZones, zonedb_device::DeviceError> {
-    dev.capabilities()
-        .split_zones
-        .ok_or(zonedb_device::DeviceError::Unsupported {
-            command: "zone split",
-        })
 }

@@ -188,7 +188,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         // The live blocks, in file and extent order, each once, with their file's lifetime
         // (a new migration zone is chosen for the lifetime of the block copied next, as the
         // host copy chooses it for the file it copies).
-        let mut lifetimes: BTreeMap<u64, crate::placement::Lifetime> = BTreeMap::new();
+        let mut lifetimes: BTreeMap<u64, crate::placement::policy::Lifetime> = BTreeMap::new();
         let mut blocks = Vec::new();
         for (_, extents, lifetime) in &files {
             for e in extents.iter().filter(|e| e.start >= lo && e.start < hi) {
@@ -252,7 +252,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         &self,
         pending: &mut Pending,
         (target, filled): (&mut Option<u32>, &mut Vec<u32>),
-        lifetimes: &BTreeMap<u64, crate::placement::Lifetime>,
+        lifetimes: &BTreeMap<u64, crate::placement::policy::Lifetime>,
         cab: Option<(u64, &(dyn SlotOf + Sync))>,
         moved: &mut BTreeMap<u64, u64>,
     ) -> Result<(), FsError> {

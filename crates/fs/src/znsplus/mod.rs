@@ -3,12 +3,12 @@
 //! - [`izc`]: cleaning through in-device zone compaction (the device copies the live blocks);
 //!   chosen with [`crate::ZoneCopy::Izc`].
 //! - [`threaded`]: hybrid recycling: a zone with garbage opened for threaded logging instead
-//!   of cleaning a victim ([`crate::FsOptions::threaded_logging`]).
-//!
-//! Both are reachable as `zonedb_fs::cleaning::{izc, threaded}` too.
+//!   of cleaning a victim ([`ZnsPlusOptions::threaded_logging`]).
 
 pub mod izc;
-mod stats;
+pub(crate) mod options;
+pub(crate) mod stats;
 pub mod threaded;
 
+pub use options::{ThreadedTrigger, ZnsPlusOptions};
 pub use stats::ZnsPlusStats;

@@ -39,8 +39,9 @@ use zonedb_env::Env;
 use crate::FsError;
 use crate::cleaning::CleaningView;
 use crate::fs::ZoneFs;
-use crate::placement::Lifetime;
+use crate::placement::policy::Lifetime;
 use crate::state::{Threaded, ZoneAcct};
+pub use crate::znsplus::options::ThreadedTrigger;
 
 /// Zones open for threaded logging at once (ZNS+: 6 active blocks per chip).
 pub const MAX_THREADED_ZONES: usize = 6;
@@ -55,43 +56,6 @@ pub const CLEANING_COST_PCT: u64 = 100 + 2 + 18;
 /// cleaning one of `cleaning_live`.
 pub fn prefers_threaded(tl_live: u64, cleaning_live: u64) -> bool {
     tl_live.saturating_mul(TL_COST_PCT) < cleaning_live.saturating_mul(CLEANING_COST_PCT)
-}
-
-/// When threaded logging is weighed at all.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ThreadedTrigger {
-    /// Whenever a reclaim is due: the cleaner picks a victim (greedy: free space below its
-    /// threshold).
-    #[default]
-    Victim,
-    /// F2FS's `need_SSR` as the ZNS+ artifact has it: besides a victim, at most
-    /// [`f2fs_reserved_sections`] + 1 empty zones; at most half that reserve, threaded logging
-    /// without the cost rule.
-    NeedSsr,
-}
-
-impl ThreadedTrigger {
-    /// The name in scenarios and reports (`victim`, `need-ssr`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Victim => "victim",
-            Self::NeedSsr => "need-ssr",
-        }
-    }
-
-    /// The trigger called `name`.
-    ///
-    /// # Errors
-    /// [`FsError::InvalidArgument`] for another name.
-    pub fn by_name(name: &str) -> Result<Self, FsError> {
-        match name {
-            "victim" => Ok(Self::Victim),
-            "need-ssr" => Ok(Self::NeedSsr),
-            other => Err(FsError::InvalidArgument(format!(
-                "threaded-logging trigger '{other}': victim or need-ssr"
-            ))),
-        }
-    }
 }
 
 /// The sections `mkfs.f2fs` reserves on a main area of `sections` zone-sized sections:
@@ -171,7 +135,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         &self,
         lifetime: Lifetime,
     ) -> Result<Option<u32>, FsError> {
-        if !self.opts.threaded_logging || self.dev.capabilities().in_device_copy.is_none() {
+        if !self.opts.znsplus.threaded_logging || self.dev.capabilities().in_device_copy.is_none() {
             return Ok(None);
         }
         let block = self.block;
@@ -211,7 +175,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 return Ok(None);
             }
             let mut forced = false;
-            if self.opts.threaded_trigger == ThreadedTrigger::NeedSsr {
+            if self.opts.znsplus.threaded_trigger == ThreadedTrigger::NeedSsr {
                 let free = s.free_zones();
                 let reserved = f2fs_reserved_sections(s.zones.len() as u64);
                 if !need_ssr(free, reserved) {
@@ -219,7 +183,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 }
                 forced = ssr_without_cost_rule(free, reserved);
             }
-            let min_garbage = u64::from(self.opts.threaded_min_garbage_pct);
+            let min_garbage = u64::from(self.opts.znsplus.threaded_min_garbage_pct);
             let candidate = s.threaded_candidate(block, min_garbage);
             let tl_live = candidate
                 .as_ref()

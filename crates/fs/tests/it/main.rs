@@ -20,6 +20,7 @@ mod page_cache_never_returns_stale_data;
 mod power_loss_at_random_times;
 mod rename_over_a_file_survives_power_loss_at_every_instant;
 mod selective_allocation_puts_deep_ssts_in_subzones;
+mod the_core_layer_names_no_feature_folder;
 mod threaded_logging_waits_for_a_reclaim;
 mod znsplus_reclamation_keeps_every_file;
 mod zone_cleaning_blocks_jobs_while_it_runs;

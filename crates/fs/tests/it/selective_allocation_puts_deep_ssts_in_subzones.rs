@@ -11,8 +11,8 @@ use std::sync::Arc;
 use zonedb_device::splitzns::{SplitZnsConfig, SubzoneState};
 use zonedb_device::{SimDevice, SimDeviceSpec, SubzoneId, ZoneState, ZonedDevice};
 use zonedb_env::{SimConfig, SimEnv};
-use zonedb_fs::placement::selective::Selective;
 use zonedb_fs::placement::{Lifetime, SstContext};
+use zonedb_fs::split::selective::Selective;
 use zonedb_fs::{FsOptions, ZoneFs};
 
 type Dev = SimDevice<SimEnv>;

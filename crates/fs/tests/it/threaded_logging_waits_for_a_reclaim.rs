@@ -64,7 +64,10 @@ fn threaded_logging_waits_for_the_cleaners_trigger() {
             zone_copy: ZoneCopy::Izc {
                 copyback_aware: true,
             },
-            threaded_logging: true,
+            znsplus: zonedb_fs::ZnsPlusOptions {
+                threaded_logging: true,
+                ..zonedb_fs::ZnsPlusOptions::default()
+            },
             ..FsOptions::default()
         };
         let fs: Fs = ZoneFs::mount(e2, dev.clone(), opts).await.unwrap();

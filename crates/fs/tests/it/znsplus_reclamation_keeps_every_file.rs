@@ -67,8 +67,11 @@ fn churn_full(copy: ZoneCopy, threaded_logging: bool, min_garbage_pct: u32, seed
             cleaner: zonedb_fs::cleaning::by_name("greedy", 90).unwrap(),
             cleaning_interval_ns: 0,
             zone_copy: copy,
-            threaded_logging,
-            threaded_min_garbage_pct: min_garbage_pct,
+            znsplus: zonedb_fs::ZnsPlusOptions {
+                threaded_logging,
+                threaded_min_garbage_pct: min_garbage_pct,
+                ..zonedb_fs::ZnsPlusOptions::default()
+            },
             ..FsOptions::default()
         };
         let fs = ZoneFs::mount(e2, dev.clone(), opts).await.unwrap();

@@ -215,15 +215,14 @@ pub fn flatten_znsplus(
             out.insert("fs.zone_copy".into(), format!("{:?}", fs.zone_copy));
             out.insert(
                 "fs.threaded_logging".into(),
-                fs.threaded_logging.to_string(),
+                fs.znsplus.threaded_logging.to_string(),
             );
             out.insert(
                 "fs.threaded_trigger".into(),
-                fs.threaded_trigger.name().to_owned(),
+                fs.znsplus.threaded_trigger.name().to_owned(),
             );
             fs.zone_copy = zonedb_fs::ZoneCopy::Host;
-            fs.threaded_logging = false;
-            fs.threaded_trigger = zonedb_fs::cleaning::threaded::ThreadedTrigger::default();
+            fs.znsplus = zonedb_fs::ZnsPlusOptions::default();
             out.insert(
                 "fs.rest".into(),
                 format!(

@@ -36,7 +36,10 @@ fn fs_options(copyback_aware: bool) -> FsOptions {
     FsOptions {
         cleaner: zonedb_fs::cleaning::by_name("greedy", 40).unwrap(),
         zone_copy: ZoneCopy::Izc { copyback_aware },
-        threaded_logging: true,
+        znsplus: zonedb_fs::ZnsPlusOptions {
+            threaded_logging: true,
+            ..zonedb_fs::ZnsPlusOptions::default()
+        },
         cleaning_interval_ns: 50_000_000,
         ..common::fs_options()
     }

@@ -10,15 +10,14 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use zonedb_device::Tier;
 
-use super::hhzs::Tiering;
-use super::migration::{Migration, MigrationSettings, plan};
+use super::migration::{Migration, MigrationSettings, Tiering, plan};
 use super::tracker::Tracker;
 use super::{HybridScheme, Target, migration_snapshot};
 use crate::hints::Hint;
-use crate::placement::{
-    AllocView, HybridContext, NewSst, PlacementDecision, PlacementPolicy, PlacementRequest,
-    SstContext, TreeView,
+use crate::placement::policy::{
+    AllocView, HybridContext, PlacementDecision, PlacementPolicy, PlacementRequest, SstContext,
 };
+use crate::placement::{NewSst, TreeView};
 
 /// `Bh`: levels below `h` on the SSD; with `migration`, `Bh+M`.
 #[derive(Debug, Default)]

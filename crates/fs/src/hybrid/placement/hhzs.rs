@@ -20,14 +20,15 @@ use zonedb_device::Tier;
 
 use std::collections::BTreeMap;
 
+pub use super::migration::Tiering;
 use super::migration::{Migration, MigrationSettings, plan};
 use super::tracker::{LEVELS, Tracker};
 use super::{HybridScheme, Target, migration_snapshot, reserved_log_zones, tier_zones};
 use crate::hints::Hint;
-use crate::placement::{
-    AllocView, HybridContext, NewSst, PlacementDecision, PlacementPolicy, PlacementRequest,
-    SstContext, TreeView,
+use crate::placement::policy::{
+    AllocView, HybridContext, PlacementDecision, PlacementPolicy, PlacementRequest, SstContext,
 };
+use crate::placement::{NewSst, TreeView};
 
 /// Placement names: placement only (`P`), with migration (`P+M`), the whole design
 /// (`P+M+C`, HHZS).
@@ -65,15 +66,6 @@ impl Default for HhzsConfig {
             compaction_demand: true,
         }
     }
-}
-
-/// The tiering level and its SSD reservation (§3.3 steps 2 and 3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Tiering {
-    /// `t` (`LEVELS` when every level fits on the SSD).
-    pub level: u32,
-    /// SSD zones `L_t` may hold.
-    pub reserved: u64,
 }
 
 /// Step 2 and 3 over the allocated zones `a`, the demand `d` and `c_ssd` SSD zones.

@@ -14,7 +14,15 @@
 
 use zonedb_device::Tier;
 
-use super::hhzs::Tiering;
+/// The tiering level and its SSD reservation (§3.3 steps 2 and 3), as
+/// [`super::hhzs::tiering`] computes it and the migration decisions take it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tiering {
+    /// `t` (`LEVELS` when every level fits on the SSD).
+    pub level: u32,
+    /// SSD zones `L_t` may hold.
+    pub reserved: u64,
+}
 
 /// How a policy's migration runs.
 #[derive(Debug, Clone, Copy, PartialEq)]

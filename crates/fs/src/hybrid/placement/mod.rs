@@ -21,7 +21,7 @@ pub mod tracker;
 use zonedb_device::{HybridLayout, Tier};
 
 use crate::placement::lifetime::Liza;
-use crate::placement::{
+use crate::placement::policy::{
     AllocView, HybridContext, IoType, Placement, PlacementDecision, PlacementPolicy,
     PlacementRequest, ZoneView,
 };
@@ -334,7 +334,7 @@ mod tests {
     use super::basic::Basic;
     use super::hhzs::Hhzs;
     use super::*;
-    use crate::placement::{Lifetime, SstContext};
+    use crate::placement::policy::{Lifetime, SstContext};
 
     const SSD_CAP: u64 = 1000;
     const HDD_CAP: u64 = 250;

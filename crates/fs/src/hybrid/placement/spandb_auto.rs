@@ -16,10 +16,10 @@ use std::sync::{Mutex, PoisonError};
 use zonedb_device::Tier;
 
 use super::{HybridScheme, Target, tier_zones};
-use crate::placement::{
-    AllocView, HybridContext, NewSst, PlacementDecision, PlacementPolicy, PlacementRequest,
-    SstContext, TreeView,
+use crate::placement::policy::{
+    AllocView, HybridContext, PlacementDecision, PlacementPolicy, PlacementRequest, SstContext,
 };
+use crate::placement::{NewSst, TreeView};
 
 /// Placement name.
 pub const NAME: &str = "spandb-auto";

@@ -172,7 +172,7 @@ impl Tracker {
 mod tests {
     use super::*;
     use crate::hints::LevelFiles;
-    use crate::placement::Lifetime;
+    use crate::placement::policy::Lifetime;
 
     fn created(number: u64, level: u32, job: u64) -> Hint {
         Hint::FileCreated {

@@ -6,7 +6,7 @@
 //! copyback-aware destinations: CAB), `ZNS+` (IZC with CAB and threaded logging) and `ZNS+/CUB`
 //! (IZC without copyback-aware destinations, threaded logging); and `ZNS+/need_SSR`, ZNS+ with
 //! the artifact's F2FS trigger besides (threaded logging only near F2FS's reserve,
-//! [`zonedb_fs::cleaning::threaded::ThreadedTrigger::NeedSsr`]). Every scheme runs on the same
+//! [`zonedb_fs::ThreadedTrigger::NeedSsr`]). Every scheme runs on the same
 //! ZNS+ device; only the zone layer's options differ.
 //!
 //! Experiments:
@@ -46,7 +46,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde::{Deserialize, Serialize};
 use zonedb_device::SimDeviceSpec;
 use zonedb_device::flash::{ZnsPlusConfig, ZnsPlusStats};
-use zonedb_fs::cleaning::threaded::ThreadedTrigger;
+use zonedb_fs::ThreadedTrigger;
 use zonedb_fs::{FsOptions, FsStats, ZoneCopy};
 
 use super::ReproScale;
@@ -209,7 +209,7 @@ mod tests {
                 copyback_aware: false
             }
         );
-        assert!(opts.threaded_logging);
+        assert!(opts.znsplus.threaded_logging);
         assert!(fill.options().elide);
         let Work::Engine(ycsb) = work("ZNS+", "ycsb-a") else {
             panic!("an engine run");

@@ -153,8 +153,11 @@ impl FillDeleteRun {
             } else {
                 ZoneCopy::Host
             },
-            threaded_logging,
-            threaded_trigger: scheme_trigger(self.scheme),
+            znsplus: zonedb_fs::ZnsPlusOptions {
+                threaded_logging,
+                threaded_trigger: scheme_trigger(self.scheme),
+                ..zonedb_fs::ZnsPlusOptions::default()
+            },
             ..FsOptions::default()
         })
     }
