@@ -216,12 +216,12 @@ fn unbounded_scenario_and_sweep_files_exit_2_naming_the_key() {
         (
             "S.toml",
             "name = \"v\"\n[workload]\nvalue_size = 1000000000000\n".to_owned(),
-            "workload.value_size = 1000000000000: must be at most 67108864",
+            "workload.value_size: must be at most 67108864 (64 MiB), not 1000000000000",
         ),
         (
             "T.toml",
             "name = \"v\"\n[[workload.then]]\nvalue_size = 1000000000000\n".to_owned(),
-            "workload.then[0].value_size = 1000000000000",
+            "workload.then[0].value_size: must be at most 67108864 (64 MiB), not 1000000000000",
         ),
         (
             "N.toml",

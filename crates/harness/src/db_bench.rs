@@ -112,15 +112,19 @@ pub const MAX_THREADS: u32 = 1024;
 /// generated, batched and logged whole, and db_bench's value pool holds one).
 pub const MAX_VALUE_SIZE: usize = 64 << 20;
 
+/// `key` set to `v`, which is not `range` (`between 8 and 1048576`).
+fn out_of_range(key: String, v: &str, range: &str) -> HarnessError {
+    HarnessError::config(key, format!("must be {range}, not {v}"))
+}
+
 impl BenchConfig {
     /// Checks the settings, naming the flag and its range.
     ///
     /// # Errors
     /// [`HarnessError::Config`] for a value out of range.
     pub fn validate(&self) -> Result<(), HarnessError> {
-        self.check().map_err(|(flag, v, range)| {
-            HarnessError::Config(format!("--{flag} {v}: must be {range}"))
-        })
+        self.check()
+            .map_err(|(flag, v, range)| out_of_range(format!("--{flag}"), &v, range))
     }
 
     /// [`BenchConfig::validate`] for a scenario's workload section: names the key under
@@ -129,9 +133,8 @@ impl BenchConfig {
     /// # Errors
     /// [`HarnessError::Config`] for a value out of range.
     pub fn validate_in(&self, section: &str) -> Result<(), HarnessError> {
-        self.check().map_err(|(key, v, range)| {
-            HarnessError::Config(format!("{section}.{key} = {v}: must be {range}"))
-        })
+        self.check()
+            .map_err(|(key, v, range)| out_of_range(format!("{section}.{key}"), &v, range))
     }
 
     /// The first setting out of range: its name, value and what it must be.

@@ -54,10 +54,32 @@ pub enum HarnessError {
         /// The join error.
         source: JoinError,
     },
-    /// Bad configuration: a flag, scenario key, engine option or YCSB property out of range,
-    /// or a peer store that failed to open. Fix the setting the message names.
-    #[error("{0}")]
-    Config(String),
+    /// Bad configuration: a flag, scenario key, engine option, YCSB property, scheme or
+    /// study name out of range or unknown, a peer store (`rocksdb`, `fjall`) that failed, or
+    /// a file that is not what it should be (a report's `compare.json` that does not parse, a
+    /// plot that cannot be drawn: then `key` is the file's path). Fix the setting `key`
+    /// names as `problem` says.
+    #[error("{key}: {problem}")]
+    Config {
+        /// What the user must fix: a flag (`--num`), a scenario key (`fs.cleaner`), an engine
+        /// option, a YCSB property (`readproportion`), a scheme or study (`znsplus scheme`,
+        /// `rocksdb`), or a file's path.
+        key: String,
+        /// What is wrong with it (and what it accepts).
+        problem: String,
+    },
+    /// A file or directory (a report, plot, study cell, sweep result, or a scenario, sweep or
+    /// YCSB property file) could not be read or written. Check the path it names: that it
+    /// exists, is readable or writable, and that its file system has room; the I/O error is
+    /// the source.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or directory.
+        path: std::path::PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
     /// `--verify`: a read returned something the last acknowledged write did not leave. The
     /// store lost or mangled an acknowledged write: keep the database (`--db DIR`) and report
     /// it with the command line and seed.
@@ -152,6 +174,28 @@ impl std::fmt::Display for SpaceAtFailure {
 }
 
 impl HarnessError {
+    /// A [`HarnessError::Config`]: `key` (what the user must fix) and what is wrong with it.
+    pub fn config(key: impl Into<String>, problem: impl Into<String>) -> Self {
+        Self::Config {
+            key: key.into(),
+            problem: problem.into(),
+        }
+    }
+
+    /// The [`HarnessError::Io`] of an operation on `path`.
+    pub fn io(path: impl Into<std::path::PathBuf>) -> impl FnOnce(std::io::Error) -> Self {
+        let path = path.into();
+        move |source| Self::Io { path, source }
+    }
+
+    /// A plot at `path` that could not be drawn or written (the drawing library's error).
+    pub(crate) fn plot(path: &std::path::Path, e: &dyn std::fmt::Display) -> Self {
+        Self::config(
+            path.display().to_string(),
+            format!("cannot draw the plot: {e}"),
+        )
+    }
+
     /// A task's join error.
     pub fn task(task: &'static str) -> impl FnOnce(JoinError) -> Self {
         move |source| Self::Task { task, source }
@@ -202,5 +246,33 @@ mod tests {
             "sampler failed: JoinError { task: \"sampler\" }"
         );
         assert!(std::error::Error::source(&e).is_some());
+    }
+
+    #[test]
+    fn config_errors_name_the_key_and_the_problem() {
+        let e = HarnessError::config("--num", "must be at least 1, not 0");
+        assert_eq!(e.to_string(), "--num: must be at least 1, not 0");
+        let HarnessError::Config { key, problem } = &e else {
+            panic!("{e:?}");
+        };
+        assert_eq!(key, "--num");
+        assert_eq!(problem, "must be at least 1, not 0");
+        assert!(std::error::Error::source(&e).is_none());
+    }
+
+    #[test]
+    fn io_errors_keep_the_path_and_the_io_error_as_source() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let e = HarnessError::io("/nonexistent/cells")(io);
+        assert_eq!(e.to_string(), "/nonexistent/cells: no such file");
+        let source = std::error::Error::source(&e).expect("a source");
+        let io = source
+            .downcast_ref::<std::io::Error>()
+            .expect("the io::Error");
+        assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+        assert_eq!(
+            chain(&e),
+            ["/nonexistent/cells: no such file", "no such file"]
+        );
     }
 }

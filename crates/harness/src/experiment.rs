@@ -162,8 +162,9 @@ impl DeviceSpec {
 pub fn spec_of(s: &Scenario) -> Result<SimDeviceSpec, HarnessError> {
     match device_spec_of(s)? {
         DeviceSpec::One(spec) => Ok(spec),
-        DeviceSpec::Hybrid(_) => Err(HarnessError::Config(
-            "device.kind = \"hybrid\" has two devices: use device_spec_of".into(),
+        DeviceSpec::Hybrid(_) => Err(HarnessError::config(
+            "device.kind",
+            "\"hybrid\" has two devices: use device_spec_of",
         )),
     }
 }
@@ -181,8 +182,9 @@ pub fn device_spec_of(s: &Scenario) -> Result<DeviceSpec, HarnessError> {
     let d = &s.device;
     if d.kind.as_deref() != Some("hybrid") {
         if d.ssd.is_some() || d.hdd.is_some() {
-            return Err(HarnessError::Config(
-                "[device.ssd] and [device.hdd] are only for device.kind = \"hybrid\"".into(),
+            return Err(HarnessError::config(
+                "[device.ssd] and [device.hdd]",
+                "only for device.kind = \"hybrid\"",
             ));
         }
         return section_spec(d, "device").map(DeviceSpec::One);
@@ -206,22 +208,28 @@ pub fn device_spec_of(s: &Scenario) -> Result<DeviceSpec, HarnessError> {
         (d.znsplus.is_some(), "znsplus"),
     ];
     if let Some((_, key)) = own.iter().find(|(set, _)| *set) {
-        return Err(HarnessError::Config(format!(
-            "device.{key}: a hybrid device has no {key} of its own; set it in [device.ssd] or \
-             [device.hdd]"
-        )));
+        return Err(HarnessError::config(
+            format!("device.{key}"),
+            format!(
+                "a hybrid device has no {key} of its own; set it in [device.ssd] or [device.hdd]"
+            ),
+        ));
     }
     let part = |table: Option<&crate::scenario::DeviceSection>, name: &str, example: &str| {
         let t = table.ok_or_else(|| {
-            HarnessError::Config(format!(
-                "device.kind = \"hybrid\" needs a [device.{name}] table (e.g. profile = \
-                 \"{example}\", scale = \"1/64\")"
-            ))
+            HarnessError::config(
+                "device.kind",
+                format!(
+                    "\"hybrid\" needs a [device.{name}] table (e.g. profile = \"{example}\", \
+                     scale = \"1/64\")"
+                ),
+            )
         })?;
         if t.kind.is_some() || t.ssd.is_some() || t.hdd.is_some() || t.splitzns.is_some() {
-            return Err(HarnessError::Config(format!(
-                "[device.{name}] is one device: no kind, splitzns, ssd or hdd inside it"
-            )));
+            return Err(HarnessError::config(
+                format!("[device.{name}]"),
+                "one device: no kind, splitzns, ssd or hdd inside it",
+            ));
         }
         section_spec(t, &format!("device.{name}"))
     };
@@ -267,9 +275,10 @@ fn section_spec(
         }
     };
     if d.znsplus.is_some() && znsplus.is_none() {
-        return Err(HarnessError::Config(format!(
-            "[{what}.znsplus] is only for {what}.kind = \"znsplus\""
-        )));
+        return Err(HarnessError::config(
+            format!("[{what}.znsplus]"),
+            format!("only for {what}.kind = \"znsplus\""),
+        ));
     }
     Ok(SimDeviceSpec::new(&d.profile, &d.scale)
         .chips(d.chips)
@@ -613,7 +622,7 @@ fn engine_options_of(s: &Scenario) -> Result<zonedb_lsm::options::DbOptions, Har
 fn fs_options_of(s: &Scenario) -> Result<FsOptions, HarnessError> {
     Ok(FsOptions {
         cleaner: zonedb_fs::cleaning::by_name(&s.fs.cleaner, s.fs.gc_threshold)
-            .map_err(|e| HarnessError::Config(format!("fs.cleaner: {e}")))?,
+            .map_err(|e| HarnessError::config("fs.cleaner", e.to_string()))?,
         placement: s.fs.placement_policy(s.time_div()?)?,
         finish_threshold_pct: s.fs.finish_threshold,
         // Time constants shrink with the device, as sizes do (`fs.scale_time_constants`).
@@ -628,15 +637,16 @@ fn fs_options_of(s: &Scenario) -> Result<FsOptions, HarnessError> {
                 copyback_aware: s.fs.copyback_aware,
             },
             other => {
-                return Err(HarnessError::Config(format!(
-                    "fs.zone_copy '{other}': host or izc"
-                )));
+                return Err(HarnessError::config(
+                    "fs.zone_copy",
+                    format!("unknown '{other}'; known: host, izc"),
+                ));
             }
         },
         znsplus: zonedb_fs::ZnsPlusOptions {
             threaded_logging: s.fs.threaded_logging,
             threaded_trigger: zonedb_fs::ThreadedTrigger::by_name(&s.fs.threaded_trigger)
-                .map_err(|e| HarnessError::Config(format!("fs.threaded_trigger: {e}")))?,
+                .map_err(|e| HarnessError::config("fs.threaded_trigger", e.to_string()))?,
             ..zonedb_fs::ZnsPlusOptions::default()
         },
         ..FsOptions::default()
@@ -840,7 +850,10 @@ mod tests {
         // Refused when parsed, before any run.
         let bad = text.replace("writes = 3000", "writes = 0");
         let e = Scenario::configurations(&bad).unwrap_err().to_string();
-        assert!(e.contains("workload.then[0].writes = 0"), "{e}");
+        assert!(
+            e.contains("workload.then[0].writes: must be at least 1 (or absent: num), not 0"),
+            "{e}"
+        );
     }
 
     /// `[device] zone_size_mib` (and a `[[compare]]` override of it) resize zones at full
@@ -981,7 +994,7 @@ zone_count = 4000
         let e = err(&HYBRID.replace("kind = \"hybrid\"", "kind = \"zns\""));
         assert!(e.contains("only for device.kind = \"hybrid\""), "{e}");
         let e = err(&HYBRID.replace("zone_count = 4000", "zone_count = 4000\nkind = \"zns\""));
-        assert!(e.contains("[device.hdd] is one device"), "{e}");
+        assert!(e.contains("[device.hdd]: one device"), "{e}");
         let e = err(&HYBRID.replace("zone_count = 22", "zone_count = 0"));
         assert!(e.contains("zone_count 0"), "{e}");
     }

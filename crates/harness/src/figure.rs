@@ -313,8 +313,7 @@ fn legend_layout<'a>(texts: impl Iterator<Item = &'a str>, width: u32) -> (usize
 /// # Errors
 /// [`HarnessError::Config`] if it cannot be drawn or written.
 pub fn draw(path: &Path, fig: &Figure) -> Result<(), HarnessError> {
-    let err =
-        |e: &dyn std::fmt::Display| HarnessError::Config(format!("plot {}: {e}", path.display()));
+    let err = |e: &dyn std::fmt::Display| HarnessError::plot(path, e);
     let cols = fig.columns.clamp(1, fig.panels.len().max(1));
     let rows = fig.panels.len().div_ceil(cols).max(1);
     let width = fig.panel_size.0 * cols as u32;
@@ -643,8 +642,7 @@ where
 /// # Errors
 /// [`HarnessError::Config`] if it cannot be drawn or written.
 pub fn draw_bars(path: &Path, fig: &BarFigure) -> Result<BarsDrawn, HarnessError> {
-    let err =
-        |e: &dyn std::fmt::Display| HarnessError::Config(format!("plot {}: {e}", path.display()));
+    let err = |e: &dyn std::fmt::Display| HarnessError::plot(path, e);
     let all = || {
         fig.panels
             .iter()

@@ -25,7 +25,7 @@ use crate::db_bench::HarnessError;
 use crate::kv::{KvIter, KvStore};
 
 fn err(e: impl std::fmt::Display) -> HarnessError {
-    HarnessError::Config(format!("fjall: {e}"))
+    HarnessError::config("fjall", e.to_string())
 }
 
 /// A fjall database with one keyspace.
@@ -89,10 +89,7 @@ impl KvStore for FjallStore {
         for op in batch.ops() {
             let op = op?;
             if op.value_type == ValueType::ElidedValue {
-                return Err(HarnessError::Config(
-                    "elided values are ZoneDB's simulation only (run with --elide_values=false)"
-                        .into(),
-                ));
+                return Err(crate::kv::elided_values_refused());
             }
             if op.value_type == ValueType::Deletion {
                 b.remove(&self.ks, op.key);

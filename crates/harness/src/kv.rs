@@ -11,6 +11,15 @@ use zonedb_lsm::{Db, DbIter};
 
 use crate::db_bench::HarnessError;
 
+/// The error of a peer store (RocksDB, fjall) handed an elided value: elision is ZoneDB's
+/// simulation only.
+pub fn elided_values_refused() -> HarnessError {
+    HarnessError::config(
+        "--elide_values",
+        "elided values are ZoneDB's simulation only (run with --elide_values=false)",
+    )
+}
+
 /// A store the benchmarks run on.
 pub trait KvStore: Clone + Send + Sync + 'static {
     /// Its iterator.
@@ -36,8 +45,9 @@ pub trait KvStore: Clone + Send + Sync + 'static {
         async move {
             let mut value = Vec::with_capacity(len);
             if !regen.regenerate(desc, len, &mut value) {
-                return Err(HarnessError::Config(
-                    "an elided value its generator does not know".into(),
+                return Err(HarnessError::config(
+                    "--elide_values",
+                    "an elided value its generator does not know",
                 ));
             }
             self.put(key, &value).await

@@ -14,7 +14,7 @@ use crate::error::HarnessError;
 fn error(path: &Path, e: DeviceError) -> HarnessError {
     match e {
         DeviceError::LinkRefused { path } => HarnessError::LinkRefused { path },
-        DeviceError::Io(e) => HarnessError::Config(format!("{}: {e}", path.display())),
+        DeviceError::Io(e) => HarnessError::io(path)(e),
         e => HarnessError::Device(e),
     }
 }
@@ -22,8 +22,8 @@ fn error(path: &Path, e: DeviceError) -> HarnessError {
 /// Creates `path` (or truncates it) for writing, refusing a symbolic link at it.
 ///
 /// # Errors
-/// [`HarnessError::LinkRefused`] for a link, [`HarnessError::Config`] naming the file when
-/// it cannot be created.
+/// [`HarnessError::LinkRefused`] for a link, [`HarnessError::Io`] naming the file when it
+/// cannot be created.
 pub fn create(path: &Path) -> Result<File, HarnessError> {
     links::create_no_follow(path).map_err(|e| error(path, e))
 }

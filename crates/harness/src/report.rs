@@ -666,9 +666,13 @@ fn level_figure(runs: &[Run]) -> Figure {
 /// Renders an SVG chart to a PNG next to it at twice its size (text needs a system font;
 /// without one the PNG has the lines and no text).
 pub(crate) fn png_of(svg: &Path, fonts: &resvg::usvg::Options<'_>) -> Result<(), HarnessError> {
-    let err =
-        |e: &dyn std::fmt::Display| HarnessError::Config(format!("png {}: {e}", svg.display()));
-    let data = std::fs::read(svg).map_err(|e| err(&e))?;
+    let err = |e: &dyn std::fmt::Display| {
+        HarnessError::config(
+            svg.display().to_string(),
+            format!("cannot render as PNG: {e}"),
+        )
+    };
+    let data = std::fs::read(svg).map_err(HarnessError::io(svg))?;
     let tree = resvg::usvg::Tree::from_data(&data, fonts).map_err(|e| err(&e))?;
     let size = tree.size().to_int_size();
     let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width() * 2, size.height() * 2)
@@ -732,8 +736,8 @@ fn stall_s(x: &Point, _: Option<&Point>) -> f64 {
 /// ([`crate::output`]).
 ///
 /// # Errors
-/// [`HarnessError::Config`] when a file cannot be written, [`HarnessError::LinkRefused`]
-/// when one is a symbolic link.
+/// [`HarnessError::Io`] when a file cannot be written, [`HarnessError::LinkRefused`] when
+/// one is a symbolic link, [`HarnessError::Config`] when a plot cannot be drawn.
 pub fn write(
     dir: &Path,
     title: &str,
@@ -755,10 +759,8 @@ pub fn write_with_failures(
     host: &Value,
     failed: &[String],
 ) -> Result<String, HarnessError> {
-    let io = |e: std::io::Error| HarnessError::Config(format!("report in {}: {e}", dir.display()));
-    std::fs::create_dir_all(dir).map_err(io)?;
-    let mut configurations = serde_json::to_value(runs)
-        .map_err(|e| HarnessError::Config(format!("report JSON: {e}")))?;
+    std::fs::create_dir_all(dir).map_err(HarnessError::io(dir))?;
+    let mut configurations = serde_json::to_value(runs).map_err(|e| report_json(&e))?;
     // The phase boundaries the time-series plots mark (the run's phase marks are not part of
     // its JSON): one entry per benchmark.
     for (c, r) in configurations
@@ -787,32 +789,36 @@ pub fn write_with_failures(
     });
     output::write(
         &dir.join("compare.json"),
-        serde_json::to_string_pretty(&json).map_err(|e| HarnessError::Config(e.to_string()))?,
+        serde_json::to_string_pretty(&json).map_err(|e| report_json(&e))?,
     )?;
     render(dir, &json)
+}
+
+/// A report's JSON that does not convert (to or from the runs).
+fn report_json(e: &serde_json::Error) -> HarnessError {
+    HarnessError::config("report JSON", e.to_string())
 }
 
 /// Re-renders the report in `dir` from its `compare.json` (what `zonedb report DIR` does):
 /// `compare.md`, `compare.html`, `series-N.csv` and the plots; returns the Markdown.
 ///
 /// # Errors
-/// [`HarnessError::Config`] when `compare.json` cannot be read or parsed, or a file cannot be
-/// written.
+/// [`HarnessError::Io`] when `compare.json` cannot be read or a file cannot be written,
+/// [`HarnessError::Config`] naming it when it does not parse.
 pub fn rerender(dir: &Path) -> Result<String, HarnessError> {
     let path = dir.join("compare.json");
-    let text = crate::input::read_to_string(&path)
-        .map_err(|e| HarnessError::Config(format!("{}: {e}", path.display())))?;
+    let text = crate::input::read_to_string(&path).map_err(HarnessError::io(&path))?;
     let json: Value = serde_json::from_str(&text)
-        .map_err(|e| HarnessError::Config(format!("{}: {e}", path.display())))?;
+        .map_err(|e| HarnessError::config(path.display().to_string(), e.to_string()))?;
     if json
         .get("configurations")
         .and_then(Value::as_array)
         .is_none()
     {
-        return Err(HarnessError::Config(format!(
-            "{}: no \"configurations\" array (not a compare/run report)",
-            path.display()
-        )));
+        return Err(HarnessError::config(
+            path.display().to_string(),
+            "no \"configurations\" array (not a compare/run report)",
+        ));
     }
     render(dir, &json)
 }
@@ -822,8 +828,7 @@ pub fn rerender(dir: &Path) -> Result<String, HarnessError> {
 /// # Errors
 /// As [`write()`]; [`HarnessError::Config`] if the JSON is not a report's.
 pub fn render(dir: &Path, json: &Value) -> Result<String, HarnessError> {
-    let doc: Doc = serde_json::from_value(json.clone())
-        .map_err(|e| HarnessError::Config(format!("report JSON: {e}")))?;
+    let doc: Doc = serde_json::from_value(json.clone()).map_err(|e| report_json(&e))?;
     let runs = &doc.configurations;
     let title = doc.title.as_str();
     let tbl = table_of(runs);

@@ -29,7 +29,7 @@ use crate::db_bench::HarnessError;
 use crate::kv::{KvIter, KvStore};
 
 fn err(e: impl std::fmt::Display) -> HarnessError {
-    HarnessError::Config(format!("rocksdb: {e}"))
+    HarnessError::config("rocksdb", e.to_string())
 }
 
 /// A RocksDB database (its default column family).
@@ -90,10 +90,7 @@ impl KvStore for RocksStore {
         for op in batch.ops() {
             let op = op?;
             if op.value_type == ValueType::ElidedValue {
-                return Err(HarnessError::Config(
-                    "elided values are ZoneDB's simulation only (run with --elide_values=false)"
-                        .into(),
-                ));
+                return Err(crate::kv::elided_values_refused());
             }
             if op.value_type == ValueType::Deletion {
                 b.delete(op.key);

@@ -310,7 +310,7 @@ impl FsSection {
     ) -> Result<std::sync::Arc<dyn zonedb_fs::PlacementPolicy>, HarnessError> {
         use zonedb_fs::hybrid::placement::HybridSettings;
         use zonedb_fs::placement::registry::{self, PlacementSettings};
-        let bad = |e: String| HarnessError::Config(format!("fs.placement: {e}"));
+        let bad = |e: String| HarnessError::config("fs.placement", e);
         let entry = registry::entry(&self.placement).map_err(|e| bad(e.to_string()))?;
         if entry.pattern != registry::Pattern::Exact(zonedb_fs::split::selective::NAME)
             && (self.migration_rate_mib_s == 0 || self.migration_chunk_kib == 0)
@@ -512,7 +512,7 @@ impl WorkloadSection {
             ..self.clone()
         };
         let bad = |i: usize, e: &dyn std::fmt::Display| {
-            HarnessError::Config(format!("workload.then[{i}]: {e}"))
+            HarnessError::config(format!("workload.then[{i}]"), e.to_string())
         };
         let base = toml::Table::try_from(&first).map_err(|e| bad(0, &e))?;
         let mut out = vec![first.clone()];
@@ -543,7 +543,7 @@ impl WorkloadSection {
     pub fn ycsb_phases(&self) -> Result<Vec<crate::ycsb::workload::CoreWorkload>, HarnessError> {
         let mut out = vec![self.ycsb_workload()?];
         for (i, over) in self.then.iter().enumerate() {
-            let bad = |e: String| HarnessError::Config(format!("workload.then[{i}]: {e}"));
+            let bad = |e: String| HarnessError::config(format!("workload.then[{i}]"), e);
             let (1, Some(toml::Value::Table(props))) = (over.len(), over.get("ycsb")) else {
                 return Err(bad(
                     "with kind = \"ycsb\" a then table holds only a ycsb table".into(),
@@ -567,12 +567,13 @@ impl WorkloadSection {
     /// The YCSB workload this section describes (`kind = "ycsb"`).
     ///
     /// # Errors
-    /// [`HarnessError::Config`] for an unreadable file or bad properties.
+    /// [`HarnessError::Io`] for an unreadable `ycsb_file`, [`HarnessError::Config`] for bad
+    /// properties.
     pub fn ycsb_workload(&self) -> Result<crate::ycsb::workload::CoreWorkload, HarnessError> {
         let mut props = match &self.ycsb_file {
             Some(f) => crate::ycsb::workload::parse_properties(
                 &crate::input::read_to_string(std::path::Path::new(f))
-                    .map_err(|e| HarnessError::Config(format!("workload.ycsb_file {f}: {e}")))?,
+                    .map_err(HarnessError::io(f))?,
             ),
             None => std::collections::BTreeMap::new(),
         };
@@ -592,11 +593,10 @@ impl WorkloadSection {
     /// [`HarnessError::Config`] naming an unknown benchmark.
     pub fn benchmark_list(&self) -> Result<Vec<Benchmark>, HarnessError> {
         Benchmark::parse_list(&self.benchmarks).map_err(|e| {
-            HarnessError::Config(format!(
-                "workload.benchmarks: unknown '{}'; known: {}",
-                e.0,
-                BENCHMARKS.join(", ")
-            ))
+            HarnessError::config(
+                "workload.benchmarks",
+                format!("unknown '{}'; known: {}", e.0, BENCHMARKS.join(", ")),
+            )
         })
     }
 }
@@ -681,7 +681,7 @@ impl Scenario {
     /// # Errors
     /// [`HarnessError::Config`] naming the problem (TOML syntax, unknown keys, bad values).
     pub fn configurations(text: &str) -> Result<Vec<Self>, HarnessError> {
-        let bad = |e: &dyn std::fmt::Display| HarnessError::Config(format!("scenario: {e}"));
+        let bad = |e: &dyn std::fmt::Display| HarnessError::config("scenario", e.to_string());
         let table: toml::Table = toml::from_str(text).map_err(|e| bad(&e))?;
         let base: Self = table.clone().try_into().map_err(|e| bad(&e))?;
         base.check()?;
@@ -709,10 +709,9 @@ impl Scenario {
     /// # Errors
     /// [`HarnessError::Config`] for unknown or bad options.
     pub fn db_options(&self) -> Result<zonedb_lsm::options::DbOptions, HarnessError> {
-        let text = toml::to_string(&self.engine)
-            .map_err(|e| HarnessError::Config(format!("engine options: {e}")))?;
-        zonedb_lsm::options::DbOptions::from_toml(&text)
-            .map_err(|e| HarnessError::Config(format!("engine options: {e}")))
+        let bad = |e: &dyn std::fmt::Display| HarnessError::config("engine options", e.to_string());
+        let text = toml::to_string(&self.engine).map_err(|e| bad(&e))?;
+        zonedb_lsm::options::DbOptions::from_toml(&text).map_err(|e| bad(&e))
     }
 
     /// The divisor of the zone layer's and policies' time constants: N of the device's
@@ -744,16 +743,19 @@ impl Scenario {
         // The name labels reports, tables and file names: no control characters (a NUL once
         // failed only when the report was written, after the run).
         if let Some(c) = self.name.chars().find(|c| c.is_control()) {
-            return Err(HarnessError::Config(format!(
-                "name {:?}: contains the control character U+{:04X}; names label reports and files",
-                self.name,
-                u32::from(c)
-            )));
+            return Err(HarnessError::config(
+                "name",
+                format!(
+                    "{:?} contains the control character U+{:04X}; names label reports and files",
+                    self.name,
+                    u32::from(c)
+                ),
+            ));
         }
         self.db_options()?;
         self.fs.placement_policy(self.time_div()?)?;
         zonedb_fs::cleaning::by_name(&self.fs.cleaner, self.fs.gc_threshold)
-            .map_err(|e| HarnessError::Config(format!("fs.cleaner: {e}")))?;
+            .map_err(|e| HarnessError::config("fs.cleaner", e.to_string()))?;
         match self.workload.kind.as_str() {
             "db_bench" => {}
             "ycsb" => {
@@ -761,9 +763,10 @@ impl Scenario {
                 return self.check_sampling();
             }
             other => {
-                return Err(HarnessError::Config(format!(
-                    "workload.kind '{other}': db_bench or ycsb"
-                )));
+                return Err(HarnessError::config(
+                    "workload.kind",
+                    format!("unknown '{other}'; known: db_bench, ycsb"),
+                ));
             }
         }
         self.workload.benchmark_list()?;
@@ -779,9 +782,7 @@ impl Scenario {
 
     fn check_sampling(&self) -> Result<(), HarnessError> {
         if self.sample_interval_ms == 0 {
-            return Err(HarnessError::Config(
-                "sample_interval_ms must be > 0".into(),
-            ));
+            return Err(HarnessError::config("sample_interval_ms", "must be > 0"));
         }
         Ok(())
     }

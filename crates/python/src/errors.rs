@@ -114,7 +114,10 @@ fn harness_kind(e: &HarnessError) -> Option<LsmErrorKind> {
         HarnessError::Lsm(e) | HarnessError::OutOfSpace { source: e, .. } => e.kind(),
         HarnessError::Fs(e) => fs_kind(e),
         HarnessError::Device(e) => device_kind(e),
-        HarnessError::Config(_) | HarnessError::LinkRefused { .. } => LsmErrorKind::InvalidArgument,
+        HarnessError::Config { .. } | HarnessError::LinkRefused { .. } => {
+            LsmErrorKind::InvalidArgument
+        }
+        HarnessError::Io { .. } => LsmErrorKind::Io,
         _ => return None,
     })
 }

@@ -96,7 +96,8 @@ impl CellCache {
     /// killed study leaves no half file).
     ///
     /// # Errors
-    /// [`HarnessError::Config`] when the folder or the file cannot be written.
+    /// [`HarnessError::Io`] when the folder or the file cannot be written;
+    /// [`HarnessError::Config`] naming the file when the outcome does not serialize.
     pub fn store<T: Serialize>(
         &self,
         stem: &str,
@@ -104,15 +105,17 @@ impl CellCache {
         outcome: Result<&T, &str>,
         sim_ops: u64,
     ) -> Result<(), HarnessError> {
-        let io = |e: &dyn std::fmt::Display| {
-            HarnessError::Config(format!("study cells {}: {e}", self.dir.display()))
-        };
-        std::fs::create_dir_all(&self.dir).map_err(|e| io(&e))?;
-        let text = stored_text(key, outcome, sim_ops).map_err(|e| io(&e))?;
+        std::fs::create_dir_all(&self.dir).map_err(HarnessError::io(&self.dir))?;
         let path = self.path(stem);
+        let text = stored_text(key, outcome, sim_ops).map_err(|e| {
+            HarnessError::config(
+                path.display().to_string(),
+                format!("the study cell does not serialize: {e}"),
+            )
+        })?;
         let tmp = self.dir.join(format!(".{stem}.json.tmp"));
         crate::output::write(&tmp, text)?;
-        std::fs::rename(&tmp, &path).map_err(|e| io(&e))
+        std::fs::rename(&tmp, &path).map_err(HarnessError::io(&path))
     }
 }
 
@@ -126,7 +129,7 @@ impl CellCache {
 /// never stored), or a serialization failure.
 pub fn run_cell(scenario: &Scenario, key: &str, measured: bool) -> Result<String, HarnessError> {
     let to_text = |r: serde_json::Result<String>| {
-        r.map_err(|e| HarnessError::Config(format!("study cell: {e}")))
+        r.map_err(|e| HarnessError::config("study cell", e.to_string()))
     };
     match crate::experiment::run(scenario) {
         Ok(r) => to_text(stored_text(

@@ -70,9 +70,10 @@ impl Form {
         match s {
             "code" => Ok(Self::Code),
             "text" => Ok(Self::Text),
-            other => Err(HarnessError::Config(format!(
-                "form '{other}': code or text"
-            ))),
+            other => Err(HarnessError::config(
+                "form",
+                format!("unknown '{other}'; known: code, text"),
+            )),
         }
     }
 }

@@ -40,8 +40,9 @@ pub(crate) fn study_base(
             Scenario::base(SAME_ZONE_BASE)?.with(scaled(scale, seed, (64, 64, 256))?)
         }
         StudyId::Oaza => Scenario::base(OAZA_BASE)?.with(scaled(scale, seed, (64, 32, 256))?),
-        StudyId::SplitZns | StudyId::Hhzs => Err(HarnessError::Config(
-            "the splitzns and hhzs studies build their own scenarios".into(),
+        StudyId::SplitZns | StudyId::Hhzs => Err(HarnessError::config(
+            "study",
+            "the splitzns and hhzs studies build their own scenarios",
         )),
     }
 }
@@ -96,10 +97,7 @@ pub(crate) fn cells(
         .iter()
         .find(|w| !workloads.contains(&w.as_str()))
     {
-        return Err(HarnessError::Config(format!(
-            "workload '{w}'; known: {}",
-            workloads.join(", ")
-        )));
+        return Err(super::unknown_workload(w, &workloads));
     }
     for &seed in &plan.seeds {
         let base = study_base(study, scale, seed)?;

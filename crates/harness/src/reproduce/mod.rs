@@ -88,9 +88,10 @@ impl ReproScale {
             "small" => Ok(Self::Small),
             "paper" => Ok(Self::Paper),
             "tiny" => Ok(Self::Tiny),
-            other => Err(HarnessError::Config(format!(
-                "scale '{other}': small, paper or tiny"
-            ))),
+            other => Err(HarnessError::config(
+                "--scale",
+                format!("unknown '{other}'; known: small, paper, tiny"),
+            )),
         }
     }
 
@@ -178,6 +179,14 @@ impl Cell {
             rest.replace(' ', "-")
         ))
     }
+}
+
+/// A `--workloads` entry not among the study's `known` workloads.
+pub(crate) fn unknown_workload(w: &str, known: &[&str]) -> HarnessError {
+    HarnessError::config(
+        "--workloads",
+        format!("unknown '{w}'; known: {}", known.join(", ")),
+    )
 }
 
 /// `name` as a file stem: anything but ASCII letters, digits, `.` and `-` as `_`.

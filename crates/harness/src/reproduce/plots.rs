@@ -178,9 +178,10 @@ pub fn render_tagged(dir: &Path, j: &Value, tag: Option<&str>) -> Result<Vec<Dra
         Some("hhzs") => super::hhzs::draw::draw(&mut out, j)?,
         Some("znsplus") => super::znsplus::draw::draw(&mut out, j)?,
         other => {
-            return Err(HarnessError::Config(format!(
-                "no figures for study {other:?}"
-            )));
+            return Err(HarnessError::config(
+                "study",
+                format!("no figures for {other:?}"),
+            ));
         }
     }
     Ok(out.drawn)

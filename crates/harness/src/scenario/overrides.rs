@@ -51,7 +51,8 @@ fn set_key<T: serde::Serialize + serde::de::DeserializeOwned>(
     key: &str,
     value: toml::Value,
 ) -> Result<T, HarnessError> {
-    let bad = |e: &dyn std::fmt::Display| HarnessError::Config(format!("{what}.{key}: {e}"));
+    let bad =
+        |e: &dyn std::fmt::Display| HarnessError::config(format!("{what}.{key}"), e.to_string());
     let mut table = toml::Table::try_from(section).map_err(|e| bad(&e))?;
     table.insert(key.to_owned(), value);
     T::deserialize(toml::Value::Table(table)).map_err(|e| bad(&e))
@@ -64,7 +65,10 @@ impl Override {
     /// [`HarnessError::Config`] if `value` does not fit TOML's 64-bit signed integers.
     pub fn engine_int(name: &str, value: u64) -> Result<Self, HarnessError> {
         let v = i64::try_from(value).map_err(|_| {
-            HarnessError::Config(format!("engine.{name} = {value}: too large for TOML"))
+            HarnessError::config(
+                format!("engine.{name}"),
+                format!("{value} is too large for TOML"),
+            )
         })?;
         Ok(Self::Engine(name.to_owned(), toml::Value::Integer(v)))
     }
@@ -109,7 +113,7 @@ impl Scenario {
         let mut s = Self::configurations(text)?
             .into_iter()
             .next()
-            .ok_or_else(|| HarnessError::Config("empty scenario".into()))?;
+            .ok_or_else(|| HarnessError::config("scenario", "empty"))?;
         s.compare.clear();
         Ok(s)
     }

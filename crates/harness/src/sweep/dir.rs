@@ -20,8 +20,9 @@ use super::results::{self, Row};
 use super::{SweepRun, SweepSpec};
 use crate::db_bench::HarnessError;
 
-fn io(path: &Path, e: impl std::fmt::Display) -> HarnessError {
-    HarnessError::Config(format!("sweep results {}: {e}", path.display()))
+/// A results file or directory that is not what it should be.
+fn bad(path: &Path, problem: impl std::fmt::Display) -> HarnessError {
+    HarnessError::config(path.display().to_string(), problem.to_string())
 }
 
 /// A results directory and the sweep it holds.
@@ -52,23 +53,25 @@ impl SweepDir {
     ///
     /// # Errors
     /// [`HarnessError::Config`]: the directory holds a different sweep's plan (use another
-    /// directory or delete it), or cannot be written.
+    /// directory or delete it); [`HarnessError::Io`]: it cannot be written.
     pub fn open(root: &Path, spec: SweepSpec) -> Result<Self, HarnessError> {
         let runs = spec.runs()?;
-        std::fs::create_dir_all(root.join("runs")).map_err(|e| io(root, e))?;
+        let runs_dir = root.join("runs");
+        std::fs::create_dir_all(&runs_dir).map_err(HarnessError::io(runs_dir))?;
         let plan = serde_json::json!({ "sweep": spec.name, "runs": runs });
         let plan_path = root.join("plan.json");
         if let Ok(old) = std::fs::read_to_string(&plan_path) {
-            let old: Value = serde_json::from_str(&old).map_err(|e| io(&plan_path, e))?;
+            let old: Value = serde_json::from_str(&old)
+                .map_err(|e| bad(&plan_path, format!("not a sweep's plan: {e}")))?;
             if old != plan {
-                return Err(io(
+                return Err(bad(
                     root,
                     "holds the results of a different sweep (another grid, seeds or base \
                      scenario); use another --out directory or delete this one",
                 ));
             }
         }
-        let text = serde_json::to_string_pretty(&plan).map_err(|e| io(&plan_path, e))?;
+        let text = serde_json::to_string_pretty(&plan).map_err(|e| bad(&plan_path, e))?;
         write_whole(&plan_path, &text)?;
         Ok(Self {
             root: root.to_owned(),
@@ -114,16 +117,16 @@ impl SweepDir {
     /// Stores `run`'s JSON (`zonedb run --json`'s output).
     ///
     /// # Errors
-    /// [`HarnessError::Config`]: an unknown run, text that is not a run's JSON, or a write
-    /// error.
+    /// [`HarnessError::Config`]: an unknown run or text that is not a run's JSON;
+    /// [`HarnessError::Io`]: a write error.
     pub fn record(&self, run: &str, json_text: &str) -> Result<(), HarnessError> {
         if !self.runs.iter().any(|r| r.run == run) {
-            return Err(io(&self.root, format!("no run '{run}' in this sweep")));
+            return Err(bad(&self.root, format!("no run '{run}' in this sweep")));
         }
         let v: Value = serde_json::from_str(json_text)
-            .map_err(|e| io(&self.result_path(run), format!("not a run's JSON: {e}")))?;
+            .map_err(|e| bad(&self.result_path(run), format!("not a run's JSON: {e}")))?;
         if v["configurations"][0].is_null() {
-            return Err(io(
+            return Err(bad(
                 &self.result_path(run),
                 "no \"configurations\" in the JSON",
             ));
@@ -143,7 +146,9 @@ impl SweepDir {
     /// Writes `runs.parquet`, the summaries and the plots from the results present.
     ///
     /// # Errors
-    /// [`HarnessError::Config`] if a file cannot be written.
+    /// [`HarnessError::Io`] (or [`HarnessError::LinkRefused`]) if a file cannot be written;
+    /// [`HarnessError::Config`] naming `runs.parquet` or a plot the writer or the drawing
+    /// failed on.
     pub fn finish(&self) -> Result<SweepOutcome, HarnessError> {
         let mut rows = Vec::new();
         let mut failed = Vec::new();
@@ -177,8 +182,9 @@ impl SweepDir {
             &summaries,
             &failed,
         );
-        let text = serde_json::to_string_pretty(&summary).map_err(|e| io(&self.root, e))?;
-        write_whole(&self.root.join("summary.json"), &text)?;
+        let summary_path = self.root.join("summary.json");
+        let text = serde_json::to_string_pretty(&summary).map_err(|e| bad(&summary_path, e))?;
+        write_whole(&summary_path, &text)?;
         write_whole(
             &self.root.join("summary.csv"),
             &results::summary_csv(&summaries),
@@ -208,7 +214,7 @@ impl SweepDir {
 fn write_whole(path: &Path, text: &str) -> Result<(), HarnessError> {
     let tmp = path.with_extension("tmp");
     crate::output::write(&tmp, text)?;
-    std::fs::rename(&tmp, path).map_err(|e| io(path, e))
+    std::fs::rename(&tmp, path).map_err(HarnessError::io(path))
 }
 
 #[cfg(test)]

@@ -34,7 +34,7 @@ use crate::scenario::{Scenario, merge_tables};
 pub const MAX_RUNS: u64 = 10_000;
 
 fn bad(what: impl std::fmt::Display) -> HarnessError {
-    HarnessError::Config(format!("sweep: {what}"))
+    HarnessError::config("sweep", what.to_string())
 }
 
 /// A parsed sweep file.
@@ -106,7 +106,7 @@ impl SweepSpec {
     ///
     /// # Errors
     /// [`HarnessError::Config`] naming the problem: TOML syntax, unknown keys, an empty grid
-    /// axis, an unreadable or invalid base scenario.
+    /// axis, an invalid base scenario; [`HarnessError::Io`] for an unreadable one.
     pub fn parse(text: &str, dir: &Path) -> Result<Self, HarnessError> {
         let mut t: toml::Table = toml::from_str(text).map_err(bad)?;
         let name = match t.remove("name") {
@@ -117,10 +117,10 @@ impl SweepSpec {
         let mut base: toml::Table = match t.remove("scenario") {
             Some(toml::Value::String(p)) => {
                 let path = dir.join(&p);
-                let text = crate::input::read_to_string(&path)
-                    .map_err(|e| bad(format!("scenario {}: {e}", path.display())))?;
-                toml::from_str(&text)
-                    .map_err(|e| bad(format!("scenario {}: {e}", path.display())))?
+                let text = crate::input::read_to_string(&path).map_err(HarnessError::io(&path))?;
+                toml::from_str(&text).map_err(|e| {
+                    HarnessError::config(path.display().to_string(), format!("not a scenario: {e}"))
+                })?
             }
             Some(toml::Value::Table(s)) => s,
             Some(v) => return Err(bad(format!("scenario = {v}: a path or a table"))),
@@ -188,8 +188,7 @@ impl SweepSpec {
     /// # Errors
     /// As [`SweepSpec::parse`]; an unreadable file.
     pub fn load(path: &Path) -> Result<Self, HarnessError> {
-        let text = crate::input::read_to_string(path)
-            .map_err(|e| bad(format!("{}: {e}", path.display())))?;
+        let text = crate::input::read_to_string(path).map_err(HarnessError::io(path))?;
         Self::parse(&text, path.parent().unwrap_or(Path::new(".")))
     }
 

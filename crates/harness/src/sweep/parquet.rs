@@ -14,10 +14,6 @@ use parquet::schema::types::Type;
 use super::results::{Row, metric_names};
 use crate::db_bench::HarnessError;
 
-fn err(e: impl std::fmt::Display) -> HarnessError {
-    HarnessError::Config(format!("runs.parquet: {e}"))
-}
-
 /// One column's values.
 enum Column {
     Text(Vec<String>),
@@ -28,13 +24,20 @@ enum Column {
 /// Writes `rows` of sweep `name` to `path`.
 ///
 /// # Errors
-/// [`HarnessError::Config`] if the file cannot be written.
+/// [`HarnessError::Io`] or [`HarnessError::LinkRefused`] if the file cannot be created;
+/// [`HarnessError::Config`] naming it if the Parquet writer fails.
 pub fn write(
     path: &Path,
     name: &str,
     grid_keys: &[String],
     rows: &[Row],
 ) -> Result<(), HarnessError> {
+    let err = |e: &dyn std::fmt::Display| {
+        HarnessError::config(
+            path.display().to_string(),
+            format!("cannot write the Parquet file: {e}"),
+        )
+    };
     let text = |f: &dyn Fn(&Row) -> String| Column::Text(rows.iter().map(f).collect());
     let mut cols: Vec<(String, Column)> = vec![
         ("sweep".into(), text(&|_| name.to_owned())),
@@ -79,44 +82,44 @@ pub fn write(
                 Column::Double(_) => Type::primitive_type_builder(n, PhysicalType::DOUBLE)
                     .with_repetition(Repetition::OPTIONAL),
             };
-            b.build().map(Arc::new).map_err(err)
+            b.build().map(Arc::new).map_err(|e| err(&e))
         })
         .collect::<Result<_, _>>()?;
     let schema = Type::group_type_builder("sweep")
         .with_fields(fields)
         .build()
-        .map_err(err)?;
+        .map_err(|e| err(&e))?;
     let file = crate::output::create(path)?;
     let props = Arc::new(WriterProperties::builder().build());
-    let mut w = SerializedFileWriter::new(file, Arc::new(schema), props).map_err(err)?;
-    let mut rg = w.next_row_group().map_err(err)?;
+    let mut w = SerializedFileWriter::new(file, Arc::new(schema), props).map_err(|e| err(&e))?;
+    let mut rg = w.next_row_group().map_err(|e| err(&e))?;
     let mut it = cols.iter();
-    while let Some(mut cw) = rg.next_column().map_err(err)? {
-        let (_, c) = it.next().ok_or_else(|| err("more columns than values"))?;
+    while let Some(mut cw) = rg.next_column().map_err(|e| err(&e))? {
+        let (_, c) = it.next().ok_or_else(|| err(&"more columns than values"))?;
         match c {
             Column::Text(v) => {
                 let v: Vec<ByteArray> = v.iter().map(|s| ByteArray::from(s.as_str())).collect();
                 cw.typed::<ByteArrayType>()
                     .write_batch(&v, None, None)
-                    .map_err(err)?;
+                    .map_err(|e| err(&e))?;
             }
             Column::Int(v) => {
                 cw.typed::<Int64Type>()
                     .write_batch(v, None, None)
-                    .map_err(err)?;
+                    .map_err(|e| err(&e))?;
             }
             Column::Double(v) => {
                 let present: Vec<f64> = v.iter().filter_map(|x| *x).collect();
                 let def: Vec<i16> = v.iter().map(|x| i16::from(x.is_some())).collect();
                 cw.typed::<DoubleType>()
                     .write_batch(&present, Some(&def), None)
-                    .map_err(err)?;
+                    .map_err(|e| err(&e))?;
             }
         }
-        cw.close().map_err(err)?;
+        cw.close().map_err(|e| err(&e))?;
     }
-    rg.close().map_err(err)?;
-    w.close().map_err(err)?;
+    rg.close().map_err(|e| err(&e))?;
+    w.close().map_err(|e| err(&e))?;
     Ok(())
 }
 

@@ -100,8 +100,7 @@ fn bars(
     summaries: &[ConfigSummary],
 ) -> Result<(), HarnessError> {
     use plotters::prelude::*;
-    let err =
-        |e: &dyn std::fmt::Display| HarnessError::Config(format!("plot {}: {e}", path.display()));
+    let err = |e: &dyn std::fmt::Display| HarnessError::plot(path, e);
     let raw_max = summaries
         .iter()
         .filter_map(|s| s.metrics.get(metric))

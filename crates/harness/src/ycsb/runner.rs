@@ -198,7 +198,12 @@ fn chooser(w: &CoreWorkload) -> Result<Chooser, HarnessError> {
             let expected_new = (w.operationcount as f64 * w.insertproportion * 2.0) as u64;
             Chooser::Zipfian(
                 ScrambledZipfian::new(lb, lb + w.insertcount + expected_new, w.zipfianconstant)
-                    .ok_or_else(|| HarnessError::Config("unsupported zipfian constant".into()))?,
+                    .ok_or_else(|| {
+                        HarnessError::config(
+                            "zipfianconstant",
+                            format!("unsupported {}", w.zipfianconstant),
+                        )
+                    })?,
             )
         }
         Distribution::Latest => Chooser::Latest(SkewedLatest::new(w.recordcount.saturating_sub(1))),

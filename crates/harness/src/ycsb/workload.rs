@@ -117,7 +117,7 @@ impl CoreWorkload {
                 None => Ok(d),
                 Some(v) => v
                     .parse()
-                    .map_err(|_| HarnessError::Config(format!("property {k}: bad value '{v}'"))),
+                    .map_err(|_| HarnessError::config(k, format!("bad value '{v}'"))),
             }
         }
         let recordcount: u64 = get(props, "recordcount", 0)?;
@@ -128,18 +128,19 @@ impl CoreWorkload {
             Some("latest") => Distribution::Latest,
             Some("hotspot") => Distribution::Hotspot,
             Some(other) => {
-                return Err(HarnessError::Config(format!(
-                    "property requestdistribution: unsupported '{other}' (uniform, zipfian, latest, hotspot)"
-                )));
+                return Err(HarnessError::config(
+                    "requestdistribution",
+                    format!("unsupported '{other}' (uniform, zipfian, latest, hotspot)"),
+                ));
             }
         };
         let theta = match props
             .get("zipfianconstant")
             .or_else(|| props.get("zipfian_const"))
         {
-            Some(v) => v.parse().map_err(|_| {
-                HarnessError::Config(format!("property zipfianconstant: bad value '{v}'"))
-            })?,
+            Some(v) => v
+                .parse()
+                .map_err(|_| HarnessError::config("zipfianconstant", format!("bad value '{v}'")))?,
             None => 0.99,
         };
         let w = Self {
@@ -178,13 +179,15 @@ impl CoreWorkload {
             threadcount: get(props, "threadcount", 1)?,
         };
         if w.fieldcount == 0 || w.threadcount == 0 || w.insertcount == 0 {
-            return Err(HarnessError::Config(
-                "fieldcount, threadcount and recordcount must be at least 1".into(),
+            return Err(HarnessError::config(
+                "fieldcount, threadcount and recordcount",
+                "must be at least 1",
             ));
         }
         if w.minscanlength > w.maxscanlength || w.minscanlength == 0 {
-            return Err(HarnessError::Config(
-                "scan lengths: need 1 <= minscanlength <= maxscanlength".into(),
+            return Err(HarnessError::config(
+                "minscanlength, maxscanlength",
+                "need 1 <= minscanlength <= maxscanlength",
             ));
         }
         w.check_ranges(props)?;
@@ -194,10 +197,13 @@ impl CoreWorkload {
         if (w.requestdistribution == Distribution::Zipfian || theta_given)
             && crate::ycsb::generators::scrambled_zetan(w.zipfianconstant).is_none()
         {
-            return Err(HarnessError::Config(format!(
-                "zipfianconstant {}: supported are 0.8, 0.9, 0.95, 0.99, 1.1, 1.2 (precomputed zeta over 10^10 items)",
-                w.zipfianconstant
-            )));
+            return Err(HarnessError::config(
+                "zipfianconstant",
+                format!(
+                    "unsupported {}; supported are 0.8, 0.9, 0.95, 0.99, 1.1, 1.2 (precomputed zeta over 10^10 items)",
+                    w.zipfianconstant
+                ),
+            ));
         }
         Ok(w)
     }
@@ -221,7 +227,7 @@ impl CoreWorkload {
     /// the workloads write), scans over 1,000,000 records, key padding over 1024 digits.
     fn check_sizes(&self) -> Result<(), HarnessError> {
         let bad = |k: &str, v: &dyn std::fmt::Display, what: &str| {
-            Err(HarnessError::Config(format!("property {k}={v}: {what}")))
+            Err(HarnessError::config(k, format!("{what}, not {v}")))
         };
         if self.threadcount > u64::from(MAX_THREADS) {
             return bad(
@@ -245,14 +251,13 @@ impl CoreWorkload {
         }
         let record = self.record_bytes();
         if record > MAX_VALUE_SIZE as u64 {
-            return bad(
+            return Err(HarnessError::config(
                 "fieldlength",
-                &self.fieldlength,
-                &format!(
-                    "a record of {} fields takes {record} bytes (names and lengths included); at most 67108864 (64 MiB)",
-                    self.fieldcount
+                format!(
+                    "{} with {} fields makes a record of {record} bytes (names and lengths included); at most 67108864 (64 MiB)",
+                    self.fieldlength, self.fieldcount
                 ),
-            );
+            ));
         }
         Ok(())
     }
@@ -272,16 +277,17 @@ impl CoreWorkload {
         ];
         for (k, v) in proportions {
             if !(0.0..=1.0).contains(&v) {
-                return Err(HarnessError::Config(format!(
-                    "property {k}={v}: must be between 0 and 1"
-                )));
+                return Err(HarnessError::config(
+                    k,
+                    format!("must be between 0 and 1, not {v}"),
+                ));
             }
         }
         if proportions[..5].iter().all(|(_, v)| *v == 0.0) {
-            return Err(HarnessError::Config(
-                "the operation proportions (read, update, insert, scan, readmodifywrite) are all 0: \
-                 the run phase would have nothing to do"
-                    .into(),
+            return Err(HarnessError::config(
+                "readproportion, updateproportion, insertproportion, scanproportion, \
+                 readmodifywriteproportion",
+                "the operation proportions are all 0: the run phase would have nothing to do",
             ));
         }
         for (k, known) in [
@@ -291,10 +297,10 @@ impl CoreWorkload {
             if let Some(v) = props.get(k)
                 && !known.contains(&v.as_str())
             {
-                return Err(HarnessError::Config(format!(
-                    "property {k}: unsupported '{v}' ({})",
-                    known.join(", ")
-                )));
+                return Err(HarnessError::config(
+                    k,
+                    format!("unsupported '{v}' ({})", known.join(", ")),
+                ));
             }
         }
         Ok(())

@@ -125,7 +125,7 @@ pub(super) fn work_toml(work: Work, d: u64) -> Result<String, HarnessError> {
         Work::Ycsb(w) => {
             let key = format!("ycsb-{}", w.to_lowercase());
             let mix = ycsb_mix(&key).ok_or_else(|| {
-                HarnessError::Config(format!("hhzs workload '{w}'; known: A ... F"))
+                HarnessError::config("hhzs workload", format!("unknown '{w}'; known: A ... F"))
             })?;
             let dist = if w == "D" {
                 String::new()
@@ -168,7 +168,7 @@ pub fn scenario(
     knobs: Knobs,
 ) -> Result<Scenario, HarnessError> {
     let placement = placement_of(scheme)
-        .ok_or_else(|| HarnessError::Config(format!("hhzs scheme '{scheme}'")))?;
+        .ok_or_else(|| HarnessError::config("hhzs scheme", format!("unknown '{scheme}'")))?;
     // The ablation's schemes migrate in 1 MiB pieces instead of 128 KiB.
     let chunk_kib = if scheme.ends_with("/1MiB") { 1024 } else { 128 };
     // ... and `/no-demand` leaves the running compactions' demand out of the tiering rule.
@@ -367,10 +367,10 @@ pub fn cells(scale: ReproScale, plan: &HhzsPlan) -> Result<Vec<Cell>, HarnessErr
         .iter()
         .find(|e| !EXPERIMENTS.contains(&e.as_str()))
     {
-        return Err(HarnessError::Config(format!(
-            "hhzs experiment '{e}'; known: {}",
-            EXPERIMENTS.join(", ")
-        )));
+        return Err(HarnessError::config(
+            "hhzs experiment",
+            format!("unknown '{e}'; known: {}", EXPERIMENTS.join(", ")),
+        ));
     }
     let runs = |e: &str| plan.experiments.is_empty() || plan.experiments.iter().any(|x| x == e);
     let mut out = Vec::new();

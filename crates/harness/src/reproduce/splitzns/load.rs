@@ -33,9 +33,10 @@ impl OverwriteKeys {
         match name {
             "spread" => Ok(Self::Spread),
             "first-keys" => Ok(Self::FirstKeys),
-            other => Err(HarnessError::Config(format!(
-                "overwrite keys '{other}'; known: spread, first-keys"
-            ))),
+            other => Err(HarnessError::config(
+                "--overwrite-keys",
+                format!("unknown '{other}'; known: spread, first-keys"),
+            )),
         }
     }
 }
@@ -75,9 +76,10 @@ impl LoadForm {
         match name {
             "random" => Ok(Self::Random),
             "unique" => Ok(Self::Unique),
-            other => Err(HarnessError::Config(format!(
-                "load '{other}'; known: random, unique"
-            ))),
+            other => Err(HarnessError::config(
+                "--load",
+                format!("unknown '{other}'; known: random, unique"),
+            )),
         }
     }
 
@@ -128,9 +130,10 @@ impl Load {
             return Ok(form.into());
         };
         if !(gib.is_finite() && gib > 0.0 && gib <= 1024.0) {
-            return Err(HarnessError::Config(format!(
-                "load of {gib} GiB; give a positive size of at most 1024 GiB"
-            )));
+            return Err(HarnessError::config(
+                "--load-gib",
+                format!("{gib} GiB: give a positive size of at most 1024 GiB"),
+            ));
         }
         // 1 KiB values: 2^20 puts a GiB.
         #[allow(

@@ -196,12 +196,15 @@ pub(super) fn scheme_toml(scheme: &str) -> Result<(String, String, &'static str)
         "+diff L3" => (split(false, false, false), selective(3, 60), ""),
         "SplitZNS L3" => (split(true, true, true), selective(3, 60), ""),
         other => {
-            return Err(HarnessError::Config(format!(
-                "splitzns scheme '{other}'; known: {}, {}, {}",
-                MAIN_SCHEMES.join(", "),
-                FIFO_SCHEMES.join(", "),
-                BREAKDOWN_SCHEMES.join(", ")
-            )));
+            return Err(HarnessError::config(
+                "splitzns scheme",
+                format!(
+                    "unknown '{other}'; known: {}, {}, {}",
+                    MAIN_SCHEMES.join(", "),
+                    FIFO_SCHEMES.join(", "),
+                    BREAKDOWN_SCHEMES.join(", ")
+                ),
+            ));
         }
     })
 }
@@ -418,10 +421,10 @@ pub(super) fn workload_toml(
         "ycsb-l" => ycsb_load,
         other => {
             let mix = ycsb_mix(other).ok_or_else(|| {
-                HarnessError::Config(format!(
-                    "splitzns workload '{other}'; known: {}",
-                    WORKLOADS.join(", ")
-                ))
+                HarnessError::config(
+                    "splitzns workload",
+                    format!("unknown '{other}'; known: {}", WORKLOADS.join(", ")),
+                )
             })?;
             let mut t = ycsb_load;
             let _ = write!(
@@ -570,10 +573,7 @@ pub fn cells(scale: ReproScale, plan: &SplitPlan) -> Result<Vec<Cell>, HarnessEr
         .iter()
         .find(|w| !WORKLOADS.contains(&w.as_str()))
     {
-        return Err(HarnessError::Config(format!(
-            "workload '{w}'; known: {}",
-            WORKLOADS.join(", ")
-        )));
+        return Err(crate::reproduce::unknown_workload(w, &WORKLOADS));
     }
     let runs = |w: &str| plan.workloads.is_empty() || plan.workloads.iter().any(|x| x == w);
     let form = (plan.overwrite_keys, plan.load);

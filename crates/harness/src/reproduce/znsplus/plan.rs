@@ -143,11 +143,11 @@ impl FillDeleteRun {
     /// # Errors
     /// [`HarnessError::Config`] for an unknown scheme.
     pub fn fs_options(&self) -> Result<FsOptions, HarnessError> {
-        let (copy, copyback_aware, threaded_logging) = scheme_options(self.scheme)
-            .ok_or_else(|| HarnessError::Config(format!("znsplus scheme '{}'", self.scheme)))?;
+        let (copy, copyback_aware, threaded_logging) =
+            scheme_options(self.scheme).ok_or_else(|| unknown_scheme(self.scheme))?;
         Ok(FsOptions {
             cleaner: zonedb_fs::cleaning::by_name("greedy", 20)
-                .map_err(|e| HarnessError::Config(format!("cleaner: {e}")))?,
+                .map_err(|e| HarnessError::config("fs.cleaner", e.to_string()))?,
             zone_copy: if copy == "izc" {
                 ZoneCopy::Izc { copyback_aware }
             } else {
@@ -220,9 +220,10 @@ pub(super) fn workload_toml(w: &str, load: u64, ops: u64) -> Result<String, Harn
             mix = crate::reproduce::splitzns::ycsb_mix("ycsb-a").unwrap_or_default(),
         ),
         other => {
-            return Err(HarnessError::Config(format!(
-                "znsplus engine workload '{other}': overwrite or ycsb-a"
-            )));
+            return Err(HarnessError::config(
+                "znsplus engine workload",
+                format!("unknown '{other}'; known: overwrite, ycsb-a"),
+            ));
         }
     })
 }
@@ -240,8 +241,7 @@ pub fn engine_scenario(
     scale: ReproScale,
     seed: u64,
 ) -> Result<Scenario, HarnessError> {
-    let (copy, cab, threaded) = scheme_options(scheme)
-        .ok_or_else(|| HarnessError::Config(format!("znsplus scheme '{scheme}'")))?;
+    let (copy, cab, threaded) = scheme_options(scheme).ok_or_else(|| unknown_scheme(scheme))?;
     let d = engine_divisor(scale);
     let zones =
         engine_zone_count(scale).map_or_else(String::new, |z| format!("zone_count = {z}\n"));
@@ -267,6 +267,22 @@ pub fn engine_scenario(
     Scenario::base(&text)
 }
 
+/// A scheme not in [`SCHEMES`].
+fn unknown_scheme(scheme: &str) -> HarnessError {
+    HarnessError::config(
+        "znsplus scheme",
+        format!("unknown '{scheme}'; known: {}", SCHEMES.join(", ")),
+    )
+}
+
+/// An experiment not in [`EXPERIMENTS`] (or a `chips-N` without a count).
+fn unknown_experiment(experiment: &str) -> HarnessError {
+    HarnessError::config(
+        "znsplus experiment",
+        format!("unknown '{experiment}'; known: {}", EXPERIMENTS.join(", ")),
+    )
+}
+
 /// Every simulation of the study.
 ///
 /// # Errors
@@ -277,10 +293,7 @@ pub fn cells(scale: ReproScale, plan: &ZnsPlusPlan) -> Result<Vec<ZnsPlusCell>, 
         .iter()
         .find(|e| !EXPERIMENTS.contains(&e.as_str()))
     {
-        return Err(HarnessError::Config(format!(
-            "znsplus experiment '{e}'; known: {}",
-            EXPERIMENTS.join(", ")
-        )));
+        return Err(unknown_experiment(e));
     }
     let own_chips = zonedb_device::Profile::by_name(PROFILE)?.flash.chips();
     let runs = |e: &str| plan.experiments.is_empty() || plan.experiments.iter().any(|x| x == e);
@@ -311,9 +324,7 @@ pub fn cells(scale: ReproScale, plan: &ZnsPlusPlan) -> Result<Vec<ZnsPlusCell>, 
                         let n = chips
                             .strip_prefix("chips-")
                             .and_then(|n| n.parse().ok())
-                            .ok_or_else(|| {
-                                HarnessError::Config(format!("znsplus experiment '{chips}'"))
-                            })?;
+                            .ok_or_else(|| unknown_experiment(chips))?;
                         fill(CHIPS_LIVE_PCT, Some(n))
                     }
                 };

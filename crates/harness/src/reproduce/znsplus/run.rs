@@ -27,7 +27,7 @@ impl Work {
                 name: String::new(),
                 ..(**s).clone()
             })
-            .map_err(|e| HarnessError::Config(format!("scenario '{}': {e}", s.name))),
+            .map_err(|e| HarnessError::config(format!("scenario '{}'", s.name), e.to_string())),
         }
     }
 }
