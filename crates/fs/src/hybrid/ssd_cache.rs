@@ -264,7 +264,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 a.wp = a.start;
                 a.active = false;
                 a.busy = false;
-                a.lifetime = crate::placement::Lifetime::NotSet;
+                a.lifetime = crate::placement::policy::Lifetime::NotSet;
             }
         }
         self.counters().resets += 1;

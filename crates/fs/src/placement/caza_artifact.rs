@@ -82,8 +82,8 @@ use super::policy::{
     AllocView, Placement, PlacementDecision, PlacementPolicy, PlacementRequest, SstContext,
     first_fitting, first_with_room,
 };
+use super::tree_view::{NewSst, TreeFile, TreeView};
 use super::tree_view::{idle_numbers, overlapping};
-use super::{NewSst, TreeFile, TreeView};
 
 /// CAZA as the authors' code does it (`AllocateCompactionAwaredZoneV2`, or v1), or as §VI
 /// states it with some of the code's differences ([`CazaArtifactConfig`]; the default: all of

@@ -27,7 +27,7 @@ use super::policy::{
     PlacementRequest, SstContext, candidate_or_liza, zones_of,
 };
 use super::tree_view::overlapping;
-use super::{NewSst, TreeFile, TreeView};
+use super::tree_view::{NewSst, TreeFile, TreeView};
 
 /// CAZA. Stateless: everything it needs is in the tree view, the zone view and the request.
 #[derive(Debug, Default, Clone, Copy)]

@@ -26,7 +26,7 @@ use super::policy::{
     AllocView, Lifetime, Placement, PlacementDecision, PlacementPolicy, PlacementRequest,
     SstContext, ZoneView,
 };
-use super::{NewSst, TreeView};
+use super::tree_view::{NewSst, TreeView};
 
 /// Name of the policy ([`super::by_name`]).
 pub const NAME: &str = "level-zones";

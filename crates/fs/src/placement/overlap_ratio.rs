@@ -58,8 +58,8 @@ use super::policy::{
     AllocView, NEIGHBOURS_LISTED, NeighbourSst, Placement, PlacementDecision, PlacementPolicy,
     PlacementRequest, SstContext, candidate_or_liza, first_fitting, zones_of,
 };
+use super::tree_view::{NewSst, TreeFile, TreeView};
 use super::tree_view::{overlap_bytes, overlapping};
-use super::{NewSst, TreeFile, TreeView};
 
 /// OAZA as the slides define the ratio (key ranges). Stateless: the lists are built from the
 /// tree view.

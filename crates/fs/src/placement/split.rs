@@ -9,7 +9,7 @@
 
 use zonedb_device::SubzoneId;
 
-use super::AllocView;
+use super::policy::AllocView;
 
 /// One split zone as the subzone allocator sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

@@ -23,7 +23,7 @@ use crate::placement::policy::{
     AllocView, PlacementDecision, PlacementPolicy, PlacementRequest, SstContext,
 };
 use crate::placement::split::{SplitView, SubzonePlacement, WideFallback};
-use crate::placement::{NewSst, TreeView};
+use crate::placement::tree_view::{NewSst, TreeView};
 use zonedb_device::SubzoneId;
 
 /// Name of the policy ([`crate::placement::by_name`]).

@@ -24,7 +24,7 @@ use crate::FsError;
 use crate::file::FileKind;
 use crate::fs::ZoneFs;
 use crate::placement::policy::{Lifetime, PlacementRequest, SstContext};
-use crate::placement::{SplitView, SplitZoneView, SubzonePlacement, WideFallback};
+use crate::placement::split::{SplitView, SplitZoneView, SubzonePlacement, WideFallback};
 use crate::split::selective::choose_subzone;
 use crate::state::{SplitAcct, State};
 

@@ -261,7 +261,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             .values()
             .next()
             .copied()
-            .unwrap_or(crate::placement::Lifetime::NotSet);
+            .unwrap_or(crate::placement::policy::Lifetime::NotSet);
         while !pending.is_empty() {
             let zone = if let Some(z) = *target {
                 z

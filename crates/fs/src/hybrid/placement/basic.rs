@@ -14,10 +14,7 @@ use super::migration::{Migration, MigrationSettings, Tiering, plan};
 use super::tracker::Tracker;
 use super::{HybridScheme, Target, migration_snapshot};
 use crate::hints::Hint;
-use crate::placement::policy::{
-    AllocView, HybridContext, PlacementDecision, PlacementPolicy, PlacementRequest, SstContext,
-};
-use crate::placement::{NewSst, TreeView};
+use crate::placement::policy::{AllocView, HybridContext, PlacementPolicy, PlacementRequest};
 
 /// `Bh`: levels below `h` on the SSD; with `migration`, `Bh+M`.
 #[derive(Debug, Default)]
@@ -89,17 +86,7 @@ impl PlacementPolicy for Basic {
         if self.migration { NAMES_M[i] } else { NAMES[i] }
     }
 
-    fn place(&self, view: &AllocView<'_>, request: &PlacementRequest<'_>) -> PlacementDecision {
-        super::place(self, view, request)
-    }
-
-    fn wants_tree_view(&self) -> bool {
-        true
-    }
-
-    fn plan_sst(&self, sst: &NewSst<'_>, _tree: &dyn TreeView) -> Option<SstContext> {
-        Some(SstContext::new(sst, Vec::new()))
-    }
+    super::hybrid_placement_methods!();
 
     fn on_hint(&self, hint: &Hint) {
         self.tracker().on_hint(hint);

@@ -25,10 +25,7 @@ use super::migration::{Migration, MigrationSettings, plan};
 use super::tracker::{LEVELS, Tracker};
 use super::{HybridScheme, Target, migration_snapshot, reserved_log_zones, tier_zones};
 use crate::hints::Hint;
-use crate::placement::policy::{
-    AllocView, HybridContext, PlacementDecision, PlacementPolicy, PlacementRequest, SstContext,
-};
-use crate::placement::{NewSst, TreeView};
+use crate::placement::policy::{AllocView, HybridContext, PlacementPolicy, PlacementRequest};
 
 /// Placement names: placement only (`P`), with migration (`P+M`), the whole design
 /// (`P+M+C`, HHZS).
@@ -215,17 +212,7 @@ impl PlacementPolicy for Hhzs {
         self.config.log_zones
     }
 
-    fn place(&self, view: &AllocView<'_>, request: &PlacementRequest<'_>) -> PlacementDecision {
-        super::place(self, view, request)
-    }
-
-    fn wants_tree_view(&self) -> bool {
-        true
-    }
-
-    fn plan_sst(&self, sst: &NewSst<'_>, _tree: &dyn TreeView) -> Option<SstContext> {
-        Some(SstContext::new(sst, Vec::new()))
-    }
+    super::hybrid_placement_methods!();
 
     fn on_hint(&self, hint: &Hint) {
         self.tracker().on_hint(hint);

@@ -303,6 +303,34 @@ pub trait HybridScheme: Send + Sync + std::fmt::Debug {
     fn placed(&self, _sst: u64, _level: u32, _tier: Tier, _now_ns: u64) {}
 }
 
+/// The [`PlacementPolicy`] methods every hybrid scheme shares, inside its `impl`: `place`
+/// by [`place`] (the scheme's [`HybridScheme::target`] carried out), and a tree view asked
+/// for only so that each SST gets a context (its level) and an empty candidate list.
+macro_rules! hybrid_placement_methods {
+    () => {
+        fn place(
+            &self,
+            view: &$crate::placement::policy::AllocView<'_>,
+            request: &$crate::placement::policy::PlacementRequest<'_>,
+        ) -> $crate::placement::policy::PlacementDecision {
+            $crate::hybrid::placement::place(self, view, request)
+        }
+
+        fn wants_tree_view(&self) -> bool {
+            true
+        }
+
+        fn plan_sst(
+            &self,
+            sst: &$crate::placement::tree_view::NewSst<'_>,
+            _tree: &dyn $crate::placement::tree_view::TreeView,
+        ) -> Option<$crate::placement::policy::SstContext> {
+            Some($crate::placement::policy::SstContext::new(sst, Vec::new()))
+        }
+    };
+}
+pub(crate) use hybrid_placement_methods;
+
 /// [`PlacementPolicy::place`] of a hybrid scheme; off a hybrid device, LIZA.
 pub fn place<S: HybridScheme + ?Sized>(
     scheme: &S,

@@ -16,10 +16,7 @@ use std::sync::{Mutex, PoisonError};
 use zonedb_device::Tier;
 
 use super::{HybridScheme, Target, tier_zones};
-use crate::placement::policy::{
-    AllocView, HybridContext, PlacementDecision, PlacementPolicy, PlacementRequest, SstContext,
-};
-use crate::placement::{NewSst, TreeView};
+use crate::placement::policy::{AllocView, HybridContext, PlacementPolicy, PlacementRequest};
 
 /// Placement name.
 pub const NAME: &str = "spandb-auto";
@@ -156,15 +153,5 @@ impl PlacementPolicy for SpanDbAuto {
         self.config.log_zones
     }
 
-    fn place(&self, view: &AllocView<'_>, request: &PlacementRequest<'_>) -> PlacementDecision {
-        super::place(self, view, request)
-    }
-
-    fn wants_tree_view(&self) -> bool {
-        true
-    }
-
-    fn plan_sst(&self, sst: &NewSst<'_>, _tree: &dyn TreeView) -> Option<SstContext> {
-        Some(SstContext::new(sst, Vec::new()))
-    }
+    super::hybrid_placement_methods!();
 }
