@@ -182,6 +182,20 @@ impl HarnessError {
         }
     }
 
+    /// A [`HarnessError::Config`] for a name `key` does not accept: `unknown 'NAME'; known:
+    /// A, B, ...`, listing `known` in order.
+    pub fn unknown<S: AsRef<str>>(
+        key: impl Into<String>,
+        name: &str,
+        known: impl IntoIterator<Item = S>,
+    ) -> Self {
+        let known: Vec<String> = known.into_iter().map(|k| k.as_ref().to_owned()).collect();
+        Self::config(
+            key,
+            format!("unknown '{name}'; known: {}", known.join(", ")),
+        )
+    }
+
     /// The [`HarnessError::Io`] of an operation on `path`.
     pub fn io(path: impl Into<std::path::PathBuf>) -> impl FnOnce(std::io::Error) -> Self {
         let path = path.into();
@@ -246,6 +260,15 @@ mod tests {
             "sampler failed: JoinError { task: \"sampler\" }"
         );
         assert!(std::error::Error::source(&e).is_some());
+    }
+
+    #[test]
+    fn unknown_names_list_what_the_key_accepts_in_order() {
+        let e = HarnessError::unknown("--scale", "huge", ["small", "paper", "tiny"]);
+        assert_eq!(
+            e.to_string(),
+            "--scale: unknown 'huge'; known: small, paper, tiny"
+        );
     }
 
     #[test]

@@ -637,9 +637,10 @@ fn fs_options_of(s: &Scenario) -> Result<FsOptions, HarnessError> {
                 copyback_aware: s.fs.copyback_aware,
             },
             other => {
-                return Err(HarnessError::config(
+                return Err(HarnessError::unknown(
                     "fs.zone_copy",
-                    format!("unknown '{other}'; known: host, izc"),
+                    other,
+                    ["host", "izc"],
                 ));
             }
         },

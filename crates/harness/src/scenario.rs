@@ -592,12 +592,8 @@ impl WorkloadSection {
     /// # Errors
     /// [`HarnessError::Config`] naming an unknown benchmark.
     pub fn benchmark_list(&self) -> Result<Vec<Benchmark>, HarnessError> {
-        Benchmark::parse_list(&self.benchmarks).map_err(|e| {
-            HarnessError::config(
-                "workload.benchmarks",
-                format!("unknown '{}'; known: {}", e.0, BENCHMARKS.join(", ")),
-            )
-        })
+        Benchmark::parse_list(&self.benchmarks)
+            .map_err(|e| HarnessError::unknown("workload.benchmarks", &e.0, BENCHMARKS))
     }
 }
 
@@ -763,9 +759,10 @@ impl Scenario {
                 return self.check_sampling();
             }
             other => {
-                return Err(HarnessError::config(
+                return Err(HarnessError::unknown(
                     "workload.kind",
-                    format!("unknown '{other}'; known: db_bench, ycsb"),
+                    other,
+                    ["db_bench", "ycsb"],
                 ));
             }
         }

@@ -70,10 +70,7 @@ impl Form {
         match s {
             "code" => Ok(Self::Code),
             "text" => Ok(Self::Text),
-            other => Err(HarnessError::config(
-                "form",
-                format!("unknown '{other}'; known: code, text"),
-            )),
+            other => Err(HarnessError::unknown("form", other, ["code", "text"])),
         }
     }
 }

@@ -88,9 +88,10 @@ impl ReproScale {
             "small" => Ok(Self::Small),
             "paper" => Ok(Self::Paper),
             "tiny" => Ok(Self::Tiny),
-            other => Err(HarnessError::config(
+            other => Err(HarnessError::unknown(
                 "--scale",
-                format!("unknown '{other}'; known: small, paper, tiny"),
+                other,
+                ["small", "paper", "tiny"],
             )),
         }
     }
@@ -183,10 +184,7 @@ impl Cell {
 
 /// A `--workloads` entry not among the study's `known` workloads.
 pub(crate) fn unknown_workload(w: &str, known: &[&str]) -> HarnessError {
-    HarnessError::config(
-        "--workloads",
-        format!("unknown '{w}'; known: {}", known.join(", ")),
-    )
+    HarnessError::unknown("--workloads", w, known)
 }
 
 /// `name` as a file stem: anything but ASCII letters, digits, `.` and `-` as `_`.

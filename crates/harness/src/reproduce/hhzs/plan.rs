@@ -367,10 +367,7 @@ pub fn cells(scale: ReproScale, plan: &HhzsPlan) -> Result<Vec<Cell>, HarnessErr
         .iter()
         .find(|e| !EXPERIMENTS.contains(&e.as_str()))
     {
-        return Err(HarnessError::config(
-            "hhzs experiment",
-            format!("unknown '{e}'; known: {}", EXPERIMENTS.join(", ")),
-        ));
+        return Err(HarnessError::unknown("hhzs experiment", e, EXPERIMENTS));
     }
     let runs = |e: &str| plan.experiments.is_empty() || plan.experiments.iter().any(|x| x == e);
     let mut out = Vec::new();

@@ -33,9 +33,10 @@ impl OverwriteKeys {
         match name {
             "spread" => Ok(Self::Spread),
             "first-keys" => Ok(Self::FirstKeys),
-            other => Err(HarnessError::config(
+            other => Err(HarnessError::unknown(
                 "--overwrite-keys",
-                format!("unknown '{other}'; known: spread, first-keys"),
+                other,
+                ["spread", "first-keys"],
             )),
         }
     }
@@ -76,10 +77,7 @@ impl LoadForm {
         match name {
             "random" => Ok(Self::Random),
             "unique" => Ok(Self::Unique),
-            other => Err(HarnessError::config(
-                "--load",
-                format!("unknown '{other}'; known: random, unique"),
-            )),
+            other => Err(HarnessError::unknown("--load", other, ["random", "unique"])),
         }
     }
 

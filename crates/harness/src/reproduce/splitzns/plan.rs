@@ -196,14 +196,13 @@ pub(super) fn scheme_toml(scheme: &str) -> Result<(String, String, &'static str)
         "+diff L3" => (split(false, false, false), selective(3, 60), ""),
         "SplitZNS L3" => (split(true, true, true), selective(3, 60), ""),
         other => {
-            return Err(HarnessError::config(
+            return Err(HarnessError::unknown(
                 "splitzns scheme",
-                format!(
-                    "unknown '{other}'; known: {}, {}, {}",
-                    MAIN_SCHEMES.join(", "),
-                    FIFO_SCHEMES.join(", "),
-                    BREAKDOWN_SCHEMES.join(", ")
-                ),
+                other,
+                MAIN_SCHEMES
+                    .iter()
+                    .chain(FIFO_SCHEMES.iter())
+                    .chain(BREAKDOWN_SCHEMES.iter()),
             ));
         }
     })
@@ -420,12 +419,8 @@ pub(super) fn workload_toml(
         }
         "ycsb-l" => ycsb_load,
         other => {
-            let mix = ycsb_mix(other).ok_or_else(|| {
-                HarnessError::config(
-                    "splitzns workload",
-                    format!("unknown '{other}'; known: {}", WORKLOADS.join(", ")),
-                )
-            })?;
+            let mix = ycsb_mix(other)
+                .ok_or_else(|| HarnessError::unknown("splitzns workload", other, WORKLOADS))?;
             let mut t = ycsb_load;
             let _ = write!(
                 t,

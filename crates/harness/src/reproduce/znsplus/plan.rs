@@ -220,9 +220,10 @@ pub(super) fn workload_toml(w: &str, load: u64, ops: u64) -> Result<String, Harn
             mix = crate::reproduce::splitzns::ycsb_mix("ycsb-a").unwrap_or_default(),
         ),
         other => {
-            return Err(HarnessError::config(
+            return Err(HarnessError::unknown(
                 "znsplus engine workload",
-                format!("unknown '{other}'; known: overwrite, ycsb-a"),
+                other,
+                ["overwrite", "ycsb-a"],
             ));
         }
     })
@@ -269,18 +270,12 @@ pub fn engine_scenario(
 
 /// A scheme not in [`SCHEMES`].
 fn unknown_scheme(scheme: &str) -> HarnessError {
-    HarnessError::config(
-        "znsplus scheme",
-        format!("unknown '{scheme}'; known: {}", SCHEMES.join(", ")),
-    )
+    HarnessError::unknown("znsplus scheme", scheme, SCHEMES)
 }
 
 /// An experiment not in [`EXPERIMENTS`] (or a `chips-N` without a count).
 fn unknown_experiment(experiment: &str) -> HarnessError {
-    HarnessError::config(
-        "znsplus experiment",
-        format!("unknown '{experiment}'; known: {}", EXPERIMENTS.join(", ")),
-    )
+    HarnessError::unknown("znsplus experiment", experiment, EXPERIMENTS)
 }
 
 /// Every simulation of the study.
