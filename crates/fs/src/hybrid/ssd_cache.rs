@@ -98,17 +98,21 @@ pub(crate) fn attach<D: ZonedDevice>(opts: &FsOptions, dev: &D, ext: &mut Extens
     }
 }
 
+impl CacheState {
+    fn lock(&self) -> std::sync::MutexGuard<'_, SsdCache> {
+        self.cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
 impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
     fn cache_state(&self) -> Option<&CacheState> {
         self.extensions.get::<CacheState>()
     }
 
     fn cache(&self) -> Option<std::sync::MutexGuard<'_, SsdCache>> {
-        self.cache_state().map(|c| {
-            c.cache
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-        })
+        self.cache_state().map(CacheState::lock)
     }
 
     /// The SSD cache's counters (`None` when off).
@@ -138,7 +142,10 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 .and_then(|z| layout.tier_of(z))
                 == Some(Tier::Hdd)
         };
-        let Some(mut c) = self.cache() else { return };
+        let Some(state) = self.cache_state() else {
+            return;
+        };
+        let mut c = state.lock();
         c.stats.offered += 1;
         if !on_hdd {
             c.stats.offered_not_on_hdd += 1;
@@ -152,9 +159,7 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         }
         c.pending.push_back((file, offset, data.clone()));
         drop(c);
-        if let Some(c) = self.cache_state() {
-            c.kick.notify_one();
-        }
+        state.kick.notify_one();
     }
 
     /// Drops every cached block of SST `number` (deleted).
@@ -379,17 +384,13 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
 
 /// Starts the task that writes admitted blocks to cache zones, when the cache is on.
 pub(crate) fn start<E: Env, D: ZonedDevice>(fs: &Arc<ZoneFs<E, D>>) {
-    if fs.cache_state().is_none() {
+    // The state is attached at mount and never replaced, so its kick is the writer's for good.
+    let Some(kick) = fs.cache_state().map(|c| c.kick.clone()) else {
         return;
-    }
+    };
     let weak: Weak<ZoneFs<E, D>> = Arc::downgrade(fs);
     let _handle = fs.env.spawn_background("ssd-cache-writer", async move {
         loop {
-            let kick = {
-                let Some(fs) = weak.upgrade() else { break };
-                let Some(c) = fs.cache_state() else { break };
-                c.kick.clone()
-            };
             kick.notified().await;
             let Some(fs) = weak.upgrade() else { break };
             // Errors (a full SSD) only cost cache admissions.
