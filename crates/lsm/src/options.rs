@@ -464,10 +464,12 @@ impl DbOptions {
                 "must be at least level0_slowdown_writes_trigger",
             );
         }
-        if self.hard_pending_compaction_bytes_limit < self.soft_pending_compaction_bytes_limit {
+        if self.hard_pending_compaction_bytes_limit > 0
+            && self.hard_pending_compaction_bytes_limit < self.soft_pending_compaction_bytes_limit
+        {
             return bad(
                 "hard_pending_compaction_bytes_limit",
-                "must be at least soft_pending_compaction_bytes_limit",
+                "must be 0 (off) or at least soft_pending_compaction_bytes_limit",
             );
         }
         if self.max_background_jobs == 0 {

@@ -19,6 +19,7 @@ pub(crate) mod tree_view;
 pub mod wal_recovery;
 pub mod write;
 pub mod write_controller;
+pub(crate) mod write_stall;
 pub(crate) mod zones;
 
 use std::collections::{BTreeMap, BTreeSet};

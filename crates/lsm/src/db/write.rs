@@ -21,6 +21,7 @@ use zonedb_fs::WritableFile;
 use zonedb_fs::placement::Lifetime;
 
 use super::write_controller::DELAY_INTERVAL_NS;
+use super::write_stall::write_stall;
 use super::{Inner, apply_batch, background};
 use crate::LsmError;
 use crate::batch::WriteBatch;
@@ -463,12 +464,13 @@ fn room<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, delayed: bool) -> Result<Ro
     if st.closing || st.closed {
         return Err(LsmError::Closed);
     }
-    let l0 = st.version.levels[0].len() as u64;
-    let imm = st.imm.len() as u64;
-    let max_wb = u64::from(o.max_write_buffer_number);
-    let slow = l0 >= u64::from(o.level0_slowdown_writes_trigger)
-        || st.pending_compaction_bytes >= o.soft_pending_compaction_bytes_limit
-        || (max_wb > 3 && imm + 1 >= max_wb);
+    let stall = write_stall(
+        o,
+        st.version.levels[0].len() as u64,
+        st.imm.len() as u64,
+        st.pending_compaction_bytes,
+    );
+    let slow = stall.delay;
     st.write_ctl.set_delaying(slow);
     // RocksDB's SwitchWAL: past `max_total_wal_size` the memtable is switched and everything
     // flushed (once: not again while that flush is pending).
@@ -476,22 +478,17 @@ fn room<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, delayed: bool) -> Result<Ro
         && !st.flush_requested
         && !st.mem.is_empty()
         && st.wal_bytes.values().sum::<u64>() >= o.max_total_wal_size;
-    Ok(
-        if imm >= max_wb
-            || l0 >= u64::from(o.level0_stop_writes_trigger)
-            || st.pending_compaction_bytes >= o.hard_pending_compaction_bytes_limit
-        {
-            Room::Stop
-        } else if wal_full {
-            Room::SwitchWal
-        } else if st.mem.approximate_bytes() >= o.write_buffer_size {
-            Room::Switch
-        } else if !delayed && slow {
-            Room::Delay
-        } else {
-            Room::Ready
-        },
-    )
+    Ok(if stall.stop {
+        Room::Stop
+    } else if wal_full {
+        Room::SwitchWal
+    } else if st.mem.approximate_bytes() >= o.write_buffer_size {
+        Room::Switch
+    } else if !delayed && slow {
+        Room::Delay
+    } else {
+        Room::Ready
+    })
 }
 
 /// Makes the memtable immutable and starts a new one with a new WAL (unless it is empty and

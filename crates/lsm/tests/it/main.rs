@@ -40,5 +40,6 @@ mod synced_write_groups_flush_the_device_once;
 mod toy_placement_policy_runs_through_the_engine;
 mod toy_start_file_rule_runs_through_the_engine;
 mod write_stalls_wait_in_virtual_time;
+mod zero_pending_compaction_limits_are_off;
 mod zone_aware_policies_keep_every_write;
 mod zone_resets_never_take_a_live_writers_zone;

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use zonedb_device::ZonedDevice;
 use zonedb_env::Env;
 
+use super::super::write_stall::write_stall;
 use super::super::zones::zone_layout;
 use super::super::{Inner, State};
 use super::compaction_job::{Compacted, compact};
@@ -48,28 +49,19 @@ pub(super) fn max_compactions(opts: &DbOptions) -> u32 {
 /// (`RecalculateWriteStallConditions`: L0 at `GetL0ThresholdSpeedupCompaction`, the lesser
 /// of twice `level0_file_num_compaction_trigger` and a quarter of the way from it to
 /// `level0_slowdown_writes_trigger`; or pending compaction bytes at a quarter of
-/// `soft_pending_compaction_bytes_limit`); then [`max_compactions`].
+/// `soft_pending_compaction_bytes_limit`; see [`write_stall`], which the write path shares);
+/// then [`max_compactions`].
 ///
 /// Every running compaction holds the version it started from, and with it every file
 /// compacted away since: sixteen long compactions at once pin a quarter of a full device.
 pub(crate) fn compaction_limit(opts: &DbOptions, st: &State) -> u32 {
-    let l0 = st.version.levels.first().map_or(0, Vec::len) as u64;
-    let trigger = u64::from(opts.level0_file_num_compaction_trigger);
-    let slowdown = u64::from(opts.level0_slowdown_writes_trigger);
-    let speedup_l0 = (2 * trigger).min(trigger + slowdown.saturating_sub(trigger) / 4);
-    let imm = st.imm.len() as u64;
-    let max_wb = u64::from(opts.max_write_buffer_number);
-    let pending = st.pending_compaction_bytes;
-    let soft = opts.soft_pending_compaction_bytes_limit;
-    let stopped_or_delayed = imm >= max_wb
-        || l0 >= u64::from(opts.level0_stop_writes_trigger)
-        || (opts.hard_pending_compaction_bytes_limit > 0
-            && pending >= opts.hard_pending_compaction_bytes_limit)
-        || l0 >= slowdown
-        || (soft > 0 && pending >= soft)
-        || (max_wb > 3 && imm + 1 >= max_wb);
-    let pressure = l0 >= speedup_l0 || (soft > 0 && pending >= soft / 4);
-    if stopped_or_delayed || pressure {
+    let stall = write_stall(
+        opts,
+        st.version.levels.first().map_or(0, Vec::len) as u64,
+        st.imm.len() as u64,
+        st.pending_compaction_bytes,
+    );
+    if stall.needs_speedup() {
         max_compactions(opts)
     } else {
         1
