@@ -295,7 +295,63 @@ fn section_spec(
         .znsplus(znsplus))
 }
 
-fn sample<E: Env, D: ZonedDevice>(env: &E, db: &Db<E, D>, fs: &ZoneFs<E, D>) -> Sample {
+/// The counters of the closed opens of a run's database.
+#[derive(Debug, Clone, Copy, Default)]
+struct Carried {
+    ops: u64,
+    user_bytes: u64,
+    stall_ns: u64,
+}
+
+/// The database a run works on, shared with the sampler. With
+/// `workload.reopen_between_phases` it is closed and opened again between phases
+/// ([`LiveDb::reopen`]); the counters of the closed opens are carried, so the series and the
+/// phase marks stay cumulative (the report's `db` counters are the last open's).
+struct LiveDb<E: Env, D: ZonedDevice> {
+    now: std::sync::Mutex<(Db<E, D>, Carried)>,
+}
+
+impl<E: Env, D: ZonedDevice> LiveDb<E, D> {
+    fn new(db: Db<E, D>) -> Self {
+        Self {
+            now: std::sync::Mutex::new((db, Carried::default())),
+        }
+    }
+
+    /// The open database and the counters carried from earlier opens.
+    fn now(&self) -> (Db<E, D>, Carried) {
+        let g = self
+            .now
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        (g.0.clone(), g.1)
+    }
+
+    /// Closes the database and opens it again on the same file layer, as a new process
+    /// would (the WAL replayed, flushed to L0 and deleted; the block cache cold).
+    async fn reopen(
+        &self,
+        fs: &Arc<ZoneFs<E, D>>,
+        opts: &zonedb_lsm::options::DbOptions,
+        regen: Option<&Arc<dyn zonedb_lsm::elided::ValueRegenerator>>,
+    ) -> Result<(), HarnessError> {
+        let (db, mut carried) = self.now();
+        db.close().await?;
+        let d = db.stats();
+        carried.ops += d.write_ops + d.gets;
+        carried.user_bytes += d.user_bytes_written;
+        carried.stall_ns += d.stall_stop_ns + d.stall_delay_ns;
+        let db = Db::open_with(fs.clone(), db_config(opts.clone(), regen)).await?;
+        *self
+            .now
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = (db, carried);
+        Ok(())
+    }
+}
+
+fn sample<E: Env, D: ZonedDevice>(env: &E, db: &LiveDb<E, D>, fs: &ZoneFs<E, D>) -> Sample {
+    let (db, carried) = db.now();
     let d = db.stats();
     let f = fs.stats();
     let hybrid = fs
@@ -305,12 +361,12 @@ fn sample<E: Env, D: ZonedDevice>(env: &E, db: &Db<E, D>, fs: &ZoneFs<E, D>) -> 
         .map(zonedb_device::Tiers::hybrid_stats);
     Sample {
         t_ns: env.now(),
-        ops: d.write_ops + d.gets,
-        user_bytes: d.user_bytes_written,
+        ops: carried.ops + d.write_ops + d.gets,
+        user_bytes: carried.user_bytes + d.user_bytes_written,
         device_bytes: f.device_bytes_written,
         gc_copied_bytes: f.gc_copied_bytes,
         free_bytes: f.free_bytes,
-        stall_ns: d.stall_stop_ns + d.stall_delay_ns,
+        stall_ns: carried.stall_ns + d.stall_stop_ns + d.stall_delay_ns,
         level_bytes: d.level_bytes,
         hybrid,
         migrated_bytes: f.hybrid.migrated_bytes,
@@ -319,7 +375,7 @@ fn sample<E: Env, D: ZonedDevice>(env: &E, db: &Db<E, D>, fs: &ZoneFs<E, D>) -> 
 }
 
 /// A phase mark: [`sample`] with each SST's query reads so far.
-fn mark<E: Env, D: ZonedDevice>(env: &E, db: &Db<E, D>, fs: &ZoneFs<E, D>) -> Sample {
+fn mark<E: Env, D: ZonedDevice>(env: &E, db: &LiveDb<E, D>, fs: &ZoneFs<E, D>) -> Sample {
     Sample {
         sst_reads: fs.sst_read_counts(),
         ..sample(env, db, fs)
@@ -435,10 +491,14 @@ pub fn run_with_progress(
                 .await
                 .map_err(fsx)?;
             let regen = value_regenerator(&s2)?;
-            let db = Db::open_with(fs.clone(), db_config(opts, regen.as_ref())).await?;
+            let reopen_opts = opts.clone();
+            let live = Arc::new(LiveDb::new(
+                Db::open_with(fs.clone(), db_config(opts, regen.as_ref())).await?,
+            ));
+            let reopen = || live.reopen(&fs, &reopen_opts, regen.as_ref());
             let stop = Arc::new(AtomicBool::new(false));
             let sampler = {
-                let (env, db, fs, stop) = (e2.clone(), db.clone(), fs.clone(), stop.clone());
+                let (env, db, fs, stop) = (e2.clone(), live.clone(), fs.clone(), stop.clone());
                 let every = s2.sample_interval_ms * 1_000_000;
                 e2.spawn("sampler", async move {
                     let mut series = vec![sample(&env, &db, &fs)];
@@ -461,13 +521,21 @@ pub fn run_with_progress(
                     for (i, w) in s2.workload.ycsb_phases()?.iter().enumerate() {
                         let with_load = i == 0 && s2.workload.ycsb_load;
                         for load in [true, false].into_iter().filter(|&l| !l || with_load) {
-                            let before = mark(&e2, &db, &fs);
+                            if s2.workload.reopen_between_phases && !results.is_empty() {
+                                reopen().await?;
+                            }
+                            let before = mark(&e2, &live, &fs);
                             let r = crate::ycsb::runner::run_phase_with_progress(
-                                &e2, &db, w, s2.seed, load, &how,
+                                &e2,
+                                &live.now().0,
+                                w,
+                                s2.seed,
+                                load,
+                                &how,
                             )
                             .await?;
                             results.push(ycsb_as_bench(&r, w.threadcount));
-                            marks.push((before, mark(&e2, &db, &fs)));
+                            marks.push((before, mark(&e2, &live, &fs)));
                         }
                     }
                 } else {
@@ -486,23 +554,29 @@ pub fn run_with_progress(
                         }
                     }
                     let mut threads = 0;
-                    for (p, cfg) in phases.iter().zip(&cfgs) {
+                    for (i, (p, cfg)) in phases.iter().zip(&cfgs).enumerate() {
+                        if s2.workload.reopen_between_phases && i > 0 {
+                            reopen().await?;
+                        }
                         for b in p.benchmark_list()? {
-                            let before = mark(&e2, &db, &fs);
+                            let before = mark(&e2, &live, &fs);
+                            let db = live.now().0;
                             results.push(db_bench::run_one(&e2, &db, b, cfg, &mut threads).await?);
-                            marks.push((before, mark(&e2, &db, &fs)));
+                            marks.push((before, mark(&e2, &live, &fs)));
                         }
                     }
                 }
-                db.wait_for_compactions().await?;
+                live.now().0.wait_for_compactions().await?;
                 Ok::<(), HarnessError>(())
             };
-            if let Err(e) = workload.await {
+            let workload = workload.await;
+            let db = live.now().0;
+            if let Err(e) = workload {
                 return Err(with_space_at_failure(e, &e2, &db, &fs));
             }
             stop.store(true, Ordering::Relaxed);
             let mut series = sampler.await.map_err(HarnessError::task("sampler"))?;
-            series.push(sample(&e2, &db, &fs));
+            series.push(sample(&e2, &live, &fs));
             let run = Run {
                 scenario: s2.clone(),
                 profile: profile_name,

@@ -387,6 +387,7 @@ pub fn needed(study: StudyId, group: &str, scheme: &str, workload: &str) -> bool
         StudyId::Hhzs => match group {
             "exp1" => matches!(scheme, "B3" | "AUTO" | "HHZS"),
             "exp2" => workload == "W4" && matches!(scheme, "P+M" | "P+M+C"),
+            "caching" => workload == "W4" && scheme.contains('/'),
             _ => false,
         },
     }

@@ -131,17 +131,26 @@ fn splitzns(scheme: &str) -> Option<&'static [&'static str]> {
 
 /// HHZS and the hybrid baselines: the placement (tiering, migration, caching, AUTO). The
 /// ablation's named extra rows add what their names say: `/1MiB` a 1 MiB migration chunk,
-/// `/no-demand` the tiering rule without compactions' demand.
+/// `/no-demand` the tiering rule without compactions' demand; the caching group's
+/// `/reopen` the load and run as two processes, `/wal-1-zone` a WAL budget of one zone,
+/// `/ordered` ordered inserts and `/1-client` one YCSB client thread.
 fn hhzs(scheme: &str) -> Option<&'static [&'static str]> {
     const KEYS: &[&str] = &["fs.placement"];
     const CHUNK: &[&str] = &["fs.placement", "fs.migration_chunk_kib"];
     const DEMAND: &[&str] = &["fs.placement", "fs.hhzs_compaction_demand"];
-    if scheme.ends_with("/1MiB") {
-        Some(CHUNK)
-    } else if scheme.ends_with("/no-demand") {
-        Some(DEMAND)
-    } else {
-        Some(KEYS).filter(|_| !scheme.is_empty())
+    const REOPEN: &[&str] = &["fs.placement", "workload.reopen_between_phases"];
+    const WAL: &[&str] = &["fs.placement", "engine.max_total_wal_size"];
+    const ORDERED: &[&str] = &["fs.placement", "workload.ycsb.insertorder"];
+    const CLIENTS: &[&str] = &["fs.placement", "workload.ycsb.threadcount", "workload.then"];
+    match scheme.split_once('/').map(|(_, v)| v) {
+        Some("1MiB") => Some(CHUNK),
+        Some("no-demand") => Some(DEMAND),
+        Some("reopen") => Some(REOPEN),
+        Some("wal-1-zone") => Some(WAL),
+        Some("ordered") => Some(ORDERED),
+        Some("1-client") => Some(CLIENTS),
+        Some(_) => None,
+        None => Some(KEYS).filter(|_| !scheme.is_empty()),
     }
 }
 

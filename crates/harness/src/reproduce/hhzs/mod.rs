@@ -84,7 +84,7 @@ mod tests {
             experiments: Vec::new(),
         };
         let c = cells(ReproScale::Small, &plan).unwrap();
-        assert_eq!(c.len(), 8 + 18 + 20 + 15 + 15 + 28 + 7 + 16);
+        assert_eq!(c.len(), 8 + 18 + 20 + 15 + 15 + 28 + 7 + 16 + 20);
         assert_eq!(named_chunk(&c, "P+M/1MiB"), 1024);
         assert_eq!(named_chunk(&c, "P+M"), 128);
         let demand = |scheme: &str| {
@@ -134,6 +134,28 @@ mod tests {
             named("exp3", "HHZS", "alpha=0.9"),
             named("exp2", "P+M+C", "W2")
         );
+        // The caching group's base pair is Exp#2's; each named row moves one thing.
+        assert_eq!(named("caching", "P+M", "W4"), named("exp2", "P+M", "W4"));
+        let base = named("caching", "P+M+C", "W4");
+        let reopen = named("caching", "P+M+C/reopen", "W4");
+        assert!(reopen.workload.reopen_between_phases && !base.workload.reopen_between_phases);
+        let wal = |x: &Scenario| x.db_options().unwrap().max_total_wal_size;
+        assert_eq!(
+            wal(&named("caching", "P+M+C/wal-1-zone", "W4")) * 2,
+            wal(&base) / 2 * 2
+        );
+        let load = |x: &Scenario| x.workload.ycsb_phases().unwrap().remove(0);
+        assert!(load(&named("caching", "P+M+C/ordered", "W4")).insert_ordered);
+        assert!(!load(&base).insert_ordered);
+        let one = named("caching", "P+M+C/1-client", "W4");
+        assert!(
+            one.workload
+                .ycsb_phases()
+                .unwrap()
+                .iter()
+                .all(|p| p.threadcount == 1)
+        );
+        assert_eq!(load(&base).threadcount, THREADS);
         assert!(
             cells(
                 ReproScale::Small,

@@ -17,7 +17,7 @@ pub const SSD_ZONES: u32 = 20;
 pub const THREADS: u64 = 16;
 
 /// The experiments, as the JSON names them.
-pub const EXPERIMENTS: [&str; 8] = [
+pub const EXPERIMENTS: [&str; 9] = [
     "motivation",
     "exp1",
     "exp2",
@@ -26,6 +26,23 @@ pub const EXPERIMENTS: [&str; 8] = [
     "exp5",
     "exp6",
     "ablation",
+    "caching",
+];
+
+/// The caching group's schemes: P+M and P+M+C as in Exp#2, then each pair again with one of
+/// the set-up differences that decide whether the SSD cache gets a zone (named extra rows,
+/// one difference each; [`Setup`]).
+pub const CACHING_SCHEMES: [&str; 10] = [
+    "P+M",
+    "P+M+C",
+    "P+M/reopen",
+    "P+M+C/reopen",
+    "P+M/wal-1-zone",
+    "P+M+C/wal-1-zone",
+    "P+M/ordered",
+    "P+M+C/ordered",
+    "P+M/1-client",
+    "P+M+C/1-client",
 ];
 
 /// Exp#1's workloads.
@@ -61,8 +78,11 @@ pub fn placement_of(scheme: &str) -> Option<&'static str> {
         "B3+M" => "hybrid-b3-m",
         "AUTO" => "spandb-auto",
         "P" | "P/no-demand" => "hhzs-p",
-        "P+M" | "P+M/1MiB" => "hhzs-pm",
-        "HHZS" | "P+M+C" | "P+M+C/1MiB" | "HHZS/no-demand" => "hhzs",
+        "P+M" | "P+M/1MiB" | "P+M/reopen" | "P+M/wal-1-zone" | "P+M/ordered" | "P+M/1-client" => {
+            "hhzs-pm"
+        }
+        "HHZS" | "P+M+C" | "P+M+C/1MiB" | "HHZS/no-demand" | "P+M+C/reopen"
+        | "P+M+C/wal-1-zone" | "P+M+C/ordered" | "P+M+C/1-client" => "hhzs",
         _ => return None,
     })
 }
@@ -120,7 +140,36 @@ pub fn data_divisor(scale: ReproScale) -> u64 {
     }
 }
 
-pub(super) fn work_toml(work: Work, d: u64) -> Result<String, HarnessError> {
+/// The set-up a scheme's name asks for beside its placement (the caching group's named rows;
+/// the paper states none of these, so each is one row of its own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Setup {
+    /// `/reopen`: the load and the run as two processes (`workload.reopen_between_phases`):
+    /// the run opens the store afresh, its WAL flushed and deleted.
+    pub reopen: bool,
+    /// `/wal-1-zone`: `max_total_wal_size` of one SSD zone (1.05 GiB at paper scale) rather
+    /// than the paper's 2.1 GiB of WAL and cache zones.
+    pub wal_one_zone: bool,
+    /// `/ordered`: YCSB's `insertorder = ordered` for the load (keys in order, not hashed).
+    pub ordered: bool,
+    /// YCSB client threads (`/1-client`: 1, YCSB's default; else [`THREADS`]).
+    pub threads: u64,
+}
+
+impl Setup {
+    /// The set-up `scheme` names (its suffix after `/`).
+    pub fn of(scheme: &str) -> Self {
+        let variant = scheme.split_once('/').map_or("", |(_, v)| v);
+        Self {
+            reopen: variant == "reopen",
+            wal_one_zone: variant == "wal-1-zone",
+            ordered: variant == "ordered",
+            threads: if variant == "1-client" { 1 } else { THREADS },
+        }
+    }
+}
+
+pub(super) fn work_toml(work: Work, d: u64, setup: Setup) -> Result<String, HarnessError> {
     let (mix, dist, ops) = match work {
         Work::Ycsb(w) => {
             let key = format!("ycsb-{}", w.to_lowercase());
@@ -149,8 +198,19 @@ pub(super) fn work_toml(work: Work, d: u64) -> Result<String, HarnessError> {
         ),
     };
     Ok(format!(
-        "[workload]\nkind = \"ycsb\"\n[workload.ycsb]\nrecordcount = {records}\nfieldcount = 1\nfieldlength = 1000\nthreadcount = {THREADS}\n\
-         [[workload.then]]\n[workload.then.ycsb]\noperationcount = {n}\nthreadcount = {THREADS}\n{mix}{dist}",
+        "[workload]\nkind = \"ycsb\"\n{reopen}[workload.ycsb]\nrecordcount = {records}\nfieldcount = 1\nfieldlength = 1000\nthreadcount = {threads}\n{order}\
+         [[workload.then]]\n[workload.then.ycsb]\noperationcount = {n}\nthreadcount = {threads}\n{mix}{dist}",
+        reopen = if setup.reopen {
+            "reopen_between_phases = true\n"
+        } else {
+            ""
+        },
+        order = if setup.ordered {
+            "insertorder = \"ordered\"\n"
+        } else {
+            ""
+        },
+        threads = setup.threads,
         records = PAPER_RECORDS / d,
         n = (ops / d).max(1),
     ))
@@ -173,7 +233,10 @@ pub fn scenario(
     let chunk_kib = if scheme.ends_with("/1MiB") { 1024 } else { 128 };
     // ... and `/no-demand` leaves the running compactions' demand out of the tiering rule.
     let demand = !scheme.ends_with("/no-demand");
+    let setup = Setup::of(scheme);
     let d = divisor(scale);
+    // WAL + cache zones: 2.1 GiB, two SSD zones (`/wal-1-zone`: the WAL gets one).
+    let wal = 21 * (1 << 30) / 10 / d / if setup.wal_one_zone { 2 } else { 1 };
     // 1,011.2 MiB SSTs, block-aligned.
     let sst = (10_112 * MIB / 10 / d) / 4096 * 4096;
     // The HDD: room for the data several times over (the paper does not limit it).
@@ -191,10 +254,9 @@ pub fn scenario(
         ssd = knobs.ssd_zones + zonedb_fs::META_ZONES,
         rate = knobs.migration_mib_s,
         wb = 512 * MIB / d,
-        wal = 21 * (1 << 30) / 10 / d,
         l1 = 1024 * MIB / d,
         bc = (8 * MIB / d).max(64 << 10),
-        workload = work_toml(work, data_divisor(scale))?,
+        workload = work_toml(work, data_divisor(scale), setup)?,
     );
     Scenario::base(&text)
 }
@@ -329,6 +391,20 @@ pub(super) fn sweep_cells(
             };
             let w = mix(50, 0.9, PAPER_MIX_OPS);
             c.push(("exp6", "P+M"), label("rate", rate), w, knobs)?;
+        }
+    }
+    if runs("caching") {
+        // Caching's gain under each set-up difference that decides whether the cache gets a
+        // zone, on W2 and W4.
+        for s in CACHING_SCHEMES {
+            for (w, read, alpha) in [W[1], W[3]] {
+                c.push(
+                    ("caching", s),
+                    w.to_owned(),
+                    mix(read, alpha, PAPER_MIX_OPS),
+                    k,
+                )?;
+            }
         }
     }
     if runs("ablation") {

@@ -35,7 +35,7 @@ pub(super) fn paper_note(group: &str, scheme: &str, workload: &str) -> &'static 
 /// The base scheme a group's table normalizes to.
 pub(super) fn base_of(group: &str) -> &'static str {
     match group {
-        "exp6" => "P+M",
+        "exp6" | "caching" => "P+M",
         _ => "B3",
     }
 }
