@@ -21,7 +21,7 @@ use zonedb_fs::WritableFile;
 use zonedb_fs::placement::Lifetime;
 
 use super::write_controller::DELAY_INTERVAL_NS;
-use super::write_stall::write_stall;
+use super::write_stall::write_stall_of;
 use super::{Inner, apply_batch, background};
 use crate::LsmError;
 use crate::batch::WriteBatch;
@@ -464,12 +464,7 @@ fn room<E: Env, D: ZonedDevice>(inner: &Inner<E, D>, delayed: bool) -> Result<Ro
     if st.closing || st.closed {
         return Err(LsmError::Closed);
     }
-    let stall = write_stall(
-        o,
-        st.version.levels[0].len() as u64,
-        st.imm.len() as u64,
-        st.pending_compaction_bytes,
-    );
+    let stall = write_stall_of(o, &st);
     let slow = stall.delay;
     st.write_ctl.set_delaying(slow);
     // RocksDB's SwitchWAL: past `max_total_wal_size` the memtable is switched and everything

@@ -9,6 +9,7 @@
 //!
 //! Pure: it reads counts from the state, so tests need no I/O.
 
+use super::State;
 use crate::options::DbOptions;
 
 /// What the tree asks of writers now.
@@ -69,6 +70,16 @@ pub(crate) fn write_stall(opts: &DbOptions, l0: u64, imm: u64, pending: u64) -> 
         delay: (max_wb > 3 && imm + 1 >= max_wb) || l0 >= slowdown || at(pending, soft),
         speedup: l0 >= speedup_l0 || at(pending, soft / 4),
     }
+}
+
+/// [`write_stall`] for the tree `st` holds now.
+pub(crate) fn write_stall_of(opts: &DbOptions, st: &State) -> WriteStall {
+    write_stall(
+        opts,
+        st.version.levels.first().map_or(0, Vec::len) as u64,
+        st.imm.len() as u64,
+        st.pending_compaction_bytes,
+    )
 }
 
 #[cfg(test)]

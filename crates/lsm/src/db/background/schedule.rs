@@ -11,7 +11,7 @@ use std::sync::Arc;
 use zonedb_device::ZonedDevice;
 use zonedb_env::Env;
 
-use super::super::write_stall::write_stall;
+use super::super::write_stall::write_stall_of;
 use super::super::zones::zone_layout;
 use super::super::{Inner, State};
 use super::compaction_job::{Compacted, compact};
@@ -49,19 +49,13 @@ pub(super) fn max_compactions(opts: &DbOptions) -> u32 {
 /// (`RecalculateWriteStallConditions`: L0 at `GetL0ThresholdSpeedupCompaction`, the lesser
 /// of twice `level0_file_num_compaction_trigger` and a quarter of the way from it to
 /// `level0_slowdown_writes_trigger`; or pending compaction bytes at a quarter of
-/// `soft_pending_compaction_bytes_limit`; see [`write_stall`], which the write path shares);
+/// `soft_pending_compaction_bytes_limit`; see [`write_stall_of`], which the write path shares);
 /// then [`max_compactions`].
 ///
 /// Every running compaction holds the version it started from, and with it every file
 /// compacted away since: sixteen long compactions at once pin a quarter of a full device.
 pub(crate) fn compaction_limit(opts: &DbOptions, st: &State) -> u32 {
-    let stall = write_stall(
-        opts,
-        st.version.levels.first().map_or(0, Vec::len) as u64,
-        st.imm.len() as u64,
-        st.pending_compaction_bytes,
-    );
-    if stall.needs_speedup() {
+    if write_stall_of(opts, st).needs_speedup() {
         max_compactions(opts)
     } else {
         1
