@@ -295,12 +295,24 @@ fn section_spec(
         .znsplus(znsplus))
 }
 
-/// The counters of the closed opens of a run's database.
+/// The cumulative engine counters a [`Sample`] takes: of the closed opens of a run's
+/// database, or of those and the open one ([`Carried::plus`]).
 #[derive(Debug, Clone, Copy, Default)]
 struct Carried {
     ops: u64,
     user_bytes: u64,
     stall_ns: u64,
+}
+
+impl Carried {
+    /// These counters and one open's.
+    fn plus(self, d: &DbStats) -> Self {
+        Self {
+            ops: self.ops + d.write_ops + d.gets,
+            user_bytes: self.user_bytes + d.user_bytes_written,
+            stall_ns: self.stall_ns + d.stall_stop_ns + d.stall_delay_ns,
+        }
+    }
 }
 
 /// The database a run works on, shared with the sampler. With
@@ -335,12 +347,9 @@ impl<E: Env, D: ZonedDevice> LiveDb<E, D> {
         opts: &zonedb_lsm::options::DbOptions,
         regen: Option<&Arc<dyn zonedb_lsm::elided::ValueRegenerator>>,
     ) -> Result<(), HarnessError> {
-        let (db, mut carried) = self.now();
+        let (db, carried) = self.now();
         db.close().await?;
-        let d = db.stats();
-        carried.ops += d.write_ops + d.gets;
-        carried.user_bytes += d.user_bytes_written;
-        carried.stall_ns += d.stall_stop_ns + d.stall_delay_ns;
+        let carried = carried.plus(&db.stats());
         let db = Db::open_with(fs.clone(), db_config(opts.clone(), regen)).await?;
         *self
             .now
@@ -353,6 +362,7 @@ impl<E: Env, D: ZonedDevice> LiveDb<E, D> {
 fn sample<E: Env, D: ZonedDevice>(env: &E, db: &LiveDb<E, D>, fs: &ZoneFs<E, D>) -> Sample {
     let (db, carried) = db.now();
     let d = db.stats();
+    let total = carried.plus(&d);
     let f = fs.stats();
     let hybrid = fs
         .device()
@@ -361,12 +371,12 @@ fn sample<E: Env, D: ZonedDevice>(env: &E, db: &LiveDb<E, D>, fs: &ZoneFs<E, D>)
         .map(zonedb_device::Tiers::hybrid_stats);
     Sample {
         t_ns: env.now(),
-        ops: carried.ops + d.write_ops + d.gets,
-        user_bytes: carried.user_bytes + d.user_bytes_written,
+        ops: total.ops,
+        user_bytes: total.user_bytes,
         device_bytes: f.device_bytes_written,
         gc_copied_bytes: f.gc_copied_bytes,
         free_bytes: f.free_bytes,
-        stall_ns: carried.stall_ns + d.stall_stop_ns + d.stall_delay_ns,
+        stall_ns: total.stall_ns,
         level_bytes: d.level_bytes,
         hybrid,
         migrated_bytes: f.hybrid.migrated_bytes,

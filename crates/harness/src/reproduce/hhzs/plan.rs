@@ -395,22 +395,13 @@ pub(super) fn sweep_cells(
     }
     if runs("caching") {
         // Caching's gain under each set-up difference that decides whether the cache gets a
-        // zone, on W2 and W4.
-        for s in CACHING_SCHEMES {
-            for (w, read, alpha) in [W[1], W[3]] {
-                c.push(
-                    ("caching", s),
-                    w.to_owned(),
-                    mix(read, alpha, PAPER_MIX_OPS),
-                    k,
-                )?;
-            }
-        }
+        // zone.
+        on_w2_and_w4(c, "caching", &CACHING_SCHEMES, k)?;
     }
     if runs("ablation") {
         // One difference at a time from exp2's schemes: migration's copy size (P+M, P+M+C),
         // the compactions' storage demand in the tiering rule (P, HHZS).
-        for s in [
+        let schemes = [
             "B3",
             "P",
             "P/no-demand",
@@ -419,15 +410,22 @@ pub(super) fn sweep_cells(
             "P+M+C",
             "P+M+C/1MiB",
             "HHZS/no-demand",
-        ] {
-            for (w, read, alpha) in [W[1], W[3]] {
-                c.push(
-                    ("ablation", s),
-                    w.to_owned(),
-                    mix(read, alpha, PAPER_MIX_OPS),
-                    k,
-                )?;
-            }
+        ];
+        on_w2_and_w4(c, "ablation", &schemes, k)?;
+    }
+    Ok(())
+}
+
+/// `schemes` of `group` on W2 and W4 (5 M operations at paper scale).
+fn on_w2_and_w4(
+    c: &mut CellOf<'_>,
+    group: &'static str,
+    schemes: &[&'static str],
+    k: Knobs,
+) -> Result<(), HarnessError> {
+    for &s in schemes {
+        for (w, read, alpha) in [W[1], W[3]] {
+            c.push((group, s), w.to_owned(), mix(read, alpha, PAPER_MIX_OPS), k)?;
         }
     }
     Ok(())
