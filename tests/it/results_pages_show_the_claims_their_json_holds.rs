@@ -1,6 +1,7 @@
 //! Every results page that carries a claims table shows exactly what its checked-in JSON holds
 //! (`docs/results/reproduce-<study>.json` at 1/64, `reproduce-<study>-paper.json` at the
-//! paper's size): the table is rendered from the JSON (`zonedb claims --page`), never typed,
+//! paper's size, or `reproduce-<study>-large.json` at the largest `--scale 1/N` run where the
+//! paper's size is out of reach): the table is rendered from the JSON (`zonedb claims --page`), never typed,
 //! so a page cannot drift from its figures.
 
 use std::path::Path;
@@ -27,7 +28,8 @@ fn every_claims_table_is_the_rendering_of_its_json() {
             continue;
         }
         let small = json(&dir.join(format!("reproduce-{study}.json")));
-        let paper = json(&dir.join(format!("reproduce-{study}-paper.json")));
+        let paper = json(&dir.join(format!("reproduce-{study}-paper.json")))
+            .or_else(|| json(&dir.join(format!("reproduce-{study}-large.json"))));
         assert!(
             small.is_some() || paper.is_some(),
             "{study}.md has a claims table but no JSON beside it"
@@ -44,7 +46,7 @@ fn every_claims_table_is_the_rendering_of_its_json() {
         let want = claims::splice(&page, &table).unwrap();
         assert!(
             want == page,
-            "docs/results/{study}.md's claims table is not its JSON's; rerender it:\n  zonedb claims --small docs/results/reproduce-{study}.json --page docs/results/{study}.md\n(add --paper docs/results/reproduce-{study}-paper.json where it exists)"
+            "docs/results/{study}.md's claims table is not its JSON's; rerender it:\n  zonedb claims --small docs/results/reproduce-{study}.json --page docs/results/{study}.md\n(add --paper docs/results/reproduce-{study}-paper.json, or -large.json, where it exists)"
         );
         checked += 1;
     }
@@ -67,6 +69,7 @@ fn the_checked_in_claims_are_the_studies_specs() {
         for file in [
             format!("reproduce-{name}.json"),
             format!("reproduce-{name}-paper.json"),
+            format!("reproduce-{name}-large.json"),
         ] {
             let Some(j) = json(&dir.join(&file)) else {
                 continue;

@@ -409,8 +409,17 @@ pub fn table(small: Option<&serde_json::Value>, paper: Option<&serde_json::Value
             names.push(&c.claim);
         }
     }
-    let mut md = String::from(
-        "| claim | paper | ours, 1/64 | verdict, 1/64 | ours, paper scale | verdict, paper scale |\n|---|---|---|---|---|---|\n",
+    // The second column is the paper's size, or the largest size a study ran below it (its
+    // JSON's `scale`, `1/N`).
+    let big = match paper
+        .and_then(|j| j.get("scale"))
+        .and_then(serde_json::Value::as_str)
+    {
+        Some(s) if s != "paper" => s.to_owned(),
+        _ => "paper scale".to_owned(),
+    };
+    let mut md = format!(
+        "| claim | paper | ours, 1/64 | verdict, 1/64 | ours, {big} | verdict, {big} |\n|---|---|---|---|---|---|\n",
     );
     let not_run = |j: Option<&serde_json::Value>, name: &str| {
         j.and_then(|j| j.get("claims_not_run"))
@@ -438,7 +447,7 @@ pub fn table(small: Option<&serde_json::Value>, paper: Option<&serde_json::Value
         );
     }
     md.push('\n');
-    for (what, j) in [("1/64", small), ("paper scale", paper)] {
+    for (what, j) in [("1/64", small), (big.as_str(), paper)] {
         if let Some(cmd) = j
             .and_then(|j| j.get("command"))
             .and_then(serde_json::Value::as_str)
@@ -625,5 +634,28 @@ mod tests {
             "splicing twice changes nothing"
         );
         assert!(splice("no markers", &md).is_none());
+    }
+
+    #[test]
+    fn a_run_below_the_papers_size_labels_the_second_column_with_its_scale() {
+        let runs = [Run(1, 1.8), Run(2, 2.0), Run(3, 2.2)];
+        let mut small = serde_json::json!({});
+        insert(&mut small, &specs(), &runs, "small");
+        let mut large =
+            serde_json::json!({"scale": "1/32", "command": "zonedb reproduce x --scale 1/32"});
+        insert(&mut large, &specs(), &runs[..1], "1/32");
+        let md = table(Some(&small), Some(&large));
+        assert!(
+            md.starts_with(
+                "| claim | paper | ours, 1/64 | verdict, 1/64 | ours, 1/32 | verdict, 1/32 |"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains("1/32: `zonedb reproduce x --scale 1/32`"),
+            "{md}"
+        );
+        large["scale"] = "paper".into();
+        assert!(table(Some(&small), Some(&large)).contains("| ours, paper scale |"));
     }
 }

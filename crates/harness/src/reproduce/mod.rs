@@ -76,10 +76,25 @@ pub enum ReproScale {
     /// 1/1024 of the papers' devices and `small`'s datasets divided by 16: seconds. For
     /// checks of the machinery (the elided-values exactness test), not for figures.
     Tiny,
+    /// `1/N` of the papers' sizes and datasets, `N` a power of two from 2 to 128: the HHZS
+    /// study's sizes between `small` (1/128 there) and `paper`, for "the largest size this
+    /// machine holds". The other studies refuse it ([`cells`]).
+    Fraction(u32),
 }
 
+/// The divisors `--scale 1/N` accepts.
+const FRACTIONS: [(u32, &str); 7] = [
+    (2, "1/2"),
+    (4, "1/4"),
+    (8, "1/8"),
+    (16, "1/16"),
+    (32, "1/32"),
+    (64, "1/64"),
+    (128, "1/128"),
+];
+
 impl ReproScale {
-    /// From `small` / `paper`.
+    /// From `small`, `paper`, `tiny` or `1/N` (`N` one of 2, 4, ... 128).
     ///
     /// # Errors
     /// [`HarnessError::Config`] for anything else.
@@ -88,20 +103,32 @@ impl ReproScale {
             "small" => Ok(Self::Small),
             "paper" => Ok(Self::Paper),
             "tiny" => Ok(Self::Tiny),
-            other => Err(HarnessError::unknown(
-                "--scale",
-                other,
-                ["small", "paper", "tiny"],
-            )),
+            other => FRACTIONS
+                .iter()
+                .find(|(_, name)| *name == other)
+                .map(|&(n, _)| Self::Fraction(n))
+                .ok_or_else(|| {
+                    HarnessError::unknown(
+                        "--scale",
+                        other,
+                        ["small", "paper", "tiny"]
+                            .into_iter()
+                            .chain(FRACTIONS.iter().map(|&(_, name)| name)),
+                    )
+                }),
         }
     }
 
-    /// `small` / `paper`.
+    /// `small`, `paper`, `tiny` or `1/N`.
     pub fn name(self) -> &'static str {
         match self {
             Self::Small => "small",
             Self::Paper => "paper",
             Self::Tiny => "tiny",
+            Self::Fraction(n) => FRACTIONS
+                .iter()
+                .find(|&&(m, _)| m == n)
+                .map_or("1/?", |&(_, name)| name),
         }
     }
 
@@ -111,6 +138,7 @@ impl ReproScale {
             Self::Small => 64,
             Self::Paper => 1,
             Self::Tiny => 1024,
+            Self::Fraction(n) => u64::from(n),
         }
     }
 
@@ -252,6 +280,15 @@ impl Plan {
 /// # Errors
 /// [`HarnessError::Config`] if a derived scenario is invalid (a bug).
 pub fn cells(study: StudyId, scale: ReproScale, plan: &Plan) -> Result<Vec<Cell>, HarnessError> {
+    if matches!(scale, ReproScale::Fraction(_)) && study != StudyId::Hhzs {
+        return Err(HarnessError::config(
+            "--scale",
+            format!(
+                "{}: only hhzs takes a 1/N scale; this study runs small, paper or tiny",
+                scale.name()
+            ),
+        ));
+    }
     if study == StudyId::Hhzs {
         return hhzs::cells(
             scale,

@@ -12,6 +12,7 @@ mod devices_keep_the_zone_rules;
 mod files_match_a_model_across_remounts;
 mod hhzs_schemes_keep_every_write_on_a_hybrid_device;
 mod hybrid_scenario_runs_fillrandom_and_verifies;
+mod only_hhzs_takes_a_scale_between_small_and_paper;
 mod paper_scale_presets_run_scaled_down;
 mod peers_run_the_benchmarks;
 mod phases_reopen_the_database_when_asked;

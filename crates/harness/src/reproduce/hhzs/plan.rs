@@ -128,6 +128,7 @@ pub fn divisor(scale: ReproScale) -> u64 {
     match scale {
         ReproScale::Small | ReproScale::Tiny => 128,
         ReproScale::Paper => 1,
+        ReproScale::Fraction(n) => u64::from(n),
     }
 }
 

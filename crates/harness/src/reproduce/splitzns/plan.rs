@@ -145,6 +145,7 @@ pub fn divisor(scale: ReproScale) -> u64 {
         ReproScale::Paper => 1,
         // 1/1024 does not divide the profile's 512 pages per block.
         ReproScale::Tiny => 256,
+        ReproScale::Fraction(n) => u64::from(n),
     }
 }
 

@@ -97,6 +97,12 @@ impl Study for ZnsPlus {
         }
         let usage = |e: HarnessError| LabError::Usage(e.to_string());
         let scale = ReproScale::parse(&req.scale).map_err(usage)?;
+        if let ReproScale::Fraction(_) = scale {
+            return Err(LabError::Usage(format!(
+                "--scale {}: only hhzs takes a 1/N scale; znsplus runs small, paper or tiny",
+                scale.name()
+            )));
+        }
         let plan = ZnsPlusPlan {
             seeds: seed_list(req)?,
             experiments: req

@@ -87,6 +87,7 @@ pub fn fill_delete_divisor(scale: ReproScale) -> u64 {
         ReproScale::Small => 8,
         ReproScale::Paper => 1,
         ReproScale::Tiny => 256,
+        ReproScale::Fraction(n) => u64::from(n),
     }
 }
 
@@ -97,6 +98,7 @@ pub fn engine_divisor(scale: ReproScale) -> u64 {
         ReproScale::Small => 64,
         ReproScale::Paper => 1,
         ReproScale::Tiny => 256,
+        ReproScale::Fraction(n) => u64::from(n),
     }
 }
 
