@@ -33,8 +33,8 @@ pub struct ReproduceArgs {
     #[arg(value_parser = study_names())]
     study: String,
     /// `small` (1/64 of the papers' devices, minutes), `paper` (the papers' own sizes),
-    /// `tiny` (1/1024, seconds; for checks, not figures) or, for hhzs only, `1/N` (N = 2, 4,
-    /// ... 128: sizes between its `small`, 1/128, and `paper`).
+    /// `tiny` (1/1024, seconds; for checks, not figures) or, for hhzs and same-zone, `1/N`
+    /// (N = 2, 4, ... 128: sizes between `small` and `paper`).
     #[arg(long, default_value = "small")]
     scale: String,
     /// Print the JSON (one object per scheme) instead of the tables.

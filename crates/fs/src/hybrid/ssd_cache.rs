@@ -187,17 +187,18 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
         class: IoClass,
     ) -> Option<Result<ElidedBytes, FsError>> {
         let number = sst_number(name)?;
-        let slot = {
+        // The entry is looked up and its zone's reader counted under the cache's lock, so an
+        // eviction (which drops the entries under that lock, then waits for readers before
+        // the reset) cannot reset the zone between the two.
+        let (slot, _readers) = {
             let mut c = self.cache()?;
             c.stats.lookups += 1;
             let slot = *c.map.get(&(number, offset)).filter(|s| s.len == len)?;
             c.stats.hits += 1;
-            slot
-        };
-        // Not reset under the read (eviction waits for readers).
-        let _readers = {
             let mut s = self.lock();
-            crate::read::ZoneReaders::new(self, &mut s, std::iter::once(slot.dev_offset))
+            let readers =
+                crate::read::ZoneReaders::new(self, &mut s, std::iter::once(slot.dev_offset));
+            (slot, readers)
         };
         let a = slot.dev_offset / self.block * self.block;
         let b = crate::fs::align_up(slot.dev_offset + len, self.block);
@@ -344,7 +345,28 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                 continue;
             };
             let io = self.feature_io.lock().await;
-            let wp = self.lock().zone(zone).map_or(0, |a| a.wp);
+            // The zone may have been evicted (and handed to the WAL) while this task waited
+            // for the I/O lock: write only into a zone that is still a cache zone with room,
+            // else take a zone again.
+            let wp = {
+                let Some(c) = self.cache() else {
+                    return Ok(());
+                };
+                let s = self.lock();
+                c.zones
+                    .iter()
+                    .any(|(z, _)| *z == zone)
+                    .then(|| s.zone(zone).filter(|a| a.remaining() >= stored))
+                    .flatten()
+                    .map(|a| a.wp)
+            };
+            let Some(wp) = wp else {
+                drop(io);
+                if let Some(mut c) = self.cache() {
+                    c.pending.push_front((file, offset, data));
+                }
+                continue;
+            };
             let mut padded = data.clone();
             if stored > len {
                 padded.push_bytes(&vec![0u8; usize::try_from(stored - len).unwrap_or(0)]);
@@ -353,8 +375,11 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
             if let Some(a) = self.lock().zone_mut(zone) {
                 a.wp += stored;
             }
-            drop(io);
             self.counters().device_bytes += stored;
+            // Entered while the I/O lock is held, so an eviction (which drops the zone's
+            // entries, then resets under that lock) either sees this entry or has already
+            // taken the zone out of the cache, and then the entry is not made: no entry ever
+            // points into a zone that is not a cache zone.
             if let Some(mut c) = self.cache() {
                 // Its SST may have gone while the block was written.
                 let live = self
@@ -362,7 +387,10 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                     .names
                     .keys()
                     .any(|n| sst_number(n) == Some(file));
-                if live {
+                if let Some((_, keys)) = c.zones.iter_mut().find(|(z, _)| *z == zone)
+                    && live
+                {
+                    keys.push((file, offset));
                     c.map.insert(
                         (file, offset),
                         Slot {
@@ -371,13 +399,11 @@ impl<E: Env, D: ZonedDevice> ZoneFs<E, D> {
                             zone,
                         },
                     );
-                    if let Some((_, keys)) = c.zones.iter_mut().find(|(z, _)| *z == zone) {
-                        keys.push((file, offset));
-                    }
                 }
                 c.stats.admissions += 1;
                 c.stats.admitted_bytes += stored;
             }
+            drop(io);
         }
     }
 }

@@ -418,8 +418,16 @@ pub fn table(small: Option<&serde_json::Value>, paper: Option<&serde_json::Value
         Some(s) if s != "paper" => s.to_owned(),
         _ => "paper scale".to_owned(),
     };
+    // The first is the study's `small` scale: 1/64, but HHZS's divides by 128.
+    let little = match small
+        .and_then(|j| j.get("study"))
+        .and_then(serde_json::Value::as_str)
+    {
+        Some("hhzs") => format!("1/{}", super::hhzs::divisor(super::ReproScale::Small)),
+        _ => "1/64".to_owned(),
+    };
     let mut md = format!(
-        "| claim | paper | ours, 1/64 | verdict, 1/64 | ours, {big} | verdict, {big} |\n|---|---|---|---|---|---|\n",
+        "| claim | paper | ours, {little} | verdict, {little} | ours, {big} | verdict, {big} |\n|---|---|---|---|---|---|\n",
     );
     let not_run = |j: Option<&serde_json::Value>, name: &str| {
         j.and_then(|j| j.get("claims_not_run"))
@@ -447,7 +455,7 @@ pub fn table(small: Option<&serde_json::Value>, paper: Option<&serde_json::Value
         );
     }
     md.push('\n');
-    for (what, j) in [("1/64", small), (big.as_str(), paper)] {
+    for (what, j) in [(little.as_str(), small), (big.as_str(), paper)] {
         if let Some(cmd) = j
             .and_then(|j| j.get("command"))
             .and_then(serde_json::Value::as_str)
@@ -657,5 +665,11 @@ mod tests {
         );
         large["scale"] = "paper".into();
         assert!(table(Some(&small), Some(&large)).contains("| ours, paper scale |"));
+        // HHZS's `small` divides by 128.
+        small["study"] = "hhzs".into();
+        assert!(
+            table(Some(&small), None)
+                .starts_with("| claim | paper | ours, 1/128 | verdict, 1/128 |")
+        );
     }
 }

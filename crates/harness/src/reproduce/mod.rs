@@ -76,9 +76,10 @@ pub enum ReproScale {
     /// 1/1024 of the papers' devices and `small`'s datasets divided by 16: seconds. For
     /// checks of the machinery (the elided-values exactness test), not for figures.
     Tiny,
-    /// `1/N` of the papers' sizes and datasets, `N` a power of two from 2 to 128: the HHZS
-    /// study's sizes between `small` (1/128 there) and `paper`, for "the largest size this
-    /// machine holds". The other studies refuse it ([`cells`]).
+    /// `1/N` of the papers' sizes and datasets, `N` a power of two from 2 to 128: sizes
+    /// between `small` and `paper` for the HHZS and same-zone studies, "the largest size this
+    /// machine holds" where the paper's is out of reach. The other studies refuse it
+    /// ([`cells`]).
     Fraction(u32),
 }
 
@@ -280,11 +281,13 @@ impl Plan {
 /// # Errors
 /// [`HarnessError::Config`] if a derived scenario is invalid (a bug).
 pub fn cells(study: StudyId, scale: ReproScale, plan: &Plan) -> Result<Vec<Cell>, HarnessError> {
-    if matches!(scale, ReproScale::Fraction(_)) && study != StudyId::Hhzs {
+    if matches!(scale, ReproScale::Fraction(_))
+        && !matches!(study, StudyId::Hhzs | StudyId::SameZone)
+    {
         return Err(HarnessError::config(
             "--scale",
             format!(
-                "{}: only hhzs takes a 1/N scale; this study runs small, paper or tiny",
+                "{}: only hhzs and same-zone take a 1/N scale; this study runs small, paper or tiny",
                 scale.name()
             ),
         ));

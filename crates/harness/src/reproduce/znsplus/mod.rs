@@ -99,7 +99,7 @@ impl Study for ZnsPlus {
         let scale = ReproScale::parse(&req.scale).map_err(usage)?;
         if let ReproScale::Fraction(_) = scale {
             return Err(LabError::Usage(format!(
-                "--scale {}: only hhzs takes a 1/N scale; znsplus runs small, paper or tiny",
+                "--scale {}: only hhzs and same-zone take a 1/N scale; znsplus runs small, paper or tiny",
                 scale.name()
             )));
         }

@@ -1,6 +1,6 @@
-//! `--scale 1/N` runs the HHZS study between its `small` (1/128) and `paper` sizes: every
-//! device, engine and dataset size is the paper's divided by `N`, and the other studies, whose
-//! plans know only `small`, `paper` and `tiny`, refuse it with a message that says so.
+//! `--scale 1/N` runs the HHZS and same-zone studies between their `small` and `paper` sizes:
+//! every device, engine and dataset size is the paper's divided by `N`, and the other studies,
+//! whose plans know only `small`, `paper` and `tiny`, refuse it with a message that says so.
 
 use zonedb_harness::reproduce::{self, ReproScale, StudyId, hhzs};
 
@@ -27,7 +27,7 @@ fn integer(text: &str, key: &str) -> u64 {
 }
 
 #[test]
-fn only_hhzs_takes_a_scale_between_small_and_paper() {
+fn hhzs_and_same_zone_take_a_scale_between_small_and_paper() {
     let s = ReproScale::parse("1/32").unwrap();
     assert_eq!(s, ReproScale::Fraction(32));
     assert_eq!((s.name(), s.div()), ("1/32", 32));
@@ -51,11 +51,34 @@ fn only_hhzs_takes_a_scale_between_small_and_paper() {
         );
     }
 
-    // The other studies refuse it.
-    let plan = reproduce::Plan::full(1);
-    for study in [StudyId::SameZone, StudyId::Oaza, StudyId::SplitZns] {
-        let e = reproduce::cells(study, s, &plan).unwrap_err().to_string();
-        assert!(e.contains("only hhzs takes a 1/N scale"), "{e}");
+    // Same-zone at 1/32: the device, the engine and fillrandom's puts divided by 32, the
+    // cleaning poll scaled with the device; the other studies refuse it.
+    let plan = reproduce::Plan {
+        text_forms: false,
+        ablation: false,
+        sweep: false,
+        workloads: vec!["fillrandom".into()],
+        ..reproduce::Plan::full(1)
+    };
+    let at = |scale| {
+        let c = reproduce::cells(StudyId::SameZone, scale, &plan).unwrap();
+        toml::to_string(&c[0].scenario).unwrap()
+    };
+    let (small, big) = (at(ReproScale::Small), at(s));
+    assert!(big.contains("scale = \"1/32\""), "{big}");
+    for key in ["num", "write_buffer_size", "target_file_size_base"] {
+        assert_eq!(
+            integer(&big, key),
+            2 * integer(&small, key),
+            "{key}:\n{big}"
+        );
     }
-    assert!(reproduce::cells(StudyId::Hhzs, s, &plan).is_ok());
+    for study in [StudyId::Oaza, StudyId::SplitZns] {
+        let e = reproduce::cells(study, s, &plan).unwrap_err().to_string();
+        assert!(
+            e.contains("only hhzs and same-zone take a 1/N scale"),
+            "{e}"
+        );
+    }
+    assert!(reproduce::cells(StudyId::Hhzs, s, &reproduce::Plan::full(1)).is_ok());
 }
