@@ -133,6 +133,23 @@ impl ReproScale {
         }
     }
 
+    /// `Ok` unless this is a `1/N` scale, which only the hhzs and same-zone studies take.
+    ///
+    /// # Errors
+    /// [`HarnessError::Config`] naming the scale.
+    pub(crate) fn no_fraction(self) -> Result<(), HarnessError> {
+        match self {
+            Self::Fraction(_) => Err(HarnessError::config(
+                "--scale",
+                format!(
+                    "{}: only hhzs and same-zone take a 1/N scale; this study runs small, paper or tiny",
+                    self.name()
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// Divisor of sizes and counts.
     pub fn div(self) -> u64 {
         match self {
@@ -281,16 +298,8 @@ impl Plan {
 /// # Errors
 /// [`HarnessError::Config`] if a derived scenario is invalid (a bug).
 pub fn cells(study: StudyId, scale: ReproScale, plan: &Plan) -> Result<Vec<Cell>, HarnessError> {
-    if matches!(scale, ReproScale::Fraction(_))
-        && !matches!(study, StudyId::Hhzs | StudyId::SameZone)
-    {
-        return Err(HarnessError::config(
-            "--scale",
-            format!(
-                "{}: only hhzs and same-zone take a 1/N scale; this study runs small, paper or tiny",
-                scale.name()
-            ),
-        ));
+    if !matches!(study, StudyId::Hhzs | StudyId::SameZone) {
+        scale.no_fraction()?;
     }
     if study == StudyId::Hhzs {
         return hhzs::cells(

@@ -51,8 +51,8 @@ fn hhzs_and_same_zone_take_a_scale_between_small_and_paper() {
         );
     }
 
-    // Same-zone at 1/32: the device, the engine and fillrandom's puts divided by 32, the
-    // cleaning poll scaled with the device; the other studies refuse it.
+    // Same-zone at 1/32: the device, the engine and fillrandom's puts divided by 32; the
+    // other studies refuse it.
     let plan = reproduce::Plan {
         text_forms: false,
         ablation: false,

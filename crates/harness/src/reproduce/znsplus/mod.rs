@@ -97,12 +97,7 @@ impl Study for ZnsPlus {
         }
         let usage = |e: HarnessError| LabError::Usage(e.to_string());
         let scale = ReproScale::parse(&req.scale).map_err(usage)?;
-        if let ReproScale::Fraction(_) = scale {
-            return Err(LabError::Usage(format!(
-                "--scale {}: only hhzs and same-zone take a 1/N scale; znsplus runs small, paper or tiny",
-                scale.name()
-            )));
-        }
+        scale.no_fraction().map_err(usage)?;
         let plan = ZnsPlusPlan {
             seeds: seed_list(req)?,
             experiments: req
