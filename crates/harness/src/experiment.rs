@@ -531,6 +531,11 @@ pub fn run_with_progress(
                     for (i, w) in s2.workload.ycsb_phases()?.iter().enumerate() {
                         let with_load = i == 0 && s2.workload.ycsb_load;
                         for load in [true, false].into_iter().filter(|&l| !l || with_load) {
+                            if s2.workload.wait_for_compactions_between_phases
+                                && !results.is_empty()
+                            {
+                                live.now().0.wait_for_compactions().await?;
+                            }
                             if s2.workload.reopen_between_phases && !results.is_empty() {
                                 reopen().await?;
                             }
@@ -565,6 +570,9 @@ pub fn run_with_progress(
                     }
                     let mut threads = 0;
                     for (i, (p, cfg)) in phases.iter().zip(&cfgs).enumerate() {
+                        if s2.workload.wait_for_compactions_between_phases && i > 0 {
+                            live.now().0.wait_for_compactions().await?;
+                        }
                         if s2.workload.reopen_between_phases && i > 0 {
                             reopen().await?;
                         }

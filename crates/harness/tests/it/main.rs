@@ -17,6 +17,7 @@ mod hybrid_scenario_runs_fillrandom_and_verifies;
 mod paper_scale_presets_run_scaled_down;
 mod peers_run_the_benchmarks;
 mod phases_reopen_the_database_when_asked;
+mod phases_wait_for_compactions_when_asked;
 mod scenario_presets_parse;
 mod splitzns_schemes_share_one_queueing;
 mod splitzns_selective_runs_deep_ssts_in_subzones;
