@@ -505,7 +505,16 @@ pub fn run_with_progress(
             let live = Arc::new(LiveDb::new(
                 Db::open_with(fs.clone(), db_config(opts, regen.as_ref())).await?,
             ));
-            let reopen = || live.reopen(&fs, &reopen_opts, regen.as_ref());
+            // What happens between two phases: settle the tree, then reopen, each when asked.
+            let between_phases = || async {
+                if s2.workload.wait_for_compactions_between_phases {
+                    live.now().0.wait_for_compactions().await?;
+                }
+                if s2.workload.reopen_between_phases {
+                    live.reopen(&fs, &reopen_opts, regen.as_ref()).await?;
+                }
+                Ok::<(), HarnessError>(())
+            };
             let stop = Arc::new(AtomicBool::new(false));
             let sampler = {
                 let (env, db, fs, stop) = (e2.clone(), live.clone(), fs.clone(), stop.clone());
@@ -531,13 +540,8 @@ pub fn run_with_progress(
                     for (i, w) in s2.workload.ycsb_phases()?.iter().enumerate() {
                         let with_load = i == 0 && s2.workload.ycsb_load;
                         for load in [true, false].into_iter().filter(|&l| !l || with_load) {
-                            if s2.workload.wait_for_compactions_between_phases
-                                && !results.is_empty()
-                            {
-                                live.now().0.wait_for_compactions().await?;
-                            }
-                            if s2.workload.reopen_between_phases && !results.is_empty() {
-                                reopen().await?;
+                            if !results.is_empty() {
+                                between_phases().await?;
                             }
                             let before = mark(&e2, &live, &fs);
                             let r = crate::ycsb::runner::run_phase_with_progress(
@@ -570,11 +574,8 @@ pub fn run_with_progress(
                     }
                     let mut threads = 0;
                     for (i, (p, cfg)) in phases.iter().zip(&cfgs).enumerate() {
-                        if s2.workload.wait_for_compactions_between_phases && i > 0 {
-                            live.now().0.wait_for_compactions().await?;
-                        }
-                        if s2.workload.reopen_between_phases && i > 0 {
-                            reopen().await?;
+                        if i > 0 {
+                            between_phases().await?;
                         }
                         for b in p.benchmark_list()? {
                             let before = mark(&e2, &live, &fs);
